@@ -1,0 +1,25 @@
+/* Helpers shared by the libFuzzer targets in fuzz/: readers that take a path get the input
+ * through a per-process scratch file (in /dev/shm when present, so it stays in memory). */
+#ifndef I8_FUZZ_UTIL_H
+#define I8_FUZZ_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Writes data to the scratch file named with `suffix` and returns its path (static buffer);
+ * NULL if it could not be written (the target then skips the input). */
+static const char *fuzz_scratch_file(const uint8_t *data, size_t size, const char *suffix) {
+    static char path[256];
+    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    snprintf(path, sizeof path, "%s/infer8-fuzz-%ld%s", dir, (long)getpid(), suffix);
+    FILE *f = fopen(path, "wb");
+    if (!f) return NULL;
+    int ok = size == 0 || fwrite(data, 1, size, f) == size;
+    if (fclose(f) != 0) ok = 0;
+    return ok ? path : NULL;
+}
+
+#endif

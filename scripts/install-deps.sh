@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages infer8 needs to build, test and demo. Idempotent: packages
+# already present are not reinstalled, and apt-get update runs only when something is missing.
+set -euo pipefail
+packages=(build-essential cmake pkg-config
+          libcjson-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libarchive-dev libdnnl-dev
+          libcmocka-dev python3-pil python3-numpy)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,375 @@
+/* Public API (include/infer8.h): contexts, models, preprocessing, classification, top-k.
+ * Thin: it validates arguments, converts internal i8_err records into the context's message,
+ * and delegates to formats, families, graph passes, image and backends. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/model.h"
+#include "image/image.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT const char *infer8_version(void) { return INFER8_VERSION_STRING; }
+
+EXPORT const char *infer8_status_string(infer8_status s) {
+    switch (s) {
+    case INFER8_OK: return "ok";
+    case INFER8_E_INVALID_ARGUMENT: return "invalid argument";
+    case INFER8_E_IO: return "i/o error";
+    case INFER8_E_FORMAT: return "format error";
+    case INFER8_E_SHAPE: return "shape error";
+    case INFER8_E_MISSING_KEY: return "missing key";
+    case INFER8_E_UNSUPPORTED: return "unsupported";
+    case INFER8_E_NOMEM: return "out of memory";
+    case INFER8_E_LIMIT: return "limit exceeded";
+    case INFER8_E_INTEGRITY: return "integrity check failed";
+    case INFER8_E_DEVICE: return "device error";
+    case INFER8_E_INTERNAL: return "internal error";
+    }
+    return "unknown status";
+}
+
+/* ---- context ---- */
+
+EXPORT infer8_context *infer8_context_new(void) {
+    infer8_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return NULL;
+    i8_limits_default(&ctx->limits);
+    return ctx;
+}
+
+EXPORT void infer8_context_free(infer8_context *ctx) { free(ctx); }
+
+EXPORT const char *infer8_errmsg(const infer8_context *ctx) { return ctx ? ctx->err.msg : "no context"; }
+
+EXPORT infer8_status infer8_errcode(const infer8_context *ctx) { return ctx ? ctx->err.code : INFER8_E_INVALID_ARGUMENT; }
+
+EXPORT void infer8_set_log(infer8_context *ctx, infer8_log_fn fn, void *user, int max_level) {
+    ctx->log_fn = fn;
+    ctx->log_user = user;
+    ctx->log_max_level = max_level;
+}
+
+infer8_status i8_ctx_fail(infer8_context *ctx, const i8_err *err) {
+    if (ctx && err) ctx->err = *err;
+    return err ? err->code : INFER8_E_INTERNAL;
+}
+
+void i8_ctx_log(infer8_context *ctx, int level, const char *fmt, ...) {
+    if (!ctx || !ctx->log_fn || level > ctx->log_max_level) return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    ctx->log_fn(ctx->log_user, level, buf);
+}
+
+static infer8_status bad_arg(infer8_context *ctx, const char *what) {
+    i8_err e;
+    i8_fail(&e, INFER8_E_INVALID_ARGUMENT, "%s", what);
+    return i8_ctx_fail(ctx, &e);
+}
+
+EXPORT void infer8_limits_init(infer8_limits *l) {
+    memset(l, 0, sizeof *l);
+    l->struct_size = sizeof *l;
+}
+
+EXPORT infer8_status infer8_set_limits(infer8_context *ctx, const infer8_limits *l) {
+    if (!ctx || !l || l->struct_size < offsetof(infer8_limits, max_image_bytes) + sizeof(uint64_t))
+        return bad_arg(ctx, "infer8_set_limits: limits struct missing or too small");
+    if (l->max_json_bytes) ctx->limits.max_json_bytes = l->max_json_bytes;
+    if (l->max_tensors) ctx->limits.max_tensors = l->max_tensors;
+    if (l->max_image_pixels) ctx->limits.max_image_pixels = l->max_image_pixels;
+    if (l->max_image_bytes) ctx->limits.max_image_bytes = l->max_image_bytes;
+    return INFER8_OK;
+}
+
+/* ---- models ---- */
+
+EXPORT void infer8_open_options_init(infer8_open_options *o) {
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+    o->device = INFER8_DEVICE_CPU_REFERENCE;
+    o->max_batch = 32;
+}
+
+static void model_free(infer8_model *m) {
+    if (!m) return;
+    if (m->backend && m->backend_ctx) m->backend->destroy(m->backend_ctx);
+    i8_graph_free(&m->graph);
+    i8_config_free(&m->config);
+    if (m->fallback_labels) {
+        for (int i = 0; i < m->config.num_classes; i++) free(m->fallback_labels[i]);
+        free(m->fallback_labels);
+    }
+    pthread_mutex_destroy(&m->lock);
+    free(m->source);
+    free(m);
+}
+
+EXPORT infer8_status infer8_model_open(infer8_context *ctx, const char *path, const infer8_open_options *options,
+                                       infer8_model **out) {
+    if (!ctx || !path || !out) return bad_arg(ctx, "infer8_model_open: NULL argument");
+    i8_err err;
+    i8_err_clear(&err);
+    infer8_model *m = i8_calloc(1, sizeof *m, &err);
+    if (!m) return i8_ctx_fail(ctx, &err);
+    pthread_mutex_init(&m->lock, NULL);
+    infer8_open_options_init(&m->options);
+    if (options) {
+        size_t n = options->struct_size < sizeof m->options ? options->struct_size : sizeof m->options;
+        memcpy(&m->options, options, n);
+        m->options.struct_size = sizeof m->options;
+        if (m->options.max_batch <= 0) m->options.max_batch = 32;
+    }
+    m->limits = ctx->limits;
+    m->source = i8_strdup(path, &err);
+    infer8_status s = m->source ? INFER8_OK : INFER8_E_NOMEM;
+    if (!s)
+        s = i8_checkpoint_load(path, m->options.arch, &m->limits, &m->config, &m->family, &m->graph, 1, &err);
+    if (s) {
+        model_free(m);
+        return i8_ctx_fail(ctx, &err);
+    }
+    m->options.arch = NULL; /* not owned */
+    i8_ctx_log(ctx, 2, "opened %s (%s, %d layers)", path, m->family->arch, m->graph.n_nodes);
+    *out = m;
+    return INFER8_OK;
+}
+
+EXPORT void infer8_model_close(infer8_model *model) { model_free(model); }
+
+EXPORT void infer8_model_info_init(infer8_model_info *info) {
+    memset(info, 0, sizeof *info);
+    info->struct_size = sizeof *info;
+}
+
+EXPORT infer8_status infer8_model_get_info(const infer8_model *m, infer8_model_info *info) {
+    if (!m || !info || info->struct_size < sizeof(uint32_t)) return INFER8_E_INVALID_ARGUMENT;
+    infer8_model_info full;
+    memset(&full, 0, sizeof full);
+    full.struct_size = info->struct_size;
+    full.arch = m->family->arch;
+    full.source = m->source;
+    full.num_classes = m->config.num_classes;
+    full.num_features = m->config.num_features;
+    full.input_channels = m->config.pre.input_size[0];
+    full.input_height = m->config.pre.input_size[1];
+    full.input_width = m->config.pre.input_size[2];
+    full.crop_pct = m->config.pre.crop_pct;
+    full.interpolation = m->config.pre.interpolation == I8_INTERP_BILINEAR ? INFER8_INTERP_BILINEAR
+                                                                           : INFER8_INTERP_BICUBIC;
+    memcpy(full.mean, m->config.pre.mean, sizeof full.mean);
+    memcpy(full.std, m->config.pre.std, sizeof full.std);
+    i8_graph_stats st;
+    i8_graph_compute_stats(&m->graph, &st);
+    full.num_layers = m->graph.n_nodes;
+    full.num_convolutions = st.convolutions;
+    full.num_parameters = m->graph.checkpoint_parameters;
+    full.macs_per_image = st.macs;
+    size_t n = info->struct_size < sizeof full ? info->struct_size : sizeof full;
+    memcpy(info, &full, n);
+    return INFER8_OK;
+}
+
+EXPORT int infer8_model_num_classes(const infer8_model *m) { return m ? m->config.num_classes : 0; }
+
+EXPORT const char *infer8_model_label(const infer8_model *m, int index) {
+    if (!m || index < 0 || index >= m->config.num_classes) return "(invalid class)";
+    if (m->config.n_labels == m->config.num_classes) return m->config.labels[index];
+    if (m->config.num_classes == 1000) return i8_imagenet_labels[index];
+    return "(unnamed class)";
+}
+
+EXPORT infer8_status infer8_model_describe(infer8_context *ctx, const infer8_model *m, infer8_describe_format format,
+                                           char **out) {
+    if (!ctx || !m || !out) return bad_arg(ctx, "infer8_model_describe: NULL argument");
+    i8_err err;
+    i8_err_clear(&err);
+    infer8_status s = format == INFER8_DESCRIBE_JSON ? i8_graph_describe_json(&m->graph, out, &err)
+                                                     : i8_graph_describe_text(&m->graph, out, &err);
+    return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
+}
+
+EXPORT void infer8_free(void *p) { free(p); }
+
+/* ---- preprocessing ---- */
+
+static infer8_status preprocess_image(infer8_context *ctx, const infer8_model *m, const i8_image *im, float *out) {
+    i8_err err;
+    i8_err_clear(&err);
+    infer8_status s = i8_preprocess(im, &m->config.pre, out, &err);
+    return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
+}
+
+EXPORT infer8_status infer8_preprocess_encoded(infer8_context *ctx, const infer8_model *m, const void *data,
+                                               size_t size, float *out) {
+    if (!ctx || !m || !data || !out) return bad_arg(ctx, "infer8_preprocess_encoded: NULL argument");
+    i8_err err;
+    i8_err_clear(&err);
+    i8_image im = {0};
+    infer8_status s = i8_image_decode(&im, data, size, "image", &ctx->limits, &err);
+    if (s) return i8_ctx_fail(ctx, &err);
+    s = preprocess_image(ctx, m, &im, out);
+    i8_image_free(&im);
+    return s;
+}
+
+EXPORT infer8_status infer8_preprocess_rgb8(infer8_context *ctx, const infer8_model *m, const uint8_t *pixels,
+                                            int width, int height, size_t stride, float *out) {
+    if (!ctx || !m || !pixels || !out || width <= 0 || height <= 0 || stride < (size_t)width * 3)
+        return bad_arg(ctx, "infer8_preprocess_rgb8: bad argument (NULL pointer, size or stride)");
+    if ((uint64_t)width * (uint64_t)height > ctx->limits.max_image_pixels) {
+        i8_err e;
+        i8_fail(&e, INFER8_E_LIMIT, "image of %dx%d pixels is above the limit of %llu pixels", width, height,
+                (unsigned long long)ctx->limits.max_image_pixels);
+        return i8_ctx_fail(ctx, &e);
+    }
+    i8_err err;
+    i8_err_clear(&err);
+    i8_image im = {0};
+    if (i8_image_alloc(&im, width, height, &err)) return i8_ctx_fail(ctx, &err);
+    for (int y = 0; y < height; y++) memcpy(im.rgb + (size_t)y * width * 3, pixels + (size_t)y * stride, (size_t)width * 3);
+    infer8_status s = preprocess_image(ctx, m, &im, out);
+    i8_image_free(&im);
+    return s;
+}
+
+/* ---- classification ---- */
+
+static const i8_backend_ops *backend_for(infer8_device d) {
+    switch (d) {
+    case INFER8_DEVICE_CPU_REFERENCE: return &i8_backend_cpu_reference;
+    case INFER8_DEVICE_CPU:
+#ifdef INFER8_HAVE_ONEDNN
+        return &i8_backend_cpu_onednn;
+#else
+        return &i8_backend_cpu_reference;
+#endif
+    case INFER8_DEVICE_CUDA:
+#ifdef INFER8_HAVE_CUDA
+        return &i8_backend_cuda;
+#else
+        return NULL;
+#endif
+    }
+    return NULL;
+}
+
+/* Prepares the executor on first use. Caller holds m->lock. */
+static infer8_status ensure_backend(infer8_model *m, i8_err *err) {
+    if (m->backend_ctx) return INFER8_OK;
+    const i8_backend_ops *ops = backend_for(m->options.device);
+    if (!ops) return i8_fail(err, INFER8_E_UNSUPPORTED, "this build of infer8 has no CUDA backend");
+    for (int i = 0; i < m->graph.n_nodes; i++)
+        if (!ops->supports_node(&m->graph, &m->graph.nodes[i]))
+            return i8_fail(err, INFER8_E_UNSUPPORTED, "backend %s cannot run layer '%s' (%s)", ops->name,
+                           m->graph.nodes[i].name, i8_op_name(m->graph.nodes[i].op));
+    i8_backend_options bo;
+    memset(&bo, 0, sizeof bo);
+    bo.max_batch = m->options.max_batch;
+    bo.threads = m->options.threads;
+    bo.accumulate_fp64 = m->options.accumulate_fp64;
+    infer8_status s = ops->prepare(&m->backend_ctx, &m->graph, &bo, err);
+    if (s) {
+        m->backend_ctx = NULL;
+        return s;
+    }
+    m->backend = ops;
+    return INFER8_OK;
+}
+
+EXPORT infer8_status infer8_classify_tensor(infer8_context *ctx, infer8_model *m, int n, const float *input,
+                                            float *logits) {
+    if (!ctx || !m || !input || !logits || n <= 0) return bad_arg(ctx, "infer8_classify_tensor: bad argument");
+    i8_err err;
+    i8_err_clear(&err);
+    size_t per_image = (size_t)m->graph.input_c * m->graph.input_h * m->graph.input_w;
+    pthread_mutex_lock(&m->lock);
+    infer8_status s = ensure_backend(m, &err);
+    for (int done = 0; !s && done < n;) {
+        int b = n - done < m->options.max_batch ? n - done : m->options.max_batch;
+        s = m->backend->run(m->backend_ctx, b, input + (size_t)done * per_image,
+                            logits + (size_t)done * m->config.num_classes, &err);
+        done += b;
+    }
+    pthread_mutex_unlock(&m->lock);
+    return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
+}
+
+EXPORT infer8_status infer8_classify_encoded(infer8_context *ctx, infer8_model *m, int n, const void *const *data,
+                                             const size_t *sizes, float *logits) {
+    if (!ctx || !m || !data || !sizes || !logits || n <= 0) return bad_arg(ctx, "infer8_classify_encoded: bad argument");
+    i8_err err;
+    i8_err_clear(&err);
+    size_t per_image = (size_t)m->graph.input_c * m->graph.input_h * m->graph.input_w;
+    float *batch = i8_calloc((size_t)n, per_image * sizeof(float), &err);
+    if (!batch) return i8_ctx_fail(ctx, &err);
+    infer8_status s = INFER8_OK;
+    for (int i = 0; i < n && !s; i++) {
+        s = infer8_preprocess_encoded(ctx, m, data[i], sizes[i], batch + (size_t)i * per_image);
+        if (s) {
+            i8_err e = ctx->err;
+            i8_err_prefix(&e, "image %d", i);
+            ctx->err = e;
+        }
+    }
+    if (!s) s = infer8_classify_tensor(ctx, m, n, batch, logits);
+    free(batch);
+    return s;
+}
+
+EXPORT infer8_status infer8_classify_rgb8(infer8_context *ctx, infer8_model *m, int n, const uint8_t *const *pixels,
+                                          int width, int height, size_t stride, float *logits) {
+    if (!ctx || !m || !pixels || !logits || n <= 0) return bad_arg(ctx, "infer8_classify_rgb8: bad argument");
+    i8_err err;
+    i8_err_clear(&err);
+    size_t per_image = (size_t)m->graph.input_c * m->graph.input_h * m->graph.input_w;
+    float *batch = i8_calloc((size_t)n, per_image * sizeof(float), &err);
+    if (!batch) return i8_ctx_fail(ctx, &err);
+    infer8_status s = INFER8_OK;
+    for (int i = 0; i < n && !s; i++)
+        s = infer8_preprocess_rgb8(ctx, m, pixels[i], width, height, stride, batch + (size_t)i * per_image);
+    if (!s) s = infer8_classify_tensor(ctx, m, n, batch, logits);
+    free(batch);
+    return s;
+}
+
+EXPORT infer8_status infer8_topk(const infer8_model *m, const float *logits, int k, infer8_class_score *out) {
+    if (!m || !logits || !out || k <= 0) return INFER8_E_INVALID_ARGUMENT;
+    int classes = m->config.num_classes;
+    if (k > classes) k = classes;
+    /* softmax in double with the max subtracted */
+    double maxv = logits[0];
+    for (int i = 1; i < classes; i++)
+        if (logits[i] > maxv) maxv = logits[i];
+    double sum = 0;
+    for (int i = 0; i < classes; i++) sum += exp((double)logits[i] - maxv);
+    for (int j = 0; j < k; j++) {
+        int best = -1;
+        for (int i = 0; i < classes; i++) {
+            int taken = 0;
+            for (int t = 0; t < j && !taken; t++) taken = out[t].index == i;
+            if (taken) continue;
+            if (best < 0 || logits[i] > logits[best]) best = i;
+        }
+        out[j].index = best;
+        out[j].logit = logits[best];
+        out[j].probability = (float)(exp((double)logits[best] - maxv) / sum);
+        out[j].label = infer8_model_label(m, best);
+    }
+    return INFER8_OK;
+}
+
+EXPORT infer8_status infer8_save_npy(infer8_context *ctx, const char *path, const float *data, int ndim,
+                                     const int64_t *shape) {
+    if (!ctx || !path || !data || !shape || ndim < 1 || ndim > 8) return bad_arg(ctx, "infer8_save_npy: bad argument");
+    i8_err err;
+    i8_err_clear(&err);
+    return i8_npy_write_f32(path, data, ndim, shape, &err) ? i8_ctx_fail(ctx, &err) : INFER8_OK;
+}

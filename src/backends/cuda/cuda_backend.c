@@ -1,0 +1,733 @@
+/* CUDA backend (i8_backend_cuda): runs the optimized graph on one NVIDIA GPU with NHWC fp16
+ * activations and fp32 accumulation.
+ *
+ * prepare: uploads weights (fp16, [c_out][kh][kw][c_in], residual scale folded in), places every
+ *   node's output (concat inputs write straight into their channel slice of the concat buffer,
+ *   nested concats included), plans the activation arena once by liveness over the dependency
+ *   DAG (a buffer is reused only by a node that depends on every earlier user of it, so
+ *   concurrent branches never share memory), and assigns streams (a node continues its first
+ *   input's stream when it is that input's first consumer, otherwise it forks to another).
+ * per batch size (first run / time_forward / profile of that size): tunes each distinct conv
+ *   problem (cuda_conv.c), then captures the whole forward -- fork/join across the streams with
+ *   events -- into one CUDA graph that later runs replay.
+ * run: input copy (float32 NCHW) -> graph replay (its first node converts to NHWC fp16) ->
+ *   logits copy (float32). Library and CUDA errors become INFER8_E_DEVICE at this boundary. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backends/cuda/cuda_private.h"
+
+#define CU_TRY(call)                                                                                         \
+    do {                                                                                                     \
+        cudaError_t e_ = (call);                                                                             \
+        if (e_ != cudaSuccess)                                                                               \
+            return i8_fail(err, INFER8_E_DEVICE, "cuda: %s: %s", #call, cudaGetErrorString(e_));             \
+    } while (0)
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int i8_cuda_device_count(void) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+static int is_f32_op(i8_op op) { return op == I8_OP_GLOBAL_AVGPOOL || op == I8_OP_LINEAR; }
+
+void *i8_cuda_view_ptr(const cu_ctx *c, int node) {
+    const cu_view *v = &c->views[node];
+    const cu_storage *s = &c->stor[v->storage];
+    return c->arena + s->offset + (size_t)v->ch_off * (s->f32 ? 4 : 2);
+}
+
+int i8_cuda_view_ld(const cu_ctx *c, int node) { return c->views[node].ld; }
+
+/* ---------------------------------------------------------------- support */
+
+static int cuda_supports_node(const i8_graph *g, const i8_node *nd) {
+    switch (nd->op) {
+    case I8_OP_INPUT:
+    case I8_OP_MAXPOOL:
+    case I8_OP_AVGPOOL:
+    case I8_OP_CONCAT:
+    case I8_OP_GLOBAL_AVGPOOL:
+    case I8_OP_BATCHNORM:
+    case I8_OP_RELU:
+    case I8_OP_RESIDUAL: return 1;
+    case I8_OP_CONV: {
+        if (nd->n_inputs < 1 || nd->weight < 0) return 0;
+        if (nd->residual >= 0 && nd->n_inputs < 2) return 0;
+        const i8_node *in = &g->nodes[nd->inputs[0]];
+        /* the own kernel moves 8 channels per 16-byte load; the image input is padded to 8 */
+        return in->op == I8_OP_INPUT || in->c % 8 == 0;
+    }
+    case I8_OP_LINEAR: {
+        if (nd->n_inputs < 1 || nd->weight < 0) return 0;
+        const i8_node *in = &g->nodes[nd->inputs[0]];
+        return in->h == 1 && in->w == 1; /* NHWC flatten equals NCHW flatten only at 1x1 */
+    }
+    default: return 0;
+    }
+}
+
+/* ---------------------------------------------------------------- planning */
+
+typedef uint64_t word;
+#define BIT_SET(b, i) ((b)[(i) / 64] |= (word)1 << ((i) % 64))
+
+/* Output placement (views, storages) with concat inputs aliased into their slices. */
+static infer8_status place_outputs(cu_ctx *c, i8_err *err) {
+    const i8_graph *g = c->g;
+    int n = g->n_nodes;
+    for (int i = n - 1; i >= 0; i--) {
+        const i8_node *nd = &g->nodes[i];
+        if (c->views[i].storage < 0) {
+            int s = c->n_stor++;
+            cu_storage *st = &c->stor[s];
+            st->f32 = is_f32_op(nd->op);
+            st->ld = nd->op == I8_OP_INPUT ? (nd->c + 7) / 8 * 8 : nd->c;
+            size_t px;
+            if (!i8_mul3_size((size_t)nd->h, (size_t)nd->w, (size_t)st->ld, &px) ||
+                !i8_mul_size(px, st->f32 ? 4 : 2, &st->bytes_per_image))
+                return i8_fail(err, INFER8_E_LIMIT, "cuda: node '%s': activation size overflows", nd->name);
+            c->views[i] = (cu_view){s, 0, st->ld};
+        }
+        if (nd->op != I8_OP_CONCAT) continue;
+        int off = c->views[i].ch_off;
+        for (int j = 0; j < nd->n_inputs; j++) {
+            int p = nd->inputs[j], dup = 0;
+            for (int k = 0; k < nd->n_inputs; k++) dup |= k != j && nd->inputs[k] == p;
+            const i8_node *pn = &g->nodes[p];
+            if (!dup && c->views[p].storage < 0 && pn->op != I8_OP_INPUT && !is_f32_op(pn->op) && off % 8 == 0 &&
+                c->views[i].ld % 8 == 0 && pn->h == nd->h && pn->w == nd->w) {
+                c->views[p] = (cu_view){c->views[i].storage, off, c->views[i].ld};
+                c->rt[i].alias_mask |= 1u << j;
+            }
+            off += pn->c;
+        }
+    }
+    return INFER8_OK;
+}
+
+/* Liveness over the dependency DAG: storage S may take the memory of earlier storages only
+ * when every node that touched them is an ancestor of every writer of S. */
+static infer8_status plan_arena(cu_ctx *c, i8_err *err) {
+    const i8_graph *g = c->g;
+    int n = g->n_nodes, ns = c->n_stor, W = (n + 63) / 64;
+    infer8_status rc = INFER8_OK;
+    word *anc = i8_calloc((size_t)n * W, sizeof(word), err);
+    word *users = i8_calloc((size_t)ns * W, sizeof(word), err);
+    word *slot_users = i8_calloc((size_t)ns * W, sizeof(word), err);
+    size_t *slot_size = i8_calloc((size_t)ns, sizeof(size_t), err);
+    int *stor_slot = i8_calloc((size_t)ns, sizeof(int), err);
+    int *first = i8_calloc((size_t)ns, sizeof(int), err);
+    if (!anc || !users || !slot_users || !slot_size || !stor_slot || !first) {
+        rc = err->code;
+        goto out;
+    }
+    for (int s = 0; s < ns; s++) stor_slot[s] = -1, first[s] = -1;
+    for (int i = 0; i < n; i++) {
+        const i8_node *nd = &g->nodes[i];
+        for (int j = 0; j < nd->n_inputs; j++) {
+            int p = nd->inputs[j];
+            for (int k = 0; k < W; k++) anc[(size_t)i * W + k] |= anc[(size_t)p * W + k];
+            BIT_SET(&anc[(size_t)i * W], p);
+            BIT_SET(&users[(size_t)c->views[p].storage * W], i);
+        }
+        int s = c->views[i].storage;
+        BIT_SET(&users[(size_t)s * W], i);
+        if (first[s] < 0) first[s] = i;
+    }
+    int n_slots = 0;
+    for (int i = 0; i < n; i++) {
+        int s = c->views[i].storage;
+        if (first[s] != i) continue;
+        size_t need;
+        if (!i8_mul_size(c->stor[s].bytes_per_image, (size_t)c->max_batch, &need) || need > ((size_t)1 << 40)) {
+            rc = i8_fail(err, INFER8_E_LIMIT, "cuda: node '%s': activation too large", g->nodes[i].name);
+            goto out;
+        }
+        need = (need + 255) / 256 * 256;
+        int best = -1;
+        for (int k = 0; k < n_slots; k++) {
+            int ok = 1;
+            for (int w = i; w < n && ok; w++) { /* every writer of s */
+                if (c->views[w].storage != s) continue;
+                for (int q = 0; q < W; q++)
+                    if (slot_users[(size_t)k * W + q] & ~anc[(size_t)w * W + q]) ok = 0;
+            }
+            if (!ok) continue;
+            if (best < 0) best = k;
+            else {
+                int fits_k = slot_size[k] >= need, fits_b = slot_size[best] >= need;
+                if ((fits_k && (!fits_b || slot_size[k] < slot_size[best])) ||
+                    (!fits_k && !fits_b && slot_size[k] > slot_size[best]))
+                    best = k;
+            }
+        }
+        if (best < 0) best = n_slots++;
+        if (slot_size[best] < need) slot_size[best] = need;
+        for (int q = 0; q < W; q++) slot_users[(size_t)best * W + q] |= users[(size_t)s * W + q];
+        stor_slot[s] = best;
+    }
+    size_t off = 0;
+    size_t *slot_off = i8_calloc((size_t)(n_slots ? n_slots : 1), sizeof(size_t), err);
+    if (!slot_off) {
+        rc = err->code;
+        goto out;
+    }
+    for (int k = 0; k < n_slots; k++) {
+        slot_off[k] = off;
+        if (!i8_add_size(off, slot_size[k], &off)) {
+            free(slot_off);
+            rc = i8_fail(err, INFER8_E_LIMIT, "cuda: activation arena size overflows");
+            goto out;
+        }
+    }
+    for (int s = 0; s < ns; s++) c->stor[s].offset = stor_slot[s] >= 0 ? slot_off[stor_slot[s]] : 0;
+    c->arena_bytes = off;
+    free(slot_off);
+out:
+    free(anc);
+    free(users);
+    free(slot_users);
+    free(slot_size);
+    free(stor_slot);
+    free(first);
+    return rc;
+}
+
+static void assign_streams(cu_ctx *c) {
+    const i8_graph *g = c->g;
+    int n = g->n_nodes, rr = 0;
+    unsigned char *taken = calloc((size_t)n, 1);
+    int used[CU_STREAMS] = {1};
+    for (int i = 0; i < n; i++) {
+        const i8_node *nd = &g->nodes[i];
+        int s = 0;
+        if (nd->n_inputs > 0) {
+            int p = nd->inputs[0];
+            if (taken && !taken[p]) {
+                s = c->rt[p].stream;
+                taken[p] = 1;
+            } else {
+                s = 1 + rr++ % (CU_STREAMS - 1);
+            }
+        }
+        c->rt[i].stream = s;
+        used[s] = 1;
+        for (int j = 0; j < nd->n_inputs; j++)
+            if (c->rt[nd->inputs[j]].stream != s) c->rt[nd->inputs[j]].need_event = 1;
+    }
+    c->streams_used = 0;
+    for (int s = 0; s < CU_STREAMS; s++) c->streams_used += used[s];
+    free(taken);
+}
+
+/* ---------------------------------------------------------------- weights */
+
+static infer8_status upload(void **dst, const void *src, size_t bytes, i8_err *err) {
+    CU_TRY(cudaMalloc(dst, bytes ? bytes : 16));
+    CU_TRY(cudaMemcpy(*dst, src, bytes, cudaMemcpyHostToDevice));
+    return INFER8_OK;
+}
+
+static infer8_status upload_node(cu_ctx *c, int i, i8_err *err) {
+    const i8_graph *g = c->g;
+    const i8_node *nd = &g->nodes[i];
+    cu_node_rt *rt = &c->rt[i];
+    infer8_status rc = INFER8_OK;
+    uint16_t *w16 = NULL, *b16 = NULL;
+    float *b32 = NULL, *al = NULL, *be = NULL;
+    if (nd->op == I8_OP_CONV) {
+        const i8_node *in = &g->nodes[nd->inputs[0]];
+        const i8_weight *wt = &g->weights[nd->weight];
+        int ci = in->c, cp = c->stor[c->views[nd->inputs[0]].storage].ld, co = nd->c, kh = nd->kh, kw = nd->kw;
+        if (in->op != I8_OP_INPUT) cp = ci;
+        rt->c_in_phys = cp;
+        if (wt->ndim != 4 || wt->shape[0] != co || wt->shape[1] != ci || wt->shape[2] != kh || wt->shape[3] != kw)
+            return i8_fail(err, INFER8_E_SHAPE, "cuda: conv '%s': weight '%s' shape does not match the node", nd->name,
+                           wt->name);
+        float scale = nd->residual >= 0 ? nd->residual_scale : 1.0f;
+        size_t count = (size_t)co * kh * kw * cp;
+        w16 = i8_calloc(count, 2, err);
+        b16 = i8_calloc((size_t)co, 2, err);
+        b32 = i8_calloc((size_t)co, 4, err);
+        if (!w16 || !b16 || !b32) {
+            rc = err->code;
+            goto out;
+        }
+        for (int o = 0; o < co; o++)
+            for (int y = 0; y < kh; y++)
+                for (int x = 0; x < kw; x++)
+                    for (int k = 0; k < ci; k++)
+                        w16[(((size_t)o * kh + y) * kw + x) * cp + k] =
+                            i8_f32_to_f16(scale * wt->data[(((size_t)o * ci + k) * kh + y) * kw + x]);
+        for (int o = 0; o < co; o++) {
+            b32[o] = nd->bias >= 0 ? scale * g->weights[nd->bias].data[o] : 0.0f;
+            b16[o] = i8_f32_to_f16(b32[o]);
+        }
+        if ((rc = upload(&rt->w16, w16, count * 2, err)) || (rc = upload(&rt->b16, b16, (size_t)co * 2, err)) ||
+            (rc = upload((void **)&rt->b32, b32, (size_t)co * 4, err)))
+            goto out;
+        c->weight_bytes += count * 2 + (size_t)co * 6;
+    } else if (nd->op == I8_OP_LINEAR) {
+        const i8_weight *wt = &g->weights[nd->weight];
+        const i8_node *in = &g->nodes[nd->inputs[0]];
+        if (wt->ndim != 2 || wt->shape[0] != nd->c || wt->shape[1] != in->c)
+            return i8_fail(err, INFER8_E_SHAPE, "cuda: linear '%s': weight '%s' shape does not match", nd->name,
+                           wt->name);
+        size_t count = (size_t)nd->c * in->c;
+        w16 = i8_malloc(count * 2, err);
+        b32 = i8_calloc((size_t)nd->c, 4, err);
+        if (!w16 || !b32) {
+            rc = err->code;
+            goto out;
+        }
+        for (size_t k = 0; k < count; k++) w16[k] = i8_f32_to_f16(wt->data[k]);
+        if (nd->bias >= 0) memcpy(b32, g->weights[nd->bias].data, (size_t)nd->c * 4);
+        if ((rc = upload(&rt->w16, w16, count * 2, err)) || (rc = upload((void **)&rt->b32, b32, (size_t)nd->c * 4, err)))
+            goto out;
+        c->weight_bytes += count * 2 + (size_t)nd->c * 4;
+    } else if (nd->op == I8_OP_BATCHNORM) {
+        int ch = nd->c;
+        al = i8_malloc((size_t)ch * 4, err);
+        be = i8_malloc((size_t)ch * 4, err);
+        if (!al || !be) {
+            rc = err->code;
+            goto out;
+        }
+        for (int k = 0; k < ch; k++) {
+            float inv = 1.0f / sqrtf(g->weights[nd->bn_var].data[k] + nd->bn_eps);
+            al[k] = inv * g->weights[nd->bn_gamma].data[k];
+            be[k] = g->weights[nd->bn_beta].data[k] - g->weights[nd->bn_mean].data[k] * al[k];
+        }
+        if ((rc = upload((void **)&rt->alpha, al, (size_t)ch * 4, err)) ||
+            (rc = upload((void **)&rt->beta, be, (size_t)ch * 4, err)))
+            goto out;
+    }
+out:
+    free(w16);
+    free(b16);
+    free(b32);
+    free(al);
+    free(be);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- launching */
+
+static int launch_node(cu_ctx *c, cu_batch *b, int i, cudaStream_t s, int ws_index) {
+    const i8_graph *g = c->g;
+    const i8_node *nd = &g->nodes[i];
+    int n = b->n;
+    void *y = i8_cuda_view_ptr(c, i);
+    int y_ld = i8_cuda_view_ld(c, i);
+    const i8_node *in = nd->n_inputs > 0 ? &g->nodes[nd->inputs[0]] : NULL;
+    const void *x = in ? i8_cuda_view_ptr(c, nd->inputs[0]) : NULL;
+    int x_ld = in ? i8_cuda_view_ld(c, nd->inputs[0]) : 0;
+    size_t pixels = (size_t)n * nd->h * nd->w;
+    switch (nd->op) {
+    case I8_OP_INPUT: return i8_cuda_input_to_nhwc(c->in_stage, n, g->input_c, g->input_h, g->input_w, y, y_ld, s);
+    case I8_OP_CONV: return i8_cuda_conv_launch(c, b, i, s, ws_index);
+    case I8_OP_MAXPOOL:
+    case I8_OP_AVGPOOL: {
+        int mode = nd->op == I8_OP_MAXPOOL ? 0 : nd->count_include_pad ? 2 : 1;
+        return i8_cuda_pool(x, n, in->h, in->w, in->c, x_ld, y, nd->h, nd->w, y_ld, nd->kh, nd->kw, nd->sh, nd->sw,
+                            nd->ph, nd->pw, mode, s);
+    }
+    case I8_OP_CONCAT: {
+        int off = 0;
+        for (int j = 0; j < nd->n_inputs; j++) {
+            int p = nd->inputs[j];
+            if (!(c->rt[i].alias_mask & (1u << j))) {
+                int rc = i8_cuda_pointwise(i8_cuda_view_ptr(c, p), i8_cuda_view_ld(c, p), NULL, NULL, NULL, 0, 0.0f,
+                                           0, (unsigned char *)y + (size_t)off * 2, y_ld, pixels, g->nodes[p].c, s);
+                if (rc) return rc;
+            }
+            off += g->nodes[p].c;
+        }
+        return 0;
+    }
+    case I8_OP_GLOBAL_AVGPOOL: return i8_cuda_global_avgpool(x, n, in->h * in->w, in->c, x_ld, (float *)y, s);
+    case I8_OP_LINEAR:
+        return i8_cuda_linear(x, !is_f32_op(in->op), n, in->c, nd->c, c->rt[i].w16, c->rt[i].b32, (float *)y, s);
+    case I8_OP_BATCHNORM:
+        return i8_cuda_pointwise(x, x_ld, c->rt[i].alpha, c->rt[i].beta, NULL, 0, 0.0f, 0, y, y_ld, pixels, nd->c, s);
+    case I8_OP_RELU: return i8_cuda_pointwise(x, x_ld, NULL, NULL, NULL, 0, 0.0f, 1, y, y_ld, pixels, nd->c, s);
+    case I8_OP_RESIDUAL:
+        return i8_cuda_pointwise(x, x_ld, NULL, NULL, i8_cuda_view_ptr(c, nd->inputs[1]),
+                                 i8_cuda_view_ld(c, nd->inputs[1]), nd->residual_scale, nd->act == I8_ACT_RELU, y,
+                                 y_ld, pixels, nd->c, s);
+    default: return -1;
+    }
+}
+
+/* Whole forward over the streams: each node waits for the events of inputs made on other
+ * streams; at the end stream 0 joins every other stream (required to close a capture). */
+static int launch_all(cu_ctx *c, cu_batch *b, int *failed_node) {
+    const i8_graph *g = c->g;
+    int used[CU_STREAMS] = {0};
+    for (int i = 0; i < g->n_nodes; i++) {
+        const i8_node *nd = &g->nodes[i];
+        int si = c->rt[i].stream;
+        cudaStream_t s = c->streams[si];
+        used[si] = 1;
+        for (int j = 0; j < nd->n_inputs; j++) {
+            int p = nd->inputs[j];
+            if (c->rt[p].stream != si && cudaStreamWaitEvent(s, c->ev[p], 0) != cudaSuccess) {
+                *failed_node = i;
+                return -1;
+            }
+        }
+        int rc = launch_node(c, b, i, s, si);
+        if (rc == 0 && c->rt[i].need_event && cudaEventRecord(c->ev[i], s) != cudaSuccess) rc = -1;
+        if (rc) {
+            *failed_node = i;
+            return rc;
+        }
+    }
+    for (int si = 1; si < CU_STREAMS; si++) {
+        if (!used[si]) continue;
+        if (cudaEventRecord(c->join[si], c->streams[si]) != cudaSuccess ||
+            cudaStreamWaitEvent(c->streams[0], c->join[si], 0) != cudaSuccess)
+            return -1;
+    }
+    const i8_node *o = &g->nodes[g->output];
+    int rc = i8_cuda_output_to_nchw(i8_cuda_view_ptr(c, g->output), c->stor[c->views[g->output].storage].f32, b->n,
+                                    o->c, o->h, o->w, i8_cuda_view_ld(c, g->output), c->out_stage, c->streams[0]);
+    if (rc) *failed_node = g->output;
+    return rc;
+}
+
+static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
+    if (n < 1 || n > c->max_batch)
+        return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "cuda: batch %d outside 1..%d", n, c->max_batch);
+    cu_batch *b = &c->batches[n];
+    if (b->built) return INFER8_OK;
+    int nn = c->g->n_nodes;
+    b->n = n;
+    if (!b->node_plan) b->node_plan = i8_malloc(sizeof(int) * (size_t)nn, err);
+    if (!b->varpack) b->varpack = i8_calloc((size_t)nn, sizeof(cudnnBackendDescriptor_t), err);
+    if (!b->tactics) b->tactics = i8_calloc((size_t)nn, sizeof(i8_cuda_tactic), err);
+    if (!b->node_plan || !b->varpack || !b->tactics) return err->code;
+    for (int i = 0; i < nn; i++) b->node_plan[i] = -1;
+    memset(&b->stats, 0, sizeof b->stats);
+    c->cudnn_spent_s = 0; /* the cuDNN plan-building budget applies per batch size */
+    double t0 = now_s();
+    for (int i = 0; i < nn; i++) {
+        if (c->g->nodes[i].op != I8_OP_CONV) continue;
+        infer8_status rc = i8_cuda_conv_setup(c, b, i, err);
+        if (rc != INFER8_OK) return rc;
+    }
+    CU_TRY(cudaStreamSynchronize(c->streams[0]));
+    b->stats.tune_seconds = now_s() - t0;
+    for (int i = 0; i < nn; i++) {
+        const i8_cuda_tactic *t = &b->tactics[i];
+        if (t->kind == I8_CUDA_TACTIC_CUBLASLT || t->kind == I8_CUDA_TACTIC_CUDNN) {
+            size_t need = t->workspace;
+            if (need > b->stats.workspace_bytes) b->stats.workspace_bytes = need;
+        }
+    }
+    /* capture; a forward that cannot be captured still runs, launched node by node */
+    b->exec = NULL;
+    if (!getenv("INFER8_CUDA_NO_GRAPH")) {
+        cudaGraph_t graph = NULL;
+        int failed = -1;
+        if (cudaStreamBeginCapture(c->streams[0], cudaStreamCaptureModeRelaxed) == cudaSuccess) {
+            int rc = launch_all(c, b, &failed);
+            cudaError_t e = cudaStreamEndCapture(c->streams[0], &graph);
+            if (rc == 0 && e == cudaSuccess && graph) {
+                if (cudaGraphInstantiate(&b->exec, graph, 0) != cudaSuccess) b->exec = NULL;
+            }
+            if (graph) cudaGraphDestroy(graph);
+            if (!b->exec && getenv("INFER8_CUDA_DEBUG"))
+                fprintf(stderr, "cuda: capture failed (node %d, rc %d, %s)\n", failed, rc, cudaGetErrorString(e));
+        }
+        cudaGetLastError();
+    }
+    b->stats.graph_captured = b->exec != NULL;
+    b->stats.streams_used = c->streams_used;
+    b->stats.arena_bytes = c->arena_bytes;
+    b->stats.weight_bytes = c->weight_bytes;
+    b->built = 1;
+    return INFER8_OK;
+}
+
+static infer8_status forward(cu_ctx *c, cu_batch *b, i8_err *err) {
+    if (b->exec) {
+        CU_TRY(cudaGraphLaunch(b->exec, c->streams[0]));
+        return INFER8_OK;
+    }
+    int failed = -1;
+    int rc = launch_all(c, b, &failed);
+    if (rc)
+        return i8_fail(err, INFER8_E_DEVICE, "cuda: node %d ('%s') failed to launch (status %d)", failed,
+                       failed >= 0 ? c->g->nodes[failed].name : "join", rc);
+    return INFER8_OK;
+}
+
+/* ---------------------------------------------------------------- ops table */
+
+static void cuda_destroy(void *vctx) {
+    cu_ctx *c = vctx;
+    if (!c) return;
+    cudaDeviceSynchronize();
+    if (c->batches)
+        for (int n = 0; n <= c->max_batch; n++) {
+            cu_batch *b = &c->batches[n];
+            if (b->exec) cudaGraphExecDestroy(b->exec);
+            if (b->varpack)
+                for (int i = 0; i < c->g->n_nodes; i++)
+                    if (b->varpack[i]) cudnnBackendDestroyDescriptor(b->varpack[i]);
+            i8_cuda_conv_free_batch(b);
+            free(b->node_plan);
+            free(b->varpack);
+            free(b->tactics);
+            free(b->preset);
+        }
+    free(c->batches);
+    if (c->rt)
+        for (int i = 0; i < c->g->n_nodes; i++) {
+            cudaFree(c->rt[i].w16);
+            cudaFree(c->rt[i].b16);
+            cudaFree(c->rt[i].b32);
+            cudaFree(c->rt[i].alpha);
+            cudaFree(c->rt[i].beta);
+        }
+    if (c->ev)
+        for (int i = 0; i < c->g->n_nodes; i++)
+            if (c->ev[i]) cudaEventDestroy(c->ev[i]);
+    for (int s = 0; s < CU_STREAMS; s++) {
+        if (c->join[s]) cudaEventDestroy(c->join[s]);
+        if (c->ws[s]) cudaFree(c->ws[s]);
+        if (c->counters[s]) cudaFree(c->counters[s]);
+        if (c->streams[s]) cudaStreamDestroy(c->streams[s]);
+    }
+    if (c->t0) cudaEventDestroy(c->t0);
+    if (c->t1) cudaEventDestroy(c->t1);
+    cudaFree(c->arena);
+    cudaFree(c->in_stage);
+    cudaFree(c->out_stage);
+    if (c->dnn) cudnnDestroy(c->dnn);
+    if (c->lt) cublasLtDestroy(c->lt);
+    free(c->ev);
+    free(c->rt);
+    free(c->views);
+    free(c->stor);
+    free(c);
+}
+
+static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_options *opts, i8_err *err) {
+    int n = g->n_nodes;
+    for (int i = 0; i < n; i++)
+        if (!cuda_supports_node(g, &g->nodes[i]))
+            return i8_fail(err, INFER8_E_UNSUPPORTED, "cuda: node '%s' (%s) is not supported by the CUDA backend",
+                           g->nodes[i].name, i8_op_name(g->nodes[i].op));
+    if (g->output < 0 || g->output >= n) return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "cuda: graph has no output");
+    if (g->nodes[0].op != I8_OP_INPUT) return i8_fail(err, INFER8_E_UNSUPPORTED, "cuda: node 0 must be the input");
+    const char *force = getenv("INFER8_CUDA_TACTIC");
+    c->force_kind = !force ? 0 : !strcmp(force, "own") ? I8_CUDA_TACTIC_OWN
+                               : !strcmp(force, "cublaslt") ? I8_CUDA_TACTIC_CUBLASLT
+                               : !strcmp(force, "cudnn") ? I8_CUDA_TACTIC_CUDNN : 0;
+    const char *budget = getenv("INFER8_CUDA_CUDNN_BUDGET");
+    c->cudnn_budget_s = budget ? atof(budget) : 30.0; /* seconds of cuDNN plan building per batch size */
+
+    CU_TRY(cudaGetDevice(&c->device));
+    cudnnStatus_t ds = cudnnCreate(&c->dnn);
+    if (ds != CUDNN_STATUS_SUCCESS)
+        return i8_fail(err, INFER8_E_DEVICE, "cuda: cudnnCreate: %s", cudnnGetErrorString(ds));
+    if (cublasLtCreate(&c->lt) != CUBLAS_STATUS_SUCCESS)
+        return i8_fail(err, INFER8_E_DEVICE, "cuda: cublasLtCreate failed");
+    for (int s = 0; s < CU_STREAMS; s++) {
+        CU_TRY(cudaStreamCreateWithFlags(&c->streams[s], cudaStreamNonBlocking));
+        CU_TRY(cudaEventCreateWithFlags(&c->join[s], cudaEventDisableTiming));
+        CU_TRY(cudaMalloc(&c->ws[s], CU_WORKSPACE_BYTES));
+        CU_TRY(cudaMalloc((void **)&c->counters[s], CU_SPLIT_COUNTERS * sizeof(unsigned)));
+        CU_TRY(cudaMemset(c->counters[s], 0, CU_SPLIT_COUNTERS * sizeof(unsigned)));
+    }
+    CU_TRY(cudaEventCreate(&c->t0));
+    CU_TRY(cudaEventCreate(&c->t1));
+    c->ev = i8_calloc((size_t)n, sizeof(cudaEvent_t), err);
+    c->rt = i8_calloc((size_t)n, sizeof(cu_node_rt), err);
+    c->views = i8_calloc((size_t)n, sizeof(cu_view), err);
+    c->stor = i8_calloc((size_t)n, sizeof(cu_storage), err);
+    c->batches = i8_calloc((size_t)c->max_batch + 1, sizeof(cu_batch), err);
+    if (!c->ev || !c->rt || !c->views || !c->stor || !c->batches) return err->code;
+    for (int i = 0; i < n; i++) c->views[i].storage = -1;
+    infer8_status rc;
+    if ((rc = place_outputs(c, err)) || (rc = plan_arena(c, err))) return rc;
+    assign_streams(c);
+    for (int i = 0; i < n; i++)
+        if (c->rt[i].need_event) CU_TRY(cudaEventCreateWithFlags(&c->ev[i], cudaEventDisableTiming));
+    CU_TRY(cudaMalloc((void **)&c->arena, c->arena_bytes ? c->arena_bytes : 256));
+    /* non-zero contents so tuning never times on zeros */
+    if (i8_cuda_fill_pattern(c->arena, c->arena_bytes / 2, 12345u, c->streams[0]))
+        return i8_fail(err, INFER8_E_DEVICE, "cuda: fill kernel failed to launch");
+    for (int i = 0; i < n; i++)
+        if ((rc = upload_node(c, i, err))) return rc;
+    size_t in_count;
+    if (!i8_mul3_size((size_t)c->max_batch * g->input_c, (size_t)g->input_h, (size_t)g->input_w, &in_count))
+        return i8_fail(err, INFER8_E_LIMIT, "cuda: input size overflows");
+    CU_TRY(cudaMalloc((void **)&c->in_stage, in_count * 4));
+    {
+        const i8_node *o = &g->nodes[g->output];
+        size_t out_count;
+        if (!i8_mul3_size((size_t)c->max_batch * o->c, (size_t)o->h, (size_t)o->w, &out_count))
+            return i8_fail(err, INFER8_E_LIMIT, "cuda: output size overflows");
+        CU_TRY(cudaMalloc((void **)&c->out_stage, out_count * 4));
+    }
+    {
+        float *h = i8_malloc(in_count * 4, err);
+        if (!h) return err->code;
+        i8_rng r;
+        i8_rng_seed(&r, 7);
+        for (size_t k = 0; k < in_count; k++) h[k] = (float)(2.0 * i8_rng_uniform(&r) - 1.0);
+        cudaError_t e = cudaMemcpy(c->in_stage, h, in_count * 4, cudaMemcpyHostToDevice);
+        free(h);
+        if (e != cudaSuccess) return i8_fail(err, INFER8_E_DEVICE, "cuda: input upload: %s", cudaGetErrorString(e));
+    }
+    CU_TRY(cudaDeviceSynchronize());
+    return INFER8_OK;
+}
+
+static infer8_status cuda_prepare(void **ctx, i8_graph *g, const i8_backend_options *opts, i8_err *err) {
+    if (!ctx || !g || !opts || opts->max_batch < 1)
+        return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "cuda: prepare needs a graph and max_batch >= 1");
+    if (i8_cuda_device_count() < 1) return i8_fail(err, INFER8_E_UNSUPPORTED, "cuda: no CUDA device");
+    cu_ctx *c = i8_calloc(1, sizeof *c, err);
+    if (!c) return err->code;
+    c->g = g;
+    c->max_batch = opts->max_batch;
+    infer8_status rc = prepare_inner(c, g, opts, err);
+    if (rc != INFER8_OK) {
+        cudaGetLastError();
+        cuda_destroy(c);
+        return rc;
+    }
+    *ctx = c;
+    return INFER8_OK;
+}
+
+static infer8_status cuda_run(void *vctx, int n, const float *input, float *logits, i8_err *err) {
+    cu_ctx *c = vctx;
+    infer8_status rc = ensure_batch(c, n, err);
+    if (rc) return rc;
+    const i8_graph *g = c->g;
+    size_t in_bytes = (size_t)n * g->input_c * g->input_h * g->input_w * 4;
+    const i8_node *out = &g->nodes[g->output];
+    CU_TRY(cudaMemcpyAsync(c->in_stage, input, in_bytes, cudaMemcpyHostToDevice, c->streams[0]));
+    if ((rc = forward(c, &c->batches[n], err))) return rc;
+    CU_TRY(cudaMemcpyAsync(logits, c->out_stage, (size_t)n * out->c * out->h * out->w * 4, cudaMemcpyDeviceToHost,
+                           c->streams[0]));
+    CU_TRY(cudaStreamSynchronize(c->streams[0]));
+    return INFER8_OK;
+}
+
+static infer8_status cuda_time_forward(void *vctx, int n, int iters, double *ms, i8_err *err) {
+    cu_ctx *c = vctx;
+    infer8_status rc = ensure_batch(c, n, err);
+    if (rc) return rc;
+    if (iters < 1) iters = 1;
+    cu_batch *b = &c->batches[n];
+    for (int i = 0; i < 5; i++)
+        if ((rc = forward(c, b, err))) return rc;
+    CU_TRY(cudaEventRecord(c->t0, c->streams[0]));
+    for (int i = 0; i < iters; i++)
+        if ((rc = forward(c, b, err))) return rc;
+    CU_TRY(cudaEventRecord(c->t1, c->streams[0]));
+    CU_TRY(cudaEventSynchronize(c->t1));
+    float t = 0.0f;
+    CU_TRY(cudaEventElapsedTime(&t, c->t0, c->t1));
+    *ms = (double)t / iters;
+    return INFER8_OK;
+}
+
+static infer8_status cuda_profile(void *vctx, int n, int iters, double *ms, i8_err *err) {
+    cu_ctx *c = vctx;
+    infer8_status rc = ensure_batch(c, n, err);
+    if (rc) return rc;
+    cu_batch *b = &c->batches[n];
+    cudaStream_t s = c->streams[0];
+    for (int it = 0; it < (iters < 1 ? 1 : iters); it++)
+        for (int i = 0; i < c->g->n_nodes; i++) {
+            CU_TRY(cudaEventRecord(c->t0, s));
+            int lr = launch_node(c, b, i, s, c->rt[i].stream);
+            if (lr) return i8_fail(err, INFER8_E_DEVICE, "cuda: node '%s' failed (%d)", c->g->nodes[i].name, lr);
+            CU_TRY(cudaEventRecord(c->t1, s));
+            CU_TRY(cudaEventSynchronize(c->t1));
+            float t = 0.0f;
+            CU_TRY(cudaEventElapsedTime(&t, c->t0, c->t1));
+            ms[i] += t;
+        }
+    return INFER8_OK;
+}
+
+static void cuda_describe_device(void *vctx, char *buf, size_t size) {
+    cu_ctx *c = vctx;
+    struct cudaDeviceProp prop;
+    int drv = 0, rt = 0, dev = c ? c->device : 0;
+    memset(&prop, 0, sizeof prop);
+    if (cudaGetDeviceProperties(&prop, dev) != cudaSuccess) snprintf(prop.name, sizeof prop.name, "unknown GPU");
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    size_t dnn = cudnnGetVersion(), lt = cublasLtGetVersion();
+    snprintf(buf, size, "%s (sm_%d%d, %d SMs), driver %d.%d, CUDA runtime %d.%d, cuDNN %zu.%zu.%zu, cuBLASLt %zu",
+             prop.name, prop.major, prop.minor, prop.multiProcessorCount, drv / 1000, (drv % 1000) / 10, rt / 1000,
+             (rt % 1000) / 10, dnn / 10000, (dnn % 10000) / 100, dnn % 100, lt);
+}
+
+const i8_backend_ops i8_backend_cuda = {
+    .version = 1,
+    .name = "cuda",
+    .supports_node = cuda_supports_node,
+    .prepare = cuda_prepare,
+    .run = cuda_run,
+    .destroy = cuda_destroy,
+    .time_forward = cuda_time_forward,
+    .profile = cuda_profile,
+    .describe_device = cuda_describe_device,
+};
+
+/* ---------------------------------------------------------------- internal interface */
+
+size_t i8_cuda_arena_bytes(const void *ctx) { return ctx ? ((const cu_ctx *)ctx)->arena_bytes : 0; }
+
+infer8_status i8_cuda_tactics(void *ctx, int n, const i8_cuda_tactic **tactics, i8_err *err) {
+    cu_ctx *c = ctx;
+    infer8_status rc = ensure_batch(c, n, err);
+    if (rc) return rc;
+    *tactics = c->batches[n].tactics;
+    return INFER8_OK;
+}
+
+infer8_status i8_cuda_preset_tactics(void *ctx, int n, const i8_cuda_tactic *tactics, i8_err *err) {
+    cu_ctx *c = ctx;
+    if (n < 1 || n > c->max_batch || c->batches[n].built)
+        return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "cuda: cannot preset tactics of batch %d", n);
+    cu_batch *b = &c->batches[n];
+    if (!b->preset) b->preset = i8_malloc(sizeof(i8_cuda_tactic) * (size_t)c->g->n_nodes, err);
+    if (!b->preset) return err->code;
+    memcpy(b->preset, tactics, sizeof(i8_cuda_tactic) * (size_t)c->g->n_nodes);
+    return INFER8_OK;
+}
+
+void i8_cuda_get_stats(const void *ctx, int n, i8_cuda_stats *stats) {
+    const cu_ctx *c = ctx;
+    memset(stats, 0, sizeof *stats);
+    if (!c || n < 1 || n > c->max_batch) return;
+    *stats = c->batches[n].stats;
+    stats->arena_bytes = c->arena_bytes;
+    stats->weight_bytes = c->weight_bytes;
+    stats->streams_used = c->streams_used;
+}

@@ -1,0 +1,59 @@
+/* Internal interface of the CUDA backend (src/backends/cuda/): the per-node tactic record that
+ * a bundle stores and restores (so a model need not be re-tuned on the same GPU), and a few
+ * introspection calls for tests and tools. The ops table itself is i8_backend_cuda
+ * (backends/backend.h). Host code is C11; only cuda_kernels.cu is CUDA. */
+#ifndef I8_CUDA_BACKEND_H
+#define I8_CUDA_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/backend.h"
+
+/* How one convolution is executed. */
+typedef enum i8_cuda_tactic_kind {
+    I8_CUDA_TACTIC_NONE = 0,     /* not a convolution */
+    I8_CUDA_TACTIC_OWN = 1,      /* own implicit-GEMM WMMA kernel (cuda_kernels.cu), any conv */
+    I8_CUDA_TACTIC_CUBLASLT = 2, /* 1x1 stride 1 conv as a cuBLASLt GEMM with bias/ReLU epilogue */
+    I8_CUDA_TACTIC_CUDNN = 3     /* cuDNN 9 backend graph: conv -> +bias [-> +x] [-> relu] */
+} i8_cuda_tactic_kind;
+
+typedef struct i8_cuda_tactic {
+    int kind;                    /* i8_cuda_tactic_kind */
+    int variant;                 /* own: kernel variant; cuBLASLt / cuDNN: rank in the heuristic list */
+    int64_t engine;              /* cuDNN: engine global index; otherwise -1 */
+    uint64_t algo[8];            /* cuBLASLt: the opaque cublasLtMatmulAlgo_t (64 bytes), else 0 */
+    float ms;                    /* measured per call at tuning (0 when restored) */
+    uint64_t workspace;          /* bytes */
+} i8_cuda_tactic;
+
+/* Number of CUDA devices visible (0 when none or no driver); never fails. */
+int i8_cuda_device_count(void);
+
+/* Bytes of the activation arena planned at prepare (for max_batch images). */
+size_t i8_cuda_arena_bytes(const void *ctx);
+
+/* The tactic chosen for each node at batch size n (tuning and capturing that batch first if it
+ * was not built yet): *tactics points at g->n_nodes records owned by ctx, valid until destroy.
+ * Errors: INFER8_E_INVALID_ARGUMENT (n out of range), INFER8_E_DEVICE. */
+infer8_status i8_cuda_tactics(void *ctx, int n, const i8_cuda_tactic **tactics, i8_err *err);
+
+/* Presets tactics for batch size n (g->n_nodes records, copied) before that batch is built:
+ * each conv then uses its preset when it still works on this GPU, and is tuned otherwise.
+ * Fails with INFER8_E_INVALID_ARGUMENT when batch n is already built. */
+infer8_status i8_cuda_preset_tactics(void *ctx, int n, const i8_cuda_tactic *tactics, i8_err *err);
+
+/* Statistics of the last built batches, for reports: convolutions per tactic kind, distinct conv
+ * problems tuned, seconds spent tuning, whether the forward runs as a captured CUDA graph. */
+typedef struct i8_cuda_stats {
+    int convs_per_kind[4];
+    int problems;
+    int cudnn_plans_tried, cudnn_plans_failed;
+    double tune_seconds;
+    int graph_captured;
+    int streams_used;
+    size_t arena_bytes, weight_bytes, workspace_bytes;
+} i8_cuda_stats;
+void i8_cuda_get_stats(const void *ctx, int n, i8_cuda_stats *stats);
+
+#endif

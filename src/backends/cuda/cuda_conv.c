@@ -1,0 +1,589 @@
+/* Convolution tactics of the CUDA backend: for each distinct conv problem of a batch size,
+ * time the implementations that fit and keep the fastest:
+ *   - cuBLASLt GEMM for 1x1 stride-1 convs (NHWC makes them [pixels, c_in] x [c_in, c_out]);
+ *     epilogue BIAS / RELU_BIAS, residual through beta = 1 with C = x, ldd = slice stride;
+ *   - cuDNN 9 backend graph conv -> add bias [-> add x] [-> relu], strided NHWC descriptors so
+ *     the output lands in its concat slice (configs that reject the strides fail to finalize
+ *     and are skipped);
+ *   - the own implicit-GEMM kernel (cuda_kernels.cu), which fits every conv and is the fallback.
+ * The residual scale is folded into the weights and bias at prepare, so every epilogue is
+ * act(conv + bias [+ x]). Nodes with the same signature share the tuned plan. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backends/cuda/cuda_private.h"
+
+#define TUNE_WARMUP 2
+#define TUNE_REPS 10
+#define MAX_LT_ALGOS 4
+#define MAX_CUDNN_CFGS 4
+
+static int align_of(const void *p) {
+    uintptr_t a = (uintptr_t)p;
+    int al = 256;
+    while (al > 1 && (a % (uintptr_t)al) != 0) al >>= 1;
+    return al;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void make_sig(const cu_ctx *c, int node, cu_conv_sig *s) {
+    const i8_node *nd = &c->g->nodes[node], *in = &c->g->nodes[nd->inputs[0]];
+    memset(s, 0, sizeof *s);
+    s->h = in->h, s->w = in->w, s->c_in = c->rt[node].c_in_phys, s->x_ld = i8_cuda_view_ld(c, nd->inputs[0]);
+    s->ho = nd->h, s->wo = nd->w, s->c_out = nd->c, s->kh = nd->kh, s->kw = nd->kw;
+    s->sh = nd->sh, s->sw = nd->sw, s->ph = nd->ph, s->pw = nd->pw;
+    s->relu = nd->act == I8_ACT_RELU;
+    s->has_res = nd->residual >= 0;
+    s->res_ld = s->has_res ? i8_cuda_view_ld(c, nd->inputs[1]) : 0;
+    s->y_ld = i8_cuda_view_ld(c, node);
+    s->align_x = align_of(i8_cuda_view_ptr(c, nd->inputs[0]));
+    s->align_y = align_of(i8_cuda_view_ptr(c, node));
+    s->align_r = s->has_res ? align_of(i8_cuda_view_ptr(c, nd->inputs[1])) : 0;
+}
+
+/* ---------------------------------------------------------------- execution of one plan */
+
+static int run_plan(cu_ctx *c, int n, cu_conv_plan *p, int node, cudaStream_t s, int wsi,
+                    cudnnBackendDescriptor_t vp) {
+    void *ws = c->ws[wsi];
+    const i8_node *nd = &c->g->nodes[node];
+    const cu_conv_sig *g = &p->sig;
+    const void *x = i8_cuda_view_ptr(c, nd->inputs[0]);
+    const void *res = g->has_res ? i8_cuda_view_ptr(c, nd->inputs[1]) : NULL;
+    void *y = i8_cuda_view_ptr(c, node);
+    switch (p->tac.kind) {
+    case I8_CUDA_TACTIC_OWN: {
+        i8_cuda_conv_args a = {
+            .x = x, .n = n, .h = g->h, .w = g->w, .c_in = g->c_in, .x_ld = g->x_ld, .wt = c->rt[node].w16,
+            .bias = c->rt[node].b32, .res = res, .res_ld = g->res_ld, .y = y, .y_ld = g->y_ld, .ho = g->ho,
+            .wo = g->wo, .c_out = g->c_out, .kh = g->kh, .kw = g->kw, .sh = g->sh, .sw = g->sw, .ph = g->ph,
+            .pw = g->pw, .relu = g->relu, .partial = ws, .partial_bytes = CU_WORKSPACE_BYTES,
+            .counters = c->counters[wsi], .n_counters = CU_SPLIT_COUNTERS};
+        return i8_cuda_conv_own(&a, p->tac.variant, s);
+    }
+    case I8_CUDA_TACTIC_CUBLASLT: {
+        const void *bias = c->rt[node].b16;
+        cublasStatus_t st =
+            cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias);
+        if (st != CUBLAS_STATUS_SUCCESS) return (int)st;
+        float alpha = 1.0f, beta = g->has_res ? 1.0f : 0.0f;
+        cublasLtMatmulAlgo_t algo;
+        memcpy(&algo, p->tac.algo, sizeof algo);
+        st = cublasLtMatmul(c->lt, p->mm, &alpha, c->rt[node].w16, p->la, x, p->lb, &beta, g->has_res ? res : y,
+                            p->lc, y, p->ld, &algo, ws, CU_WORKSPACE_BYTES, s);
+        return (int)st;
+    }
+    case I8_CUDA_TACTIC_CUDNN: {
+        cudnnStatus_t st = cudnnSetStream(c->dnn, s);
+        if (st == CUDNN_STATUS_SUCCESS) st = cudnnBackendExecute(c->dnn, p->plan, vp);
+        return (int)st;
+    }
+    default: return -1;
+    }
+}
+
+/* Mean milliseconds of one call, after warm-up; < 0 when a call fails (launch errors are
+ * cleared so the next candidate starts clean; a sticky device error is reported by the sync). */
+static float time_plan(cu_ctx *c, int n, cu_conv_plan *p, int node, cudnnBackendDescriptor_t vp) {
+    cudaStream_t s = c->streams[0];
+    for (int i = 0; i < TUNE_WARMUP; i++)
+        if (run_plan(c, n, p, node, s, 0, vp) != 0) {
+            cudaGetLastError();
+            cudaStreamSynchronize(s);
+            return -1.0f;
+        }
+    if (cudaEventRecord(c->t0, s) != cudaSuccess) return -1.0f;
+    for (int i = 0; i < TUNE_REPS; i++)
+        if (run_plan(c, n, p, node, s, 0, vp) != 0) {
+            cudaGetLastError();
+            cudaStreamSynchronize(s);
+            return -1.0f;
+        }
+    float ms = 0.0f;
+    if (cudaEventRecord(c->t1, s) != cudaSuccess || cudaEventSynchronize(c->t1) != cudaSuccess ||
+        cudaEventElapsedTime(&ms, c->t0, c->t1) != cudaSuccess) {
+        cudaGetLastError();
+        return -1.0f;
+    }
+    return ms / TUNE_REPS;
+}
+
+/* ---------------------------------------------------------------- cuBLASLt */
+
+static void lt_destroy(cu_conv_plan *p) {
+    if (p->la) cublasLtMatrixLayoutDestroy(p->la);
+    if (p->lb) cublasLtMatrixLayoutDestroy(p->lb);
+    if (p->lc) cublasLtMatrixLayoutDestroy(p->lc);
+    if (p->ld) cublasLtMatrixLayoutDestroy(p->ld);
+    if (p->mm) cublasLtMatmulDescDestroy(p->mm);
+    p->la = p->lb = p->lc = p->ld = NULL;
+    p->mm = NULL;
+}
+
+static int lt_fits(const cu_conv_sig *g) {
+    return g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
+}
+
+/* Creates the GEMM descriptors of p and asks the heuristic for up to max algorithms. */
+static int lt_setup(cu_ctx *c, int n, cu_conv_plan *p, int node, cublasLtMatmulHeuristicResult_t *res, int max) {
+    const cu_conv_sig *g = &p->sig;
+    uint64_t m = (uint64_t)n * g->h * g->w, k = (uint64_t)g->c_in, co = (uint64_t)g->c_out;
+    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    cublasLtEpilogue_t epi = g->relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
+    const void *bias = c->rt[node].b16;
+    cublasLtMatmulPreference_t pref = NULL;
+    int found = 0;
+    if (cublasLtMatmulDescCreate(&p->mm, CUBLAS_COMPUTE_32F, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS ||
+        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) ||
+        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) ||
+        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi) ||
+        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) ||
+        cublasLtMatrixLayoutCreate(&p->la, CUDA_R_16F, k, co, (int64_t)k) ||
+        cublasLtMatrixLayoutCreate(&p->lb, CUDA_R_16F, k, m, g->x_ld) ||
+        cublasLtMatrixLayoutCreate(&p->lc, CUDA_R_16F, co, m, g->has_res ? g->res_ld : g->y_ld) ||
+        cublasLtMatrixLayoutCreate(&p->ld, CUDA_R_16F, co, m, g->y_ld))
+        goto out;
+    uint64_t wsb = CU_WORKSPACE_BYTES;
+    uint32_t al_a = 16, al_b = (uint32_t)g->align_x, al_c = (uint32_t)(g->has_res ? g->align_r : g->align_y),
+             al_d = (uint32_t)g->align_y;
+    if (cublasLtMatmulPreferenceCreate(&pref) ||
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb) ||
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al_a, sizeof al_a) ||
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al_b, sizeof al_b) ||
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_c, sizeof al_c) ||
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_d, sizeof al_d))
+        goto out;
+    if (cublasLtMatmulAlgoGetHeuristic(c->lt, p->mm, p->la, p->lb, p->lc, p->ld, pref, max, res, &found) !=
+        CUBLAS_STATUS_SUCCESS)
+        found = 0;
+out:
+    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    return found;
+}
+
+/* ---------------------------------------------------------------- cuDNN backend graph */
+
+static void dnn_destroy(cu_conv_plan *p) {
+    if (p->plan) cudnnBackendDestroyDescriptor(p->plan);
+    p->plan = NULL;
+    for (int i = p->n_desc - 1; i >= 0; i--) cudnnBackendDestroyDescriptor(p->desc[i]);
+    p->n_desc = 0;
+}
+
+static cudnnStatus_t newd(cu_conv_plan *p, cudnnBackendDescriptorType_t t, cudnnBackendDescriptor_t *d) {
+    if (p->n_desc >= CU_MAX_CUDNN_DESC) return CUDNN_STATUS_INTERNAL_ERROR;
+    cudnnStatus_t st = cudnnBackendCreateDescriptor(t, d);
+    if (st == CUDNN_STATUS_SUCCESS) p->desc[p->n_desc++] = *d;
+    return st;
+}
+
+#define DNN_TRY(call)                                                                                        \
+    do {                                                                                                     \
+        st = (call);                                                                                         \
+        if (st != CUDNN_STATUS_SUCCESS) return st;                                                           \
+    } while (0)
+
+static cudnnStatus_t tensor(cu_conv_plan *p, int64_t uid, cudnnDataType_t dt, int64_t n, int64_t ch, int64_t h,
+                            int64_t w, int64_t ld, int64_t align, int virt, cudnnBackendDescriptor_t *out) {
+    cudnnStatus_t st;
+    int64_t dims[4] = {n, ch, h, w}, strides[4] = {h * w * ld, 1, w * ld, ld};
+    bool v = virt != 0;
+    DNN_TRY(newd(p, CUDNN_BACKEND_TENSOR_DESCRIPTOR, out));
+    DNN_TRY(cudnnBackendSetAttribute(*out, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt));
+    DNN_TRY(cudnnBackendSetAttribute(*out, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims));
+    DNN_TRY(cudnnBackendSetAttribute(*out, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides));
+    DNN_TRY(cudnnBackendSetAttribute(*out, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid));
+    DNN_TRY(cudnnBackendSetAttribute(*out, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align));
+    DNN_TRY(cudnnBackendSetAttribute(*out, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &v));
+    return cudnnBackendFinalize(*out);
+}
+
+static cudnnStatus_t pointwise(cu_conv_plan *p, cudnnPointwiseMode_t mode, cudnnBackendDescriptor_t x,
+                               cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t y, cudnnBackendDescriptor_t *op) {
+    cudnnStatus_t st;
+    cudnnBackendDescriptor_t pw;
+    cudnnDataType_t prec = CUDNN_DATA_FLOAT;
+    DNN_TRY(newd(p, CUDNN_BACKEND_POINTWISE_DESCRIPTOR, &pw));
+    DNN_TRY(cudnnBackendSetAttribute(pw, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode));
+    DNN_TRY(cudnnBackendSetAttribute(pw, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &prec));
+    DNN_TRY(cudnnBackendFinalize(pw));
+    DNN_TRY(newd(p, CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, op));
+    DNN_TRY(cudnnBackendSetAttribute(*op, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                     1, &pw));
+    DNN_TRY(cudnnBackendSetAttribute(*op, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x));
+    if (b)
+        DNN_TRY(cudnnBackendSetAttribute(*op, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                         &b));
+    DNN_TRY(cudnnBackendSetAttribute(*op, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y));
+    return cudnnBackendFinalize(*op);
+}
+
+enum { UID_X = 1, UID_W = 2, UID_B = 3, UID_R = 4, UID_Y = 5, UID_V = 100 };
+
+/* Operation graph conv -> add bias [-> add residual] [-> relu] for p->sig at batch n. */
+static cudnnStatus_t dnn_graph(cu_ctx *c, int n, cu_conv_plan *p, cudnnBackendDescriptor_t *graph) {
+    const cu_conv_sig *g = &p->sig;
+    cudnnStatus_t st;
+    cudnnBackendDescriptor_t xd, wd, bd, rd = NULL, yd, cv, cd, conv_op, ops[4];
+    int nops = 0;
+    DNN_TRY(tensor(p, UID_X, CUDNN_DATA_HALF, n, g->c_in, g->h, g->w, g->x_ld, g->align_x, 0, &xd));
+    {   /* filter KRSC: dims [k, c, r, s] */
+        int64_t dims[4] = {g->c_out, g->c_in, g->kh, g->kw};
+        int64_t strides[4] = {(int64_t)g->kh * g->kw * g->c_in, 1, (int64_t)g->kw * g->c_in, g->c_in};
+        int64_t uid = UID_W, align = 16;
+        bool v = false;
+        cudnnDataType_t dt = CUDNN_DATA_HALF;
+        DNN_TRY(newd(p, CUDNN_BACKEND_TENSOR_DESCRIPTOR, &wd));
+        DNN_TRY(cudnnBackendSetAttribute(wd, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt));
+        DNN_TRY(cudnnBackendSetAttribute(wd, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims));
+        DNN_TRY(cudnnBackendSetAttribute(wd, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides));
+        DNN_TRY(cudnnBackendSetAttribute(wd, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid));
+        DNN_TRY(cudnnBackendSetAttribute(wd, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align));
+        DNN_TRY(cudnnBackendSetAttribute(wd, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &v));
+        DNN_TRY(cudnnBackendFinalize(wd));
+    }
+    DNN_TRY(tensor(p, UID_B, CUDNN_DATA_FLOAT, 1, g->c_out, 1, 1, g->c_out, 16, 0, &bd));
+    if (g->has_res)
+        DNN_TRY(tensor(p, UID_R, CUDNN_DATA_HALF, n, g->c_out, g->ho, g->wo, g->res_ld, g->align_r, 0, &rd));
+    DNN_TRY(tensor(p, UID_Y, CUDNN_DATA_HALF, n, g->c_out, g->ho, g->wo, g->y_ld, g->align_y, 0, &yd));
+    DNN_TRY(tensor(p, UID_V, CUDNN_DATA_FLOAT, n, g->c_out, g->ho, g->wo, g->c_out, 16, 1, &cv));
+
+    DNN_TRY(newd(p, CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, &cd));
+    {
+        cudnnDataType_t comp = CUDNN_DATA_FLOAT;
+        cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
+        int64_t sd = 2, dil[2] = {1, 1}, str[2] = {g->sh, g->sw}, pad[2] = {g->ph, g->pw};
+        DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp));
+        DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode));
+        DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &sd));
+        DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, 2, dil));
+        DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, 2, str));
+        DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 2, pad));
+        DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, 2, pad));
+        DNN_TRY(cudnnBackendFinalize(cd));
+    }
+    DNN_TRY(newd(p, CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, &conv_op));
+    {
+        float alpha = 1.0f, beta = 0.0f;
+        DNN_TRY(cudnnBackendSetAttribute(conv_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
+                                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &xd));
+        DNN_TRY(cudnnBackendSetAttribute(conv_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
+                                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &wd));
+        DNN_TRY(cudnnBackendSetAttribute(conv_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
+                                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cv));
+        DNN_TRY(cudnnBackendSetAttribute(conv_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
+                                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cd));
+        DNN_TRY(cudnnBackendSetAttribute(conv_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1,
+                                         &alpha));
+        DNN_TRY(cudnnBackendSetAttribute(conv_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1,
+                                         &beta));
+        DNN_TRY(cudnnBackendFinalize(conv_op));
+    }
+    /* pointwise chain; the last op writes Y */
+    int npw = 1 + g->has_res + g->relu;
+    cudnnBackendDescriptor_t cur = cv;
+    for (int k = 0; k < npw; k++) {
+        cudnnBackendDescriptor_t out = yd;
+        if (k < npw - 1)
+            DNN_TRY(tensor(p, UID_V + 1 + k, CUDNN_DATA_FLOAT, n, g->c_out, g->ho, g->wo, g->c_out, 16, 1, &out));
+        if (k == 0) DNN_TRY(pointwise(p, CUDNN_POINTWISE_ADD, cur, bd, out, &ops[1 + nops]));
+        else if (k == 1 && g->has_res) DNN_TRY(pointwise(p, CUDNN_POINTWISE_ADD, cur, rd, out, &ops[1 + nops]));
+        else DNN_TRY(pointwise(p, CUDNN_POINTWISE_RELU_FWD, cur, NULL, out, &ops[1 + nops]));
+        nops++;
+        cur = out;
+    }
+    ops[0] = conv_op;
+    DNN_TRY(newd(p, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, graph));
+    DNN_TRY(cudnnBackendSetAttribute(*graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &c->dnn));
+    DNN_TRY(cudnnBackendSetAttribute(*graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1 + nops,
+                                     ops));
+    return cudnnBackendFinalize(*graph);
+}
+
+/* Engine configs proposed by the heuristic (mode A, then the fallback list); returns count. */
+static int dnn_configs(cu_ctx *c, cu_conv_plan *p, cudnnBackendDescriptor_t graph, cudnnBackendDescriptor_t *cfg,
+                       int max) {
+    cudnnBackendHeurMode_t modes[2] = {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK};
+    for (int mi = 0; mi < 2; mi++) {
+        cudnnBackendDescriptor_t heur = NULL;
+        int64_t got = 0;
+        if (cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, &heur) != CUDNN_STATUS_SUCCESS)
+            return 0;
+        int ok = cudnnBackendSetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                          &graph) == CUDNN_STATUS_SUCCESS &&
+                 cudnnBackendSetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &modes[mi]) ==
+                     CUDNN_STATUS_SUCCESS &&
+                 cudnnBackendFinalize(heur) == CUDNN_STATUS_SUCCESS;
+        int made = 0;
+        if (ok) {
+            for (; made < max; made++)
+                if (cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfg[made]) !=
+                    CUDNN_STATUS_SUCCESS)
+                    break;
+            if (cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, made,
+                                         &got, cfg) != CUDNN_STATUS_SUCCESS)
+                got = 0;
+            if (got > made) got = made;
+            for (int i = (int)got; i < made; i++) cudnnBackendDestroyDescriptor(cfg[i]);
+        }
+        cudnnBackendDestroyDescriptor(heur);
+        if (got > 0) return (int)got;
+    }
+    (void)c;
+    (void)p;
+    return 0;
+}
+
+static int64_t dnn_engine_index(cudnnBackendDescriptor_t cfg) {
+    cudnnBackendDescriptor_t eng = NULL;
+    int64_t idx = -1, got = 0;
+    if (cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &eng) != CUDNN_STATUS_SUCCESS) return -1;
+    if (cudnnBackendGetAttribute(cfg, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &got, &eng) !=
+            CUDNN_STATUS_SUCCESS ||
+        cudnnBackendGetAttribute(eng, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &got, &idx) !=
+            CUDNN_STATUS_SUCCESS)
+        idx = -1;
+    cudnnBackendDestroyDescriptor(eng);
+    return idx;
+}
+
+static cudnnStatus_t dnn_varpack(cu_ctx *c, int node, const cu_conv_sig *g, void *ws, cudnnBackendDescriptor_t *vp) {
+    const i8_node *nd = &c->g->nodes[node];
+    int64_t uids[5];
+    void *ptrs[5];
+    int k = 0;
+    uids[k] = UID_X, ptrs[k++] = i8_cuda_view_ptr(c, nd->inputs[0]);
+    uids[k] = UID_W, ptrs[k++] = c->rt[node].w16;
+    uids[k] = UID_B, ptrs[k++] = c->rt[node].b32;
+    if (g->has_res) uids[k] = UID_R, ptrs[k++] = i8_cuda_view_ptr(c, nd->inputs[1]);
+    uids[k] = UID_Y, ptrs[k++] = i8_cuda_view_ptr(c, node);
+    cudnnStatus_t st = cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, vp);
+    if (st != CUDNN_STATUS_SUCCESS) return st;
+    if ((st = cudnnBackendSetAttribute(*vp, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, k, uids)) ||
+        (st = cudnnBackendSetAttribute(*vp, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, k, ptrs)) ||
+        (st = cudnnBackendSetAttribute(*vp, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &ws)) ||
+        (st = cudnnBackendFinalize(*vp))) {
+        cudnnBackendDestroyDescriptor(*vp);
+        *vp = NULL;
+    }
+    return st;
+}
+
+/* Finalizes a plan for cfg; 0 when it fails or needs too much workspace. */
+static cudnnBackendDescriptor_t dnn_plan(cu_ctx *c, cudnnBackendDescriptor_t cfg, int64_t *workspace) {
+    cudnnBackendDescriptor_t plan = NULL;
+    if (cudnnBackendCreateDescriptor(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan) != CUDNN_STATUS_SUCCESS)
+        return NULL;
+    int64_t got = 0;
+    *workspace = 0;
+    if (cudnnBackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &c->dnn) ||
+        cudnnBackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                 &cfg) ||
+        cudnnBackendFinalize(plan) ||
+        cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &got,
+                                 workspace) ||
+        *workspace < 0 || (uint64_t)*workspace > CU_WORKSPACE_BYTES) {
+        cudnnBackendDestroyDescriptor(plan);
+        return NULL;
+    }
+    return plan;
+}
+
+/* Tries the cuDNN configs for p; on success p->plan / p->tac hold the fastest (if faster than
+ * *best_ms) and *best_ms is updated. want_rank >= 0 restores one config without timing. */
+static void dnn_tune(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node, float *best_ms, int want_rank,
+                     int64_t want_engine) {
+    if (c->cudnn_spent_s > c->cudnn_budget_s) return;
+    double t_start = now_s();
+    cudnnBackendDescriptor_t graph = NULL, cfg[MAX_CUDNN_CFGS];
+    int saved_desc = p->n_desc;
+    if (dnn_graph(c, b->n, p, &graph) != CUDNN_STATUS_SUCCESS) {
+        b->stats.cudnn_plans_failed++;
+        goto fail;
+    }
+    int ncfg = dnn_configs(c, p, graph, cfg, MAX_CUDNN_CFGS);
+    int chosen_cfg = -1;
+    for (int i = 0; i < ncfg; i++) {
+        if (want_rank >= 0 && i != want_rank) continue;
+        if (c->cudnn_spent_s + (now_s() - t_start) > c->cudnn_budget_s) break;
+        int64_t ws = 0, eng = dnn_engine_index(cfg[i]);
+        if (want_rank >= 0 && eng != want_engine) continue;
+        b->stats.cudnn_plans_tried++;
+        cudnnBackendDescriptor_t plan = dnn_plan(c, cfg[i], &ws), vp = NULL;
+        if (!plan) {
+            b->stats.cudnn_plans_failed++;
+            continue;
+        }
+        float ms = -1.0f;
+        if (dnn_varpack(c, node, &p->sig, c->ws[0], &vp) == CUDNN_STATUS_SUCCESS) {
+            cu_conv_plan trial = *p;
+            trial.tac.kind = I8_CUDA_TACTIC_CUDNN;
+            trial.plan = plan;
+            ms = want_rank >= 0 ? (run_plan(c, b->n, &trial, node, c->streams[0], 0, vp) == 0 &&
+                                           cudaStreamSynchronize(c->streams[0]) == cudaSuccess
+                                       ? 0.0f
+                                       : -1.0f)
+                                : time_plan(c, b->n, &trial, node, vp);
+            cudnnBackendDestroyDescriptor(vp);
+        }
+        if (ms < 0.0f) {
+            b->stats.cudnn_plans_failed++;
+            cudnnBackendDestroyDescriptor(plan);
+            continue;
+        }
+        if (ms < *best_ms) {
+            if (p->plan) cudnnBackendDestroyDescriptor(p->plan);
+            p->plan = plan;
+            chosen_cfg = i;
+            *best_ms = ms;
+            memset(&p->tac, 0, sizeof p->tac);
+            p->tac.kind = I8_CUDA_TACTIC_CUDNN, p->tac.variant = i, p->tac.engine = eng, p->tac.ms = ms;
+            p->tac.workspace = (uint64_t)ws;
+        } else {
+            cudnnBackendDestroyDescriptor(plan);
+        }
+    }
+    for (int i = 0; i < ncfg; i++) {
+        if (i == chosen_cfg && p->n_desc < CU_MAX_CUDNN_DESC) p->desc[p->n_desc++] = cfg[i];
+        else if (i == chosen_cfg) { /* no room: keep it alive anyway (leak is bounded, one per problem) */
+        } else cudnnBackendDestroyDescriptor(cfg[i]);
+    }
+    c->cudnn_spent_s += now_s() - t_start;
+    if (chosen_cfg >= 0) return;
+fail:
+    /* nothing kept: drop the graph descriptors created for this attempt */
+    for (int i = p->n_desc - 1; i >= saved_desc; i--) cudnnBackendDestroyDescriptor(p->desc[i]);
+    p->n_desc = saved_desc;
+    c->cudnn_spent_s += 0.0;
+}
+
+/* ---------------------------------------------------------------- setup per node */
+
+static void plan_release(cu_conv_plan *p) {
+    lt_destroy(p);
+    dnn_destroy(p);
+}
+
+void i8_cuda_conv_free_batch(cu_batch *b) {
+    for (int i = 0; i < b->n_plans; i++) plan_release(&b->plans[i]);
+    free(b->plans);
+    b->plans = NULL;
+    b->n_plans = b->cap_plans = 0;
+}
+
+static void tune_plan(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
+    float best = INFINITY;
+    const i8_cuda_tactic *pre = b->preset ? &b->preset[node] : NULL;
+    int force = c->force_kind;
+    cublasLtMatmulHeuristicResult_t lt_res[MAX_LT_ALGOS];
+    int lt_n = 0;
+    p->tac.kind = I8_CUDA_TACTIC_NONE;
+
+    /* restore a preset first: used untimed when it still runs here */
+    if (pre && pre->kind == I8_CUDA_TACTIC_OWN && pre->variant >= 0 && pre->variant < i8_cuda_conv_own_variants()) {
+        p->tac = *pre;
+        if (time_plan(c, b->n, p, node, NULL) >= 0.0f) return;
+    } else if (pre && pre->kind == I8_CUDA_TACTIC_CUBLASLT && lt_fits(&p->sig)) {
+        lt_n = lt_setup(c, b->n, p, node, lt_res, MAX_LT_ALGOS);
+        p->tac = *pre;
+        if (p->mm && time_plan(c, b->n, p, node, NULL) >= 0.0f) return;
+        lt_destroy(p);
+    } else if (pre && pre->kind == I8_CUDA_TACTIC_CUDNN) {
+        dnn_tune(c, b, p, node, &best, pre->variant, pre->engine);
+        if (p->plan) return;
+        best = INFINITY;
+    }
+    p->tac.kind = I8_CUDA_TACTIC_NONE;
+
+    if ((force == 0 || force == I8_CUDA_TACTIC_CUBLASLT) && lt_fits(&p->sig)) {
+        lt_n = lt_setup(c, b->n, p, node, lt_res, MAX_LT_ALGOS);
+        for (int i = 0; i < lt_n; i++) {
+            cu_conv_plan trial = *p;
+            trial.tac.kind = I8_CUDA_TACTIC_CUBLASLT;
+            memcpy(trial.tac.algo, &lt_res[i].algo, sizeof lt_res[i].algo);
+            float ms = time_plan(c, b->n, &trial, node, NULL);
+            if (ms >= 0.0f && ms < best) {
+                best = ms;
+                memset(&p->tac, 0, sizeof p->tac);
+                p->tac.kind = I8_CUDA_TACTIC_CUBLASLT, p->tac.variant = i, p->tac.engine = -1, p->tac.ms = ms;
+                p->tac.workspace = lt_res[i].workspaceSize;
+                memcpy(p->tac.algo, &lt_res[i].algo, sizeof lt_res[i].algo);
+            }
+        }
+    }
+    if (force == 0 || force == I8_CUDA_TACTIC_CUDNN) {
+        i8_cuda_tactic keep = p->tac;
+        float before = best;
+        dnn_tune(c, b, p, node, &best, -1, -1);
+        if (!(best < before)) p->tac = keep;
+    }
+    if (force == 0 || force == I8_CUDA_TACTIC_OWN || p->tac.kind == I8_CUDA_TACTIC_NONE) {
+        for (int v = 0; v < i8_cuda_conv_own_variants(); v++) {
+            cu_conv_plan trial = *p;
+            memset(&trial.tac, 0, sizeof trial.tac);
+            trial.tac.kind = I8_CUDA_TACTIC_OWN, trial.tac.variant = v, trial.tac.engine = -1;
+            float ms = time_plan(c, b->n, &trial, node, NULL);
+            if (ms >= 0.0f && ms < best) {
+                best = ms;
+                p->tac = trial.tac;
+                p->tac.ms = ms;
+            }
+        }
+    }
+    if (p->tac.kind != I8_CUDA_TACTIC_CUBLASLT) lt_destroy(p);
+    if (p->tac.kind != I8_CUDA_TACTIC_CUDNN) dnn_destroy(p);
+}
+
+infer8_status i8_cuda_conv_setup(cu_ctx *c, cu_batch *b, int node, i8_err *err) {
+    cu_conv_sig sig;
+    make_sig(c, node, &sig);
+    int idx = -1;
+    for (int i = 0; i < b->n_plans; i++)
+        if (memcmp(&b->plans[i].sig, &sig, sizeof sig) == 0) {
+            idx = i;
+            break;
+        }
+    if (idx < 0) {
+        if (b->n_plans == b->cap_plans) {
+            int cap = b->cap_plans ? 2 * b->cap_plans : 64;
+            cu_conv_plan *np = i8_realloc(b->plans, sizeof *np * (size_t)cap, err);
+            if (!np) return err->code;
+            b->plans = np;
+            b->cap_plans = cap;
+        }
+        idx = b->n_plans++;
+        cu_conv_plan *p = &b->plans[idx];
+        memset(p, 0, sizeof *p);
+        p->sig = sig;
+        tune_plan(c, b, p, node);
+        if (p->tac.kind == I8_CUDA_TACTIC_NONE) {
+            cudaError_t e = cudaGetLastError();
+            return i8_fail(err, INFER8_E_DEVICE, "cuda: conv '%s' (batch %d): no implementation ran (%s)",
+                           c->g->nodes[node].name, b->n, cudaGetErrorString(e));
+        }
+        b->stats.problems++;
+    }
+    cu_conv_plan *p = &b->plans[idx];
+    b->node_plan[node] = idx;
+    b->tactics[node] = p->tac;
+    b->stats.convs_per_kind[p->tac.kind]++;
+    if (p->tac.kind == I8_CUDA_TACTIC_CUDNN) {
+        cudnnStatus_t st = dnn_varpack(c, node, &p->sig, c->ws[c->rt[node].stream], &b->varpack[node]);
+        if (st != CUDNN_STATUS_SUCCESS)
+            return i8_fail(err, INFER8_E_DEVICE, "cuda: conv '%s': cuDNN variant pack: %s", c->g->nodes[node].name,
+                           cudnnGetErrorString(st));
+    }
+    return INFER8_OK;
+}
+
+int i8_cuda_conv_launch(cu_ctx *c, cu_batch *b, int node, cudaStream_t s, int ws_index) {
+    return run_plan(c, b->n, &b->plans[b->node_plan[node]], node, s, ws_index, b->varpack[node]);
+}

@@ -1,0 +1,414 @@
+/* Own CUDA kernels of the CUDA backend: implicit-GEMM convolution on tensor cores (WMMA,
+ * cp.async double buffering, fused bias / residual / ReLU epilogue writing into a channel
+ * slice), pools, global average pool, classifier, input conversion and a per-channel pointwise
+ * kernel (unfused batchnorm / relu / residual, concat copies). C-style CUDA: no classes, one
+ * launcher per op (declared in cuda_kernels.h). Developed and benchmarked in dev/kernels/. */
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <mma.h>
+#include <stdint.h>
+
+#include "cuda_kernels.h"
+
+using namespace nvcuda;
+
+static int launch_status(void) { return (int)cudaGetLastError(); }
+
+static unsigned blocks_for(size_t count, unsigned threads) {
+    size_t b = (count + threads - 1) / threads;
+    return (unsigned)(b > 0x7fffffffu ? 0x7fffffffu : (b ? b : 1));
+}
+
+/* ---------------------------------------------------------------- implicit-GEMM conv */
+
+__device__ __forceinline__ void cp_async16(void *smem, const void *gmem, int bytes) {
+    unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes));
+}
+__device__ __forceinline__ void cp_async_commit(void) { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_async_wait(void) {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+/* GEMM view: M = n*ho*wo output pixels, N = c_out, K = kh*kw*c_in (ordered ky, kx, ci).
+ * Block tile BM x BN x 32, warps WM x WN each; A (im2col gather) and B (weights) go
+ * global -> shared with cp.async (zero fill for padding / tails), two stages. */
+template <int BM, int BN, int WM, int WN>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
+conv_wmma_kernel(i8_cuda_conv_args a, int splits) {
+    constexpr int BK = 32, LDS = BK + 8, LDC = BN + 4;
+    constexpr int NT = (BM / WM) * (BN / WN) * 32;
+    constexpr int FM = WM / 16, FN = WN / 16;
+    constexpr int AB_BYTES = 2 * (BM + BN) * LDS * 2, C_BYTES = BM * LDC * 4;
+    constexpr int SMEM = AB_BYTES > C_BYTES ? AB_BYTES : C_BYTES;
+    constexpr int A_CHUNKS = BM * BK / 8, B_CHUNKS = BN * BK / 8;
+    constexpr int A_PER = (A_CHUNKS + NT - 1) / NT, B_PER = (B_CHUNKS + NT - 1) / NT;
+    __shared__ __align__(128) unsigned char smem[SMEM];
+    __half *sA = (__half *)smem;                 /* [2][BM][LDS] */
+    __half *sB = sA + 2 * BM * LDS;              /* [2][BN][LDS] */
+
+    const int tid = threadIdx.x, warp = tid / 32;
+    const int wm = warp / (BN / WN), wn = warp % (BN / WN);
+    const int M = a.n * a.ho * a.wo, K = a.kh * a.kw * a.c_in;
+    const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
+    const __half *x = (const __half *)a.x, *w = (const __half *)a.wt;
+
+    /* Per-thread A rows: output pixel decomposition fixed across k tiles. */
+    int a_n[A_PER], a_iy[A_PER], a_ix[A_PER], a_ok[A_PER];
+#pragma unroll
+    for (int i = 0; i < A_PER; i++) {
+        int idx = tid + i * NT, row = idx / (BK / 8);
+        int m = m0 + row;
+        a_ok[i] = idx < A_CHUNKS && m < M;
+        int mm = a_ok[i] ? m : 0;
+        int ox = mm % a.wo, t = mm / a.wo, oy = t % a.ho;
+        a_n[i] = t / a.ho;
+        a_iy[i] = oy * a.sh - a.ph;
+        a_ix[i] = ox * a.sw - a.pw;
+    }
+
+    auto load_tile = [&](int kt, int stage) {
+#pragma unroll
+        for (int i = 0; i < A_PER; i++) {
+            int idx = tid + i * NT;
+            if (idx >= A_CHUNKS) break;
+            int row = idx / (BK / 8), kc = idx % (BK / 8);
+            int k = kt * BK + kc * 8;
+            const __half *src = x;
+            int bytes = 0;
+            if (a_ok[i] && k < K) {
+                int ci = k % a.c_in, rs = k / a.c_in, ky = rs / a.kw, kx = rs % a.kw;
+                int iy = a_iy[i] + ky, ix = a_ix[i] + kx;
+                if (iy >= 0 && iy < a.h && ix >= 0 && ix < a.w) {
+                    src = x + ((size_t)(a_n[i] * a.h + iy) * a.w + ix) * a.x_ld + ci;
+                    bytes = 16;
+                }
+            }
+            cp_async16(sA + (stage * BM + row) * LDS + kc * 8, src, bytes);
+        }
+#pragma unroll
+        for (int i = 0; i < B_PER; i++) {
+            int idx = tid + i * NT;
+            if (idx >= B_CHUNKS) break;
+            int row = idx / (BK / 8), kc = idx % (BK / 8);
+            int k = kt * BK + kc * 8, co = n0 + row;
+            const __half *src = w;
+            int bytes = 0;
+            if (co < a.c_out && k < K) {
+                src = w + (size_t)co * K + k;
+                bytes = 16;
+            }
+            cp_async16(sB + (stage * BN + row) * LDS + kc * 8, src, bytes);
+        }
+    };
+
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[FM][FN];
+#pragma unroll
+    for (int i = 0; i < FM; i++)
+#pragma unroll
+        for (int j = 0; j < FN; j++) wmma::fill_fragment(acc[i][j], 0.0f);
+
+    const int KT_ALL = (K + BK - 1) / BK, per = (KT_ALL + splits - 1) / splits;
+    const int kt0 = blockIdx.z * per, KT = min(KT_ALL, kt0 + per);
+    if (kt0 < KT) load_tile(kt0, kt0 & 1);
+    cp_async_commit();
+    for (int kt = kt0; kt < KT; kt++) {
+        if (kt + 1 < KT) {
+            load_tile(kt + 1, (kt + 1) & 1);
+            cp_async_commit();
+            cp_async_wait<1>();
+        } else {
+            cp_async_wait<0>();
+        }
+        __syncthreads();
+        const __half *tA = sA + (kt & 1) * BM * LDS, *tB = sB + (kt & 1) * BN * LDS;
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += 16) {
+            wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa[FM];
+            wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> fb[FN];
+#pragma unroll
+            for (int i = 0; i < FM; i++) wmma::load_matrix_sync(fa[i], tA + (wm * WM + i * 16) * LDS + kk, LDS);
+#pragma unroll
+            for (int j = 0; j < FN; j++) wmma::load_matrix_sync(fb[j], tB + (wn * WN + j * 16) * LDS + kk, LDS);
+#pragma unroll
+            for (int i = 0; i < FM; i++)
+#pragma unroll
+                for (int j = 0; j < FN; j++) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
+        }
+        __syncthreads();
+    }
+
+    /* Epilogue through shared memory: bias, residual, relu, fp16 store into the slice. */
+    float *sC = (float *)smem;
+#pragma unroll
+    for (int i = 0; i < FM; i++)
+#pragma unroll
+        for (int j = 0; j < FN; j++)
+            wmma::store_matrix_sync(sC + (wm * WM + i * 16) * LDC + wn * WN + j * 16, acc[i][j], LDC,
+                                    wmma::mem_row_major);
+    __syncthreads();
+    if (splits > 1) {
+        /* split-K: publish this block's partial tile; the last block of the tile sums them all */
+        __shared__ int is_last;
+        const int tile = blockIdx.x * gridDim.y + blockIdx.y;
+        float *mine = a.partial + ((size_t)tile * splits + blockIdx.z) * BM * BN;
+        for (int idx = tid; idx < BM * BN; idx += NT) mine[idx] = sC[(idx / BN) * LDC + idx % BN];
+        __threadfence();
+        __syncthreads();
+        if (tid == 0) is_last = atomicAdd(&a.counters[tile], 1u) == (unsigned)splits - 1;
+        __syncthreads();
+        if (!is_last) return;
+        __threadfence();
+        const float *all = a.partial + (size_t)tile * splits * BM * BN;
+        for (int idx = tid; idx < BM * BN; idx += NT) {
+            float v = 0.0f;
+            for (int z = 0; z < splits; z++) v += __ldcg(all + (size_t)z * BM * BN + idx);
+            sC[(idx / BN) * LDC + idx % BN] = v;
+        }
+        if (tid == 0) a.counters[tile] = 0u; /* ready for the next launch / graph replay */
+        __syncthreads();
+    }
+    const __half *res = (const __half *)a.res;
+    __half *y = (__half *)a.y;
+    const bool vec = (a.y_ld % 8 == 0) && (((uintptr_t)y & 15) == 0) &&
+                     (!res || ((a.res_ld % 8 == 0) && (((uintptr_t)res & 15) == 0)));
+    for (int idx = tid; idx < BM * BN / 8; idx += NT) {
+        int row = idx / (BN / 8), cc = (idx % (BN / 8)) * 8;
+        int m = m0 + row, co = n0 + cc;
+        if (m >= M || co >= a.c_out) continue;
+        const float *src = sC + row * LDC + cc;
+        if (vec && co + 8 <= a.c_out) {
+            float v[8];
+#pragma unroll
+            for (int e = 0; e < 8; e++) v[e] = src[e] + (a.bias ? a.bias[co + e] : 0.0f);
+            if (res) {
+                uint4 r = *(const uint4 *)(res + (size_t)m * a.res_ld + co);
+                const __half *rh = (const __half *)&r;
+#pragma unroll
+                for (int e = 0; e < 8; e++) v[e] += __half2float(rh[e]);
+            }
+            uint4 o;
+            __half *oh = (__half *)&o;
+#pragma unroll
+            for (int e = 0; e < 8; e++) oh[e] = __float2half_rn(a.relu ? fmaxf(v[e], 0.0f) : v[e]);
+            *(uint4 *)(y + (size_t)m * a.y_ld + co) = o;
+        } else {
+            for (int e = 0; e < 8 && co + e < a.c_out; e++) {
+                float v = src[e] + (a.bias ? a.bias[co + e] : 0.0f);
+                if (res) v += __half2float(res[(size_t)m * a.res_ld + co + e]);
+                y[(size_t)m * a.y_ld + co + e] = __float2half_rn(a.relu ? fmaxf(v, 0.0f) : v);
+            }
+        }
+    }
+}
+
+template <int BM, int BN, int WM, int WN>
+static int launch_conv(const i8_cuda_conv_args *a, int splits, cudaStream_t s) {
+    int M = a->n * a->ho * a->wo, K = a->kh * a->kw * a->c_in;
+    dim3 grid((unsigned)((M + BM - 1) / BM), (unsigned)((a->c_out + BN - 1) / BN), (unsigned)splits);
+    if (splits > 1) {
+        size_t tiles = (size_t)grid.x * grid.y;
+        if (splits > (K + 31) / 32 || !a->partial || !a->counters || tiles > (size_t)a->n_counters ||
+            tiles * splits * BM * BN * sizeof(float) > a->partial_bytes)
+            return (int)cudaErrorInvalidValue;
+    }
+    conv_wmma_kernel<BM, BN, WM, WN><<<grid, (BM / WM) * (BN / WN) * 32, 0, s>>>(*a, splits);
+    return launch_status();
+}
+
+extern "C" int i8_cuda_conv_own_variants(void) { return 16; }
+
+extern "C" const char *i8_cuda_conv_own_name(int variant) {
+    static const char *names[] = {"wmma64x64", "wmma32x64", "wmma128x64", "wmma64x128"};
+    return variant >= 0 && variant < 16 ? names[variant % 4] : "?";
+}
+
+extern "C" int i8_cuda_conv_own(const i8_cuda_conv_args *a, int variant, void *stream) {
+    cudaStream_t s = (cudaStream_t)stream;
+    if (variant < 0 || variant >= 16) return (int)cudaErrorInvalidValue;
+    int splits = 1 << (variant / 4);
+    switch (variant % 4) {
+    case 0: return launch_conv<64, 64, 32, 32>(a, splits, s);
+    case 1: return launch_conv<32, 64, 16, 32>(a, splits, s);
+    case 2: return launch_conv<128, 64, 64, 32>(a, splits, s);
+    case 3: return launch_conv<64, 128, 32, 64>(a, splits, s);
+    default: return (int)cudaErrorInvalidValue;
+    }
+}
+
+/* ---------------------------------------------------------------- input conversion */
+
+__global__ void input_to_nhwc_kernel(const float *x, int n, int c, int h, int w, __half *y, int c_pad) {
+    size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x, hw = (size_t)h * w;
+    if (p >= (size_t)n * hw) return;
+    size_t b = p / hw, q = p % hw;
+    for (int ch = 0; ch < c_pad; ch++)
+        y[p * c_pad + ch] = __float2half_rn(ch < c ? x[(b * c + ch) * hw + q] : 0.0f);
+}
+
+extern "C" int i8_cuda_input_to_nhwc(const float *x, int n, int c, int h, int w, void *y, int c_pad, void *stream) {
+    size_t count = (size_t)n * h * w;
+    input_to_nhwc_kernel<<<blocks_for(count, 256), 256, 0, (cudaStream_t)stream>>>(x, n, c, h, w, (__half *)y, c_pad);
+    return launch_status();
+}
+
+/* ---------------------------------------------------------------- pools */
+
+/* One thread per output pixel and group of V channels (V = 8: 16-byte accesses). */
+template <int V>
+__global__ void pool_kernel(const __half *x, int n, int h, int w, int c, int x_ld, __half *y, int ho, int wo,
+                            int y_ld, int kh, int kw, int sh, int sw, int ph, int pw, int mode) {
+    int groups = c / V;
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (size_t)n * ho * wo * groups) return;
+    int g = (int)(t % groups);
+    size_t p = t / groups;
+    int ox = (int)(p % wo), oy = (int)((p / wo) % ho), b = (int)(p / ((size_t)wo * ho));
+    int y0 = oy * sh - ph, x0 = ox * sw - pw;
+    int y1 = min(y0 + kh, h + ph), x1 = min(x0 + kw, w + pw);
+    int pool_size = (y1 - y0) * (x1 - x0);
+    int ys = max(y0, 0), xs = max(x0, 0), ye = min(y1, h), xe = min(x1, w);
+    float acc[V];
+#pragma unroll
+    for (int e = 0; e < V; e++) acc[e] = mode == 0 ? -INFINITY : 0.0f;
+    for (int iy = ys; iy < ye; iy++)
+        for (int ix = xs; ix < xe; ix++) {
+            const __half *src = x + ((size_t)(b * h + iy) * w + ix) * x_ld + g * V;
+            __half v[V];
+            if (V == 8) *(uint4 *)v = *(const uint4 *)src;
+            else
+#pragma unroll
+                for (int e = 0; e < V; e++) v[e] = src[e];
+#pragma unroll
+            for (int e = 0; e < V; e++) {
+                float f = __half2float(v[e]);
+                acc[e] = mode == 0 ? fmaxf(acc[e], f) : acc[e] + f;
+            }
+        }
+    float div = mode == 2 ? (float)pool_size : (float)((ye - ys) * (xe - xs));
+    __half o[V];
+#pragma unroll
+    for (int e = 0; e < V; e++) o[e] = __float2half_rn(mode == 0 ? acc[e] : acc[e] / div);
+    __half *dst = y + p * y_ld + g * V;
+    if (V == 8) *(uint4 *)dst = *(uint4 *)o;
+    else
+#pragma unroll
+        for (int e = 0; e < V; e++) dst[e] = o[e];
+}
+
+extern "C" int i8_cuda_pool(const void *x, int n, int h, int w, int c, int x_ld, void *y, int ho, int wo, int y_ld,
+                            int kh, int kw, int sh, int sw, int ph, int pw, int mode, void *stream) {
+    cudaStream_t s = (cudaStream_t)stream;
+    bool vec = c % 8 == 0 && x_ld % 8 == 0 && y_ld % 8 == 0 && ((uintptr_t)x & 15) == 0 && ((uintptr_t)y & 15) == 0;
+    size_t pixels = (size_t)n * ho * wo;
+    if (vec)
+        pool_kernel<8><<<blocks_for(pixels * (c / 8), 128), 128, 0, s>>>((const __half *)x, n, h, w, c, x_ld,
+                                                                          (__half *)y, ho, wo, y_ld, kh, kw, sh, sw,
+                                                                          ph, pw, mode);
+    else
+        pool_kernel<1><<<blocks_for(pixels * c, 128), 128, 0, s>>>((const __half *)x, n, h, w, c, x_ld, (__half *)y,
+                                                                    ho, wo, y_ld, kh, kw, sh, sw, ph, pw, mode);
+    return launch_status();
+}
+
+/* ---------------------------------------------------------------- head */
+
+/* Block (32 channels x 8 pixel lanes): each lane sums a strided subset of pixels, then a
+ * shared-memory reduction over the 8 lanes; channels stay coalesced. */
+__global__ void gap_kernel(const __half *x, int n, int hw, int c, int x_ld, float *y) {
+    __shared__ float part[8][33];
+    int ch = blockIdx.x * 32 + threadIdx.x, b = blockIdx.y;
+    float s = 0.0f;
+    if (ch < c)
+        for (int p = threadIdx.y; p < hw; p += 8) s += __half2float(x[((size_t)b * hw + p) * x_ld + ch]);
+    part[threadIdx.y][threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.y == 0 && ch < c) {
+        float t = 0.0f;
+        for (int i = 0; i < 8; i++) t += part[i][threadIdx.x];
+        y[(size_t)b * c + ch] = t / (float)hw;
+    }
+}
+
+extern "C" int i8_cuda_global_avgpool(const void *x, int n, int hw, int c, int x_ld, float *y, void *stream) {
+    dim3 grid((unsigned)((c + 31) / 32), (unsigned)n), block(32, 8);
+    gap_kernel<<<grid, block, 0, (cudaStream_t)stream>>>((const __half *)x, n, hw, c, x_ld, y);
+    return launch_status();
+}
+
+/* One warp per output feature o, looping over the batch; the weight row is read with half2. */
+__global__ void linear_kernel(const void *xv, int x_f16, int n, int in, int out, const __half *w, const float *bias,
+                              float *y) {
+    int o = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (o >= out) return;
+    const __half *wr = w + (size_t)o * in;
+    for (int b = 0; b < n; b++) {
+        float s = 0.0f;
+        for (int i = lane; i < in; i += 32) {
+            float xv_ = x_f16 ? __half2float(((const __half *)xv)[(size_t)b * in + i]) : ((const float *)xv)[(size_t)b * in + i];
+            s += xv_ * __half2float(wr[i]);
+        }
+        for (int off = 16; off > 0; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off);
+        if (lane == 0) y[(size_t)b * out + o] = s + (bias ? bias[o] : 0.0f);
+    }
+}
+
+extern "C" int i8_cuda_linear(const void *x, int x_f16, int n, int in, int out, const void *w, const float *bias,
+                              float *y, void *stream) {
+    linear_kernel<<<(unsigned)((out + 7) / 8), 256, 0, (cudaStream_t)stream>>>(x, x_f16, n, in, out,
+                                                                               (const __half *)w, bias, y);
+    return launch_status();
+}
+
+/* ---------------------------------------------------------------- pointwise */
+
+__global__ void pointwise_kernel(const __half *a, int a_ld, const float *alpha, const float *beta, const __half *b,
+                                 int b_ld, float s, int relu, __half *y, int y_ld, size_t pixels, int c) {
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= pixels * c) return;
+    size_t m = t / c;
+    int ch = (int)(t % c);
+    float v = __half2float(a[m * a_ld + ch]) * (alpha ? alpha[ch] : 1.0f) + (beta ? beta[ch] : 0.0f);
+    if (b) v += s * __half2float(b[m * b_ld + ch]);
+    y[m * y_ld + ch] = __float2half_rn(relu ? fmaxf(v, 0.0f) : v);
+}
+
+extern "C" int i8_cuda_pointwise(const void *a, int a_ld, const float *alpha, const float *beta, const void *b,
+                                 int b_ld, float s, int relu, void *y, int y_ld, size_t pixels, int c, void *stream) {
+    pointwise_kernel<<<blocks_for(pixels * c, 256), 256, 0, (cudaStream_t)stream>>>(
+        (const __half *)a, a_ld, alpha, beta, (const __half *)b, b_ld, s, relu, (__half *)y, y_ld, pixels, c);
+    return launch_status();
+}
+
+__global__ void fill_kernel(__half *y, size_t count, uint32_t seed) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    uint32_t h = (uint32_t)i * 2654435761u ^ seed;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    y[i] = __float2half_rn((float)(h & 0xffff) / 32768.0f - 1.0f);
+}
+
+extern "C" int i8_cuda_fill_pattern(void *y, size_t count, uint32_t seed, void *stream) {
+    if (count == 0) return 0;
+    fill_kernel<<<blocks_for(count, 256), 256, 0, (cudaStream_t)stream>>>((__half *)y, count, seed);
+    return launch_status();
+}
+
+/* ---------------------------------------------------------------- output */
+
+__global__ void output_to_nchw_kernel(const void *x, int f32, int n, int c, int h, int w, int x_ld, float *y) {
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x, hw = (size_t)h * w;
+    if (t >= (size_t)n * c * hw) return;
+    size_t q = t % hw, ch = (t / hw) % c, b = t / (hw * c);
+    size_t src = (b * hw + q) * x_ld + ch;
+    y[t] = f32 ? ((const float *)x)[src] : __half2float(((const __half *)x)[src]);
+}
+
+extern "C" int i8_cuda_output_to_nchw(const void *x, int x_f32, int n, int c, int h, int w, int x_ld, float *y,
+                                      void *stream) {
+    size_t count = (size_t)n * c * h * w;
+    output_to_nchw_kernel<<<blocks_for(count, 256), 256, 0, (cudaStream_t)stream>>>(x, x_f32, n, c, h, w, x_ld, y);
+    return launch_status();
+}

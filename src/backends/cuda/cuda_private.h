@@ -1,0 +1,110 @@
+/* Private structures of the CUDA backend shared by cuda_backend.c (planning, streams, graph
+ * capture, ops table) and cuda_conv.c (convolution tactics and their tuning). */
+#ifndef I8_CUDA_PRIVATE_H
+#define I8_CUDA_PRIVATE_H
+
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/cuda_kernels.h"
+
+#define CU_STREAMS 4
+#define CU_WORKSPACE_BYTES ((size_t)64 << 20) /* per stream; cuDNN configs needing more are skipped */
+#define CU_MAX_CUDNN_DESC 24
+#define CU_SPLIT_COUNTERS 65536
+
+/* Where a node's output lives: channel slice [ch_off, ch_off + c) of storage `storage`, pixel
+ * row stride ld elements. */
+typedef struct cu_view {
+    int storage;
+    int ch_off;
+    int ld;
+} cu_view;
+
+typedef struct cu_storage {
+    size_t bytes_per_image;
+    size_t offset;               /* in the arena */
+    int ld, f32;
+} cu_storage;
+
+/* Everything about a conv problem that decides which kernel fits and how fast it is. */
+typedef struct cu_conv_sig {
+    int h, w, c_in, x_ld, ho, wo, c_out, kh, kw, sh, sw, ph, pw, relu, has_res, res_ld, y_ld;
+    int align_x, align_y, align_r; /* byte alignment of the pointers, capped at 256 */
+} cu_conv_sig;
+
+/* One tuned conv problem of one batch size; nodes with the same signature share it. */
+typedef struct cu_conv_plan {
+    cu_conv_sig sig;
+    i8_cuda_tactic tac;
+    cublasLtMatmulDesc_t mm;
+    cublasLtMatrixLayout_t la, lb, lc, ld;
+    cudnnBackendDescriptor_t plan;
+    cudnnBackendDescriptor_t desc[CU_MAX_CUDNN_DESC]; /* kept alive as long as the plan */
+    int n_desc;
+} cu_conv_plan;
+
+/* Device-side parameters of a node. */
+typedef struct cu_node_rt {
+    int stream, need_event;
+    unsigned alias_mask;         /* CONCAT: inputs written in place (bit j = inputs[j]) */
+    void *w16;                   /* conv [c_out][kh][kw][c_in_phys] / linear [out][in], fp16 */
+    void *b16;                   /* conv bias fp16 (scaled by the residual scale) */
+    float *b32;                  /* conv / linear bias fp32 */
+    float *alpha, *beta;         /* unfused batchnorm: per-channel scale and shift */
+    int c_in_phys;
+} cu_node_rt;
+
+typedef struct cu_batch {
+    int n, built;
+    cu_conv_plan *plans;
+    int n_plans, cap_plans;
+    int *node_plan;              /* per node: plan index, -1 if not a conv */
+    cudnnBackendDescriptor_t *varpack; /* per node (cuDNN tactics only) */
+    i8_cuda_tactic *tactics;     /* per node */
+    i8_cuda_tactic *preset;      /* per node or NULL */
+    cudaGraphExec_t exec;
+    i8_cuda_stats stats;
+} cu_batch;
+
+typedef struct cu_ctx {
+    i8_graph *g;
+    int max_batch;
+    int device;
+    cudnnHandle_t dnn;
+    cublasLtHandle_t lt;
+    cudaStream_t streams[CU_STREAMS];
+    cudaEvent_t *ev;             /* per node */
+    cudaEvent_t join[CU_STREAMS], t0, t1;
+    void *ws[CU_STREAMS];
+    unsigned *counters[CU_STREAMS]; /* split-K tile counters of the own conv kernel (zeroed) */
+    unsigned char *arena;
+    size_t arena_bytes, weight_bytes;
+    float *in_stage;             /* float32 NCHW input, max_batch images */
+    float *out_stage;            /* float32 NCHW output, max_batch images (written by the graph) */
+    cu_view *views;
+    cu_storage *stor;
+    int n_stor;
+    cu_node_rt *rt;
+    cu_batch *batches;           /* [max_batch + 1], index = batch size */
+    int force_kind;              /* INFER8_CUDA_TACTIC: 0 = tune all */
+    double cudnn_budget_s, cudnn_spent_s;
+    int streams_used;
+} cu_ctx;
+
+/* Device pointer of node i's output view (first channel of its slice). */
+void *i8_cuda_view_ptr(const cu_ctx *c, int node);
+int i8_cuda_view_ld(const cu_ctx *c, int node);
+
+/* Chooses (tuning at batch b->n, or restoring b->preset) how conv node `node` runs, creating or
+ * sharing a cu_conv_plan; fills b->node_plan, b->tactics and (cuDNN) b->varpack. */
+infer8_status i8_cuda_conv_setup(cu_ctx *c, cu_batch *b, int node, i8_err *err);
+/* Enqueues conv node `node` of batch b on stream s using workspace and split-K counters of
+ * stream index ws_index (only one launch at a time may use them).
+ * Returns 0 or a nonzero library status. */
+int i8_cuda_conv_launch(cu_ctx *c, cu_batch *b, int node, cudaStream_t s, int ws_index);
+void i8_cuda_conv_free_batch(cu_batch *b);
+
+#endif

@@ -1,0 +1,66 @@
+/* The infer8 command-line tool: a thin client of include/infer8.h. Shared helpers for the
+ * subcommands (argument parsing, exit codes, progress, JSON output). */
+#ifndef I8_CLI_H
+#define I8_CLI_H
+
+#include <stdio.h>
+
+#include "infer8.h"
+
+/* Exit codes (documented in README): */
+enum {
+    EXIT_OK_ = 0,
+    EXIT_RUNTIME = 1,   /* out of memory, device or internal failure */
+    EXIT_INPUT = 2,     /* bad input: missing file, malformed data, wrong key or shape, limits */
+    EXIT_USAGE = 64     /* bad command line */
+};
+
+/* Maps a status to the exit code above. */
+int cli_exit_code(infer8_status s);
+/* Prints "infer8 <cmd>: error: <message>" for the context's last failure; returns the exit code. */
+int cli_fail(infer8_context *ctx, const char *cmd);
+/* Prints a usage error and returns EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Tiny option scanner: options may be given as --name value or --name=value. */
+typedef struct cli_args {
+    int argc;
+    char **argv;
+    int i;              /* next index */
+    const char *cmd;
+} cli_args;
+/* Returns 1 if argv[i] is option `name` taking a value; stores it (or reports a missing value). */
+int cli_opt_value(cli_args *a, const char *name, const char **value, int *error);
+int cli_opt_flag(cli_args *a, const char *name);
+int cli_parse_int(const char *cmd, const char *opt, const char *text, long min, long max, long *out);
+
+/* Progress on stderr: a bar with ETA on a terminal, plain lines otherwise. */
+void cli_progress(void *user, const char *phase, uint64_t done, uint64_t total);
+void cli_log(void *user, int level, const char *message);
+
+/* Options shared by commands that open a model. */
+typedef struct cli_model_opts {
+    const char *arch;
+    const char *device;     /* "ref" (default), "cpu", "cuda" */
+    int fp64;
+    long threads;
+    long max_batch;
+} cli_model_opts;
+/* Consumes a model option at a->i if it is one; returns 1 if consumed, -1 on error. */
+int cli_model_option(cli_args *a, cli_model_opts *m);
+infer8_status cli_open_model(infer8_context *ctx, const char *path, const cli_model_opts *m, infer8_model **out);
+#define CLI_MODEL_OPTIONS_HELP                                                                     \
+    "  --arch ARCH        family of a bare .safetensors file (inception_resnet_v2, inception_v4,\n" \
+    "                     inception_v3); read from config.json otherwise\n"                          \
+    "  --device DEV       ref (plain C reference, default), cpu (fastest CPU backend), cuda\n"       \
+    "  --threads N        CPU threads (default: all cores)\n"                                         \
+    "  --fp64             reference executor accumulates in double\n"                                \
+    "  --max-batch N      largest batch run at once (default 32)\n"
+
+int cmd_synth(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
+int cmd_classify(int argc, char **argv);
+int cmd_preprocess(int argc, char **argv);
+int cmd_gen_images(int argc, char **argv);
+
+#endif

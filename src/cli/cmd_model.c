@@ -1,0 +1,282 @@
+/* Subcommands that work on a model: inspect, classify, preprocess. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+/* Reads a whole file for classify (the library applies its own size limit to images). */
+static int read_all(const char *path, unsigned char **data, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t cap = 1 << 16, len = 0;
+    unsigned char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (len < cap) break;
+        if (cap > ((size_t)1 << 31)) { /* 2 GiB: far above any image limit */
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        unsigned char *grown = realloc(buf, cap * 2);
+        if (!grown) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = grown;
+        cap *= 2;
+    }
+    int ok = buf && !ferror(f);
+    fclose(f);
+    if (!ok) {
+        free(buf);
+        return 0;
+    }
+    *data = buf;
+    *size = len;
+    return 1;
+}
+
+static const char *const inspect_help =
+    "usage: infer8 inspect MODEL [--json] [options]\n"
+    "\n"
+    "Prints the optimized graph of MODEL (a snapshot folder with config.json and model.safetensors,\n"
+    "or a bare .safetensors file with --arch): one line per layer with name, op, kernel, stride,\n"
+    "padding, input and output shapes, fused activation / residual and precision, then totals\n"
+    "(layers per op, convolutions, parameters, MACs per image).\n"
+    "\n"
+    "  --json             one JSON document instead of text\n" CLI_MODEL_OPTIONS_HELP;
+
+int cmd_inspect(int argc, char **argv) {
+    cli_args a = {argc, argv, 1, "inspect"};
+    cli_model_opts mo = {0};
+    const char *model_path = NULL;
+    int json = 0;
+    while (a.i < argc) {
+        if (!strcmp(argv[a.i], "--help") || !strcmp(argv[a.i], "-h")) {
+            fputs(inspect_help, stdout);
+            return 0;
+        }
+        int r = cli_model_option(&a, &mo);
+        if (r < 0) return EXIT_USAGE;
+        if (r > 0) continue;
+        if (cli_opt_flag(&a, "--json")) json = 1;
+        else if (argv[a.i][0] == '-') return cli_usage_error("inspect", "unknown option %s", argv[a.i]);
+        else if (!model_path) model_path = argv[a.i++];
+        else return cli_usage_error("inspect", "unexpected argument %s", argv[a.i]);
+    }
+    if (!model_path) return cli_usage_error("inspect", "MODEL is required");
+    infer8_context *ctx = infer8_context_new();
+    if (!ctx) return EXIT_RUNTIME;
+    infer8_model *model = NULL;
+    char *text = NULL;
+    int rc = 0;
+    if (cli_open_model(ctx, model_path, &mo, &model) ||
+        infer8_model_describe(ctx, model, json ? INFER8_DESCRIBE_JSON : INFER8_DESCRIBE_TEXT, &text)) {
+        rc = cli_fail(ctx, "inspect");
+    } else {
+        fputs(text, stdout);
+        if (text[0] && text[strlen(text) - 1] != '\n') fputc('\n', stdout);
+    }
+    infer8_free(text);
+    infer8_model_close(model);
+    infer8_context_free(ctx);
+    return rc;
+}
+
+static const char *const classify_help =
+    "usage: infer8 classify MODEL --image FILE [--image FILE ...] [--topk K] [--json] [options]\n"
+    "\n"
+    "Classifies JPEG, PNG or WebP images with timm's eval preprocessing (resize, center crop,\n"
+    "normalize, from the model's pretrained_cfg). Prints the top-k classes with probabilities.\n"
+    "\n"
+    "  --image FILE       an image (repeatable); further bare arguments are images too\n"
+    "  --topk K           classes to print per image (default 5)\n"
+    "  --json             one JSON object per line and image: file, top-k and all logits\n"
+    "  --batch N          images per forward pass (default: all given, up to --max-batch)\n" CLI_MODEL_OPTIONS_HELP;
+
+static void print_json_string(const char *s) {
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20) printf("\\u%04x", c);
+        else putchar(c);
+    }
+    putchar('"');
+}
+
+int cmd_classify(int argc, char **argv) {
+    cli_args a = {argc, argv, 1, "classify"};
+    cli_model_opts mo = {0};
+    const char *model_path = NULL;
+    const char **images = calloc((size_t)argc + 1, sizeof *images);
+    int n_images = 0, json = 0, error = 0;
+    long topk = 5;
+    const char *v = NULL;
+    if (!images) return EXIT_RUNTIME;
+    while (a.i < argc) {
+        if (!strcmp(argv[a.i], "--help") || !strcmp(argv[a.i], "-h")) {
+            fputs(classify_help, stdout);
+            free(images);
+            return 0;
+        }
+        int r = cli_model_option(&a, &mo);
+        if (r < 0) error = 1;
+        if (r) {
+            if (error) break;
+            continue;
+        }
+        if (cli_opt_value(&a, "--image", &v, &error)) {
+            if (!error) images[n_images++] = v;
+        } else if (cli_opt_value(&a, "--topk", &v, &error)) {
+            if (!error && !cli_parse_int("classify", "--topk", v, 1, 100000, &topk)) error = 1;
+        } else if (cli_opt_flag(&a, "--json")) {
+            json = 1;
+        } else if (argv[a.i][0] == '-') {
+            cli_usage_error("classify", "unknown option %s", argv[a.i]);
+            error = 1;
+        } else if (!model_path) {
+            model_path = argv[a.i++];
+        } else {
+            images[n_images++] = argv[a.i++];
+        }
+        if (error) break;
+    }
+    if (!error && !model_path) error = cli_usage_error("classify", "MODEL is required");
+    if (!error && n_images == 0) error = cli_usage_error("classify", "give at least one --image");
+    if (error) {
+        free(images);
+        return EXIT_USAGE;
+    }
+    infer8_context *ctx = infer8_context_new();
+    infer8_model *model = NULL;
+    int rc = 0;
+    if (!ctx) return EXIT_RUNTIME;
+    if (cli_open_model(ctx, model_path, &mo, &model)) {
+        rc = cli_fail(ctx, "classify");
+        goto out;
+    }
+    int classes = infer8_model_num_classes(model);
+    if (topk > classes) topk = classes;
+    float *logits = malloc(sizeof(float) * (size_t)classes);
+    infer8_class_score *top = malloc(sizeof *top * (size_t)topk);
+    if (!logits || !top) {
+        free(logits), free(top);
+        rc = EXIT_RUNTIME;
+        goto out;
+    }
+    /* one image at a time so a bad file names itself and the rest still run */
+    for (int i = 0; i < n_images; i++) {
+        unsigned char *data = NULL;
+        size_t size = 0;
+        if (!read_all(images[i], &data, &size)) {
+            fprintf(stderr, "infer8 classify: error (i/o error): %s: cannot read\n", images[i]);
+            rc = EXIT_INPUT;
+            continue;
+        }
+        const void *ptrs[1] = {data};
+        infer8_status s = infer8_classify_encoded(ctx, model, 1, ptrs, &size, logits);
+        free(data);
+        if (s) {
+            fprintf(stderr, "infer8 classify: error (%s): %s: %s\n", infer8_status_string(s), images[i],
+                    infer8_errmsg(ctx));
+            rc = cli_exit_code(s);
+            continue;
+        }
+        infer8_topk(model, logits, (int)topk, top);
+        if (json) {
+            printf("{\"image\": ");
+            print_json_string(images[i]);
+            printf(", \"top\": [");
+            for (int k = 0; k < topk; k++) {
+                printf("%s{\"index\": %d, \"label\": ", k ? ", " : "", top[k].index);
+                print_json_string(top[k].label);
+                printf(", \"probability\": %.9g, \"logit\": %.9g}", top[k].probability, top[k].logit);
+            }
+            printf("], \"logits\": [");
+            for (int c = 0; c < classes; c++) printf("%s%.9g", c ? ", " : "", logits[c]);
+            printf("]}\n");
+        } else {
+            printf("%s\n", images[i]);
+            for (int k = 0; k < topk; k++)
+                printf("  %2d. %6.2f%%  %4d  %s\n", k + 1, 100.0 * top[k].probability, top[k].index, top[k].label);
+        }
+    }
+    free(logits);
+    free(top);
+out:
+    infer8_model_close(model);
+    infer8_context_free(ctx);
+    free(images);
+    return rc;
+}
+
+static const char *const preprocess_help =
+    "usage: infer8 preprocess MODEL --image FILE -o OUT.npy [options]\n"
+    "\n"
+    "Applies the model's eval transform (timm: shorter side to floor(size / crop_pct) with\n"
+    "Pillow-exact resampling, center crop, normalize) and writes the float32 tensor [1,3,H,W]\n"
+    "(NCHW) as a NumPy .npy file.\n"
+    "\n"
+    "  --image FILE       the image (JPEG, PNG, WebP)\n"
+    "  -o, --output FILE  the .npy file to write (atomically)\n" CLI_MODEL_OPTIONS_HELP;
+
+int cmd_preprocess(int argc, char **argv) {
+    cli_args a = {argc, argv, 1, "preprocess"};
+    cli_model_opts mo = {0};
+    const char *model_path = NULL, *image = NULL, *out = NULL;
+    int error = 0;
+    while (a.i < argc && !error) {
+        if (!strcmp(argv[a.i], "--help") || !strcmp(argv[a.i], "-h")) {
+            fputs(preprocess_help, stdout);
+            return 0;
+        }
+        int r = cli_model_option(&a, &mo);
+        if (r < 0) return EXIT_USAGE;
+        if (r > 0) continue;
+        if (cli_opt_value(&a, "--image", &image, &error)) continue;
+        if (cli_opt_value(&a, "-o", &out, &error) || cli_opt_value(&a, "--output", &out, &error)) continue;
+        if (argv[a.i][0] == '-') return cli_usage_error("preprocess", "unknown option %s", argv[a.i]);
+        if (model_path) return cli_usage_error("preprocess", "unexpected argument %s", argv[a.i]);
+        model_path = argv[a.i++];
+    }
+    if (error) return EXIT_USAGE;
+    if (!model_path || !image || !out) return cli_usage_error("preprocess", "MODEL, --image and -o are required");
+    infer8_context *ctx = infer8_context_new();
+    if (!ctx) return EXIT_RUNTIME;
+    infer8_model *model = NULL;
+    int rc = 0;
+    unsigned char *data = NULL;
+    size_t size = 0;
+    float *tensor = NULL;
+    if (cli_open_model(ctx, model_path, &mo, &model)) {
+        rc = cli_fail(ctx, "preprocess");
+        goto done;
+    }
+    infer8_model_info info;
+    infer8_model_info_init(&info);
+    infer8_model_get_info(model, &info);
+    if (!read_all(image, &data, &size)) {
+        fprintf(stderr, "infer8 preprocess: error (i/o error): %s: cannot read\n", image);
+        rc = EXIT_INPUT;
+        goto done;
+    }
+    tensor = malloc(sizeof(float) * 3 * (size_t)info.input_height * (size_t)info.input_width);
+    if (!tensor) {
+        rc = EXIT_RUNTIME;
+        goto done;
+    }
+    int64_t shape[4] = {1, 3, info.input_height, info.input_width};
+    if (infer8_preprocess_encoded(ctx, model, data, size, tensor) || infer8_save_npy(ctx, out, tensor, 4, shape))
+        rc = cli_fail(ctx, "preprocess");
+done:
+    free(data);
+    free(tensor);
+    infer8_model_close(model);
+    infer8_context_free(ctx);
+    return rc;
+}

@@ -1,0 +1,193 @@
+/* infer8 command-line entry: dispatches to subcommands; shared helpers for them. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+static const char *const usage_text =
+    "infer8 " INFER8_VERSION_STRING " -- inference engine and FP8 study tool for Inception-family classifiers\n"
+    "\n"
+    "usage: infer8 <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  synth        write a deterministic timm-compatible synthetic checkpoint\n"
+    "  inspect      print a model's optimized graph: every layer, totals\n"
+    "  classify     classify images (top-k labels, or all logits as JSON)\n"
+    "  preprocess   write timm's eval transform of an image as a .npy tensor\n"
+    "  gen-images   write deterministic generated test images (PNG)\n"
+    "  version      print the version\n"
+    "\n"
+    "`infer8 <command> --help` describes each command. Exit codes: 0 success, 1 runtime failure,\n"
+    "2 bad input (file, format, key, shape, limit), 64 bad command line.\n";
+
+int main(int argc, char **argv) {
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        fputs(usage_text, argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_USAGE : 0;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+        printf("infer8 %s\n", infer8_version());
+        return 0;
+    }
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } commands[] = {
+        {"synth", cmd_synth},           {"inspect", cmd_inspect},     {"classify", cmd_classify},
+        {"preprocess", cmd_preprocess}, {"gen-images", cmd_gen_images},
+    };
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(cmd, commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "infer8: unknown command '%s'\n\n%s", cmd, usage_text);
+    return EXIT_USAGE;
+}
+
+int cli_exit_code(infer8_status s) {
+    switch (s) {
+    case INFER8_OK: return 0;
+    case INFER8_E_INVALID_ARGUMENT:
+    case INFER8_E_IO:
+    case INFER8_E_FORMAT:
+    case INFER8_E_SHAPE:
+    case INFER8_E_MISSING_KEY:
+    case INFER8_E_UNSUPPORTED:
+    case INFER8_E_LIMIT:
+    case INFER8_E_INTEGRITY: return EXIT_INPUT;
+    default: return EXIT_RUNTIME;
+    }
+}
+
+int cli_fail(infer8_context *ctx, const char *cmd) {
+    infer8_status s = infer8_errcode(ctx);
+    fprintf(stderr, "infer8 %s: error (%s): %s\n", cmd, infer8_status_string(s), infer8_errmsg(ctx));
+    return cli_exit_code(s);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "infer8 %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see infer8 %s --help)\n", cmd);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+int cli_opt_value(cli_args *a, const char *name, const char **value, int *error) {
+    const char *arg = a->argv[a->i];
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0) return 0;
+    if (arg[n] == '=') {
+        *value = arg + n + 1;
+        a->i++;
+        return 1;
+    }
+    if (arg[n] != 0) return 0;
+    if (a->i + 1 >= a->argc) {
+        cli_usage_error(a->cmd, "option %s needs a value", name);
+        *error = 1;
+        a->i++;
+        return 1;
+    }
+    *value = a->argv[a->i + 1];
+    a->i += 2;
+    return 1;
+}
+
+int cli_opt_flag(cli_args *a, const char *name) {
+    if (strcmp(a->argv[a->i], name) != 0) return 0;
+    a->i++;
+    return 1;
+}
+
+int cli_parse_int(const char *cmd, const char *opt, const char *text, long min, long max, long *out) {
+    char *end = NULL;
+    long v = strtol(text, &end, 10);
+    if (!*text || *end || v < min || v > max) {
+        cli_usage_error(cmd, "%s expects an integer in [%ld, %ld], got '%s'", opt, min, max, text);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+int cli_model_option(cli_args *a, cli_model_opts *m) {
+    const char *v = NULL;
+    int error = 0;
+    if (cli_opt_value(a, "--arch", &m->arch, &error)) return error ? -1 : 1;
+    if (cli_opt_value(a, "--device", &m->device, &error)) {
+        if (error) return -1;
+        if (strcmp(m->device, "ref") && strcmp(m->device, "cpu") && strcmp(m->device, "cuda")) {
+            cli_usage_error(a->cmd, "--device must be ref, cpu or cuda, got '%s'", m->device);
+            return -1;
+        }
+        return 1;
+    }
+    if (cli_opt_value(a, "--threads", &v, &error))
+        return error || !cli_parse_int(a->cmd, "--threads", v, 0, 4096, &m->threads) ? -1 : 1;
+    if (cli_opt_value(a, "--max-batch", &v, &error))
+        return error || !cli_parse_int(a->cmd, "--max-batch", v, 1, 4096, &m->max_batch) ? -1 : 1;
+    if (cli_opt_flag(a, "--fp64")) {
+        m->fp64 = 1;
+        return 1;
+    }
+    return 0;
+}
+
+infer8_status cli_open_model(infer8_context *ctx, const char *path, const cli_model_opts *m, infer8_model **out) {
+    infer8_open_options o;
+    infer8_open_options_init(&o);
+    o.arch = m->arch;
+    o.accumulate_fp64 = m->fp64;
+    o.threads = (int)m->threads;
+    if (m->max_batch) o.max_batch = (int)m->max_batch;
+    if (m->device && !strcmp(m->device, "cpu")) o.device = INFER8_DEVICE_CPU;
+    if (m->device && !strcmp(m->device, "cuda")) o.device = INFER8_DEVICE_CUDA;
+    return infer8_model_open(ctx, path, &o, out);
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Progress: redraws one line on a terminal (bar, percent, ETA); on a pipe prints a plain line
+ * at most every 10% so logs stay short. */
+void cli_progress(void *user, const char *phase, uint64_t done, uint64_t total) {
+    static double start;        /* CLI-only state: one progress at a time */
+    static int last_decile = -1;
+    static char last_phase[64];
+    if (strncmp(last_phase, phase, sizeof last_phase - 1) != 0 || done == 0) {
+        snprintf(last_phase, sizeof last_phase, "%s", phase);
+        start = now_s();
+        last_decile = -1;
+    }
+    double frac = total ? (double)done / (double)total : 1.0;
+    double elapsed = now_s() - start;
+    double eta = frac > 0 ? elapsed * (1 - frac) / frac : 0;
+    if (isatty(2)) {
+        int width = 30, fill = (int)(frac * width);
+        fprintf(stderr, "\r%-24.24s [%.*s%*s] %3d%%  %6.1fs  ETA %5.1fs", phase, fill,
+                "##############################", width - fill, "", (int)(frac * 100), elapsed, eta);
+        if (done >= total) fputc('\n', stderr);
+    } else {
+        int decile = (int)(frac * 10);
+        if (decile != last_decile) {
+            fprintf(stderr, "%s: %llu/%llu (%d%%, %.1fs elapsed, ETA %.1fs)\n", phase, (unsigned long long)done,
+                    (unsigned long long)total, (int)(frac * 100), elapsed, eta);
+            last_decile = decile;
+        }
+    }
+    (void)user;
+}
+
+void cli_log(void *user, int level, const char *message) {
+    static const char *const names[] = {"error", "warning", "info", "debug"};
+    fprintf(stderr, "infer8: %s: %s\n", names[level < 0 ? 0 : level > 3 ? 3 : level], message);
+    (void)user;
+}

@@ -1,0 +1,389 @@
+/* Core utilities: error records, checked allocation, fp16/bf16 conversion, limits, file
+ * reading, atomic writes, memory maps and a deterministic random generator. */
+#include "core/i8.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+infer8_status i8_fail(i8_err *err, infer8_status code, const char *fmt, ...) {
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+        err->code = code;
+    }
+    return code;
+}
+
+infer8_status i8_err_prefix(i8_err *err, const char *fmt, ...) {
+    if (!err) return INFER8_E_INTERNAL;
+    char prefix[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    char old[sizeof err->msg];
+    memcpy(old, err->msg, sizeof old);
+    snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+    return err->code;
+}
+
+void i8_err_clear(i8_err *err) {
+    if (err) {
+        err->code = INFER8_OK;
+        err->msg[0] = 0;
+    }
+}
+
+int i8_mul_size(size_t a, size_t b, size_t *out) {
+    if (a && b > SIZE_MAX / a) return 0;
+    *out = a * b;
+    return 1;
+}
+
+int i8_mul3_size(size_t a, size_t b, size_t c, size_t *out) {
+    size_t ab;
+    return i8_mul_size(a, b, &ab) && i8_mul_size(ab, c, out);
+}
+
+int i8_add_size(size_t a, size_t b, size_t *out) {
+    if (b > SIZE_MAX - a) return 0;
+    *out = a + b;
+    return 1;
+}
+
+void *i8_malloc(size_t size, i8_err *err) {
+    void *p = malloc(size ? size : 1);
+    if (!p) i8_fail(err, INFER8_E_NOMEM, "out of memory allocating %zu bytes", size);
+    return p;
+}
+
+void *i8_calloc(size_t count, size_t size, i8_err *err) {
+    size_t total;
+    if (!i8_mul_size(count, size, &total)) {
+        i8_fail(err, INFER8_E_NOMEM, "allocation size overflow (%zu x %zu)", count, size);
+        return NULL;
+    }
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) i8_fail(err, INFER8_E_NOMEM, "out of memory allocating %zu bytes", total);
+    return p;
+}
+
+void *i8_realloc(void *ptr, size_t size, i8_err *err) {
+    void *p = realloc(ptr, size ? size : 1);
+    if (!p) i8_fail(err, INFER8_E_NOMEM, "out of memory allocating %zu bytes", size);
+    return p;
+}
+
+char *i8_strdup(const char *s, i8_err *err) {
+    size_t n = strlen(s) + 1;
+    char *p = i8_malloc(n, err);
+    if (p) memcpy(p, s, n);
+    return p;
+}
+
+/* ---- half precision ---- */
+
+uint16_t i8_f32_to_f16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000u;
+    uint32_t exp = (x >> 23) & 0xffu;
+    uint32_t mant = x & 0x7fffffu;
+    if (exp == 0xff) return (uint16_t)(sign | 0x7c00u | (mant ? 0x200u | (mant >> 13) : 0));
+    int32_t e = (int32_t)exp - 127 + 15;
+    if (e >= 31) return (uint16_t)(sign | 0x7c00u);
+    if (e <= 0) {
+        if (e < -10) return (uint16_t)sign;
+        mant |= 0x800000u;
+        uint32_t shift = (uint32_t)(14 - e);
+        uint32_t half = mant >> shift;
+        uint32_t rem = mant & ((1u << shift) - 1);
+        uint32_t mid = 1u << (shift - 1);
+        if (rem > mid || (rem == mid && (half & 1))) half++;
+        return (uint16_t)(sign | half);
+    }
+    uint32_t half = sign | ((uint32_t)e << 10) | (mant >> 13);
+    uint32_t rem = mant & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (half & 1))) half++; /* may carry into exponent: correct */
+    return (uint16_t)half;
+}
+
+float i8_f16_to_f32(uint16_t h) {
+    uint32_t sign = ((uint32_t)h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t mant = h & 0x3ffu;
+    uint32_t x;
+    if (exp == 0) {
+        if (mant == 0) {
+            x = sign;
+        } else {
+            int e = -1;
+            do {
+                e++;
+                mant <<= 1;
+            } while (!(mant & 0x400u));
+            x = sign | ((uint32_t)(127 - 15 - e) << 23) | ((mant & 0x3ffu) << 13);
+        }
+    } else if (exp == 31) {
+        x = sign | 0x7f800000u | (mant << 13);
+    } else {
+        x = sign | ((exp - 15 + 127) << 23) | (mant << 13);
+    }
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+float i8_bf16_to_f32(uint16_t h) {
+    uint32_t x = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+/* ---- limits ---- */
+
+void i8_limits_default(i8_limits *l) {
+    l->max_json_bytes = 64ull << 20;
+    l->max_tensors = 100000;
+    l->max_image_pixels = 178956970ull;
+    l->max_image_bytes = 256ull << 20;
+}
+
+/* ---- files ---- */
+
+infer8_status i8_read_file(const char *path, uint64_t max_bytes, uint8_t **data, size_t *size, i8_err *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return i8_fail(err, INFER8_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return i8_fail(err, INFER8_E_IO, "%s: not a regular file", path);
+    }
+    if ((uint64_t)st.st_size > max_bytes) {
+        fclose(f);
+        return i8_fail(err, INFER8_E_LIMIT, "%s: file is %lld bytes, above the limit of %llu bytes", path,
+                       (long long)st.st_size, (unsigned long long)max_bytes);
+    }
+    size_t n = (size_t)st.st_size;
+    uint8_t *buf = i8_malloc(n + 1, err);
+    if (!buf) {
+        fclose(f);
+        return INFER8_E_NOMEM;
+    }
+    size_t got = n ? fread(buf, 1, n, f) : 0;
+    fclose(f);
+    if (got != n) {
+        free(buf);
+        return i8_fail(err, INFER8_E_IO, "%s: short read (%zu of %zu bytes)", path, got, n);
+    }
+    buf[n] = 0;
+    *data = buf;
+    *size = n;
+    return INFER8_OK;
+}
+
+static char *temp_name_for(const char *path, i8_err *err) {
+    size_t n = strlen(path) + 32;
+    char *t = i8_malloc(n, err);
+    if (t) snprintf(t, n, "%s.tmp.%ld", path, (long)getpid());
+    return t;
+}
+
+infer8_status i8_atomic_open(i8_atomic_file *f, const char *path, i8_err *err) {
+    memset(f, 0, sizeof *f);
+    f->final_path = i8_strdup(path, err);
+    f->temp_path = f->final_path ? temp_name_for(path, err) : NULL;
+    if (!f->temp_path) {
+        free(f->final_path);
+        f->final_path = NULL;
+        return INFER8_E_NOMEM;
+    }
+    FILE *fp = fopen(f->temp_path, "wb");
+    if (!fp) {
+        infer8_status s = i8_fail(err, INFER8_E_IO, "%s: cannot create: %s", f->temp_path, strerror(errno));
+        free(f->final_path);
+        free(f->temp_path);
+        f->final_path = f->temp_path = NULL;
+        return s;
+    }
+    f->fp = fp;
+    return INFER8_OK;
+}
+
+infer8_status i8_atomic_write(i8_atomic_file *f, const void *data, size_t size, i8_err *err) {
+    if (size && fwrite(data, 1, size, (FILE *)f->fp) != size)
+        return i8_fail(err, INFER8_E_IO, "%s: write failed: %s", f->temp_path, strerror(errno));
+    f->written += size;
+    return INFER8_OK;
+}
+
+void i8_atomic_abort(i8_atomic_file *f) {
+    if (f->fp) fclose((FILE *)f->fp);
+    if (f->temp_path) unlink(f->temp_path);
+    free(f->final_path);
+    free(f->temp_path);
+    memset(f, 0, sizeof *f);
+}
+
+infer8_status i8_atomic_commit(i8_atomic_file *f, i8_err *err) {
+    FILE *fp = (FILE *)f->fp;
+    infer8_status s = INFER8_OK;
+    if (fflush(fp) != 0 || fsync(fileno(fp)) != 0)
+        s = i8_fail(err, INFER8_E_IO, "%s: flush failed: %s", f->temp_path, strerror(errno));
+    if (fclose(fp) != 0 && s == INFER8_OK)
+        s = i8_fail(err, INFER8_E_IO, "%s: close failed: %s", f->temp_path, strerror(errno));
+    f->fp = NULL;
+    if (s == INFER8_OK && rename(f->temp_path, f->final_path) != 0)
+        s = i8_fail(err, INFER8_E_IO, "%s: cannot rename into place: %s", f->final_path, strerror(errno));
+    if (s == INFER8_OK) {
+        /* make the rename durable: fsync the folder */
+        char *dir_copy = strdup(f->final_path);
+        if (dir_copy) {
+            int dfd = open(dirname(dir_copy), O_RDONLY);
+            if (dfd >= 0) {
+                fsync(dfd);
+                close(dfd);
+            }
+            free(dir_copy);
+        }
+        free(f->temp_path);
+        f->temp_path = NULL;
+    }
+    i8_atomic_abort(f);
+    return s;
+}
+
+infer8_status i8_write_file_atomic(const char *path, const void *data, size_t size, i8_err *err) {
+    i8_atomic_file f;
+    infer8_status s = i8_atomic_open(&f, path, err);
+    if (s) return s;
+    s = i8_atomic_write(&f, data, size, err);
+    if (s) {
+        i8_atomic_abort(&f);
+        return s;
+    }
+    return i8_atomic_commit(&f, err);
+}
+
+infer8_status i8_map_file(const char *path, i8_mapped_file *out, i8_err *err) {
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return i8_fail(err, INFER8_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return i8_fail(err, INFER8_E_IO, "%s: not a regular file", path);
+    }
+    size_t size = (size_t)st.st_size;
+    const uint8_t *data = NULL;
+    if (size > 0) {
+        void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            close(fd);
+            return i8_fail(err, INFER8_E_IO, "%s: cannot map: %s", path, strerror(errno));
+        }
+        data = p;
+    }
+    close(fd);
+    char *name = i8_strdup(path, err);
+    if (!name) {
+        if (data) munmap((void *)data, size);
+        return INFER8_E_NOMEM;
+    }
+    out->data = data;
+    out->size = size;
+    out->path = name;
+    return INFER8_OK;
+}
+
+void i8_unmap_file(i8_mapped_file *m) {
+    if (m->data) munmap((void *)m->data, m->size);
+    free(m->path);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- random ---- */
+
+static uint64_t splitmix64(uint64_t *x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void i8_rng_seed(i8_rng *r, uint64_t seed) {
+    uint64_t x = seed;
+    for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t i8_rng_next(i8_rng *r) {
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+double i8_rng_uniform(i8_rng *r) { return (double)(i8_rng_next(r) >> 11) * (1.0 / 9007199254740992.0); }
+
+/* Natural log by range reduction to [sqrt(1/2), sqrt(2)) and the atanh series; only + - * /,
+ * so identical on every machine (libm's log may differ in the last bit between versions). */
+double i8_portable_log(double x) {
+    int k = 0;
+    while (x > 1.4142135623730951) { x *= 0.5; k++; }
+    while (x < 0.7071067811865476) { x *= 2.0; k--; }
+    double t = (x - 1.0) / (x + 1.0), t2 = t * t, term = t, sum = 0.0;
+    for (int n = 1; n < 60; n += 2) {
+        sum += term / n;
+        term *= t2;
+    }
+    return 2.0 * sum + k * 0.6931471805599453;
+}
+
+/* exp by x = k ln2 + r, |r| <= ln2/2, Taylor series of r, then exact scaling by 2^k. */
+double i8_portable_exp(double x) {
+    if (x != x) return x;
+    if (x > 709.0) return 1.0 / 0.0;
+    if (x < -745.0) return 0.0;
+    const double ln2 = 0.6931471805599453;
+    double kf = x / ln2;
+    int k = (int)(kf < 0 ? kf - 0.5 : kf + 0.5);
+    double r = x - k * ln2, term = 1.0, sum = 1.0;
+    for (int n = 1; n < 30; n++) {
+        term *= r / n;
+        sum += term;
+    }
+    /* multiply by 2^k in steps that stay in range */
+    while (k > 0) { int step = k > 1000 ? 1000 : k; sum *= ldexp(1.0, step); k -= step; }
+    while (k < 0) { int step = k < -1000 ? -1000 : k; sum *= ldexp(1.0, step); k -= step; }
+    return sum;
+}
+
+double i8_rng_normal(i8_rng *r) {
+    for (;;) {
+        double u = 2.0 * i8_rng_uniform(r) - 1.0, v = 2.0 * i8_rng_uniform(r) - 1.0;
+        double s = u * u + v * v;
+        if (s > 0.0 && s < 1.0) {
+            double m = -2.0 * i8_portable_log(s) / s;
+            /* sqrt is correctly rounded by IEEE 754, so it is portable */
+            return u * sqrt(m);
+        }
+    }
+}

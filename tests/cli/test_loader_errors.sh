@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Damaged checkpoints: each gives exit code 2 and a message that names the key, the expected
+# and found shape, the dtype or the byte offset at fault; never a crash. Also usage errors.
+. "$SRC/tests/lib/common.sh"
+good=$(snapshot inception_v3 0)
+/usr/bin/python3 "$SRC/tests/lib/make_bad_checkpoints.py" "$good" "$WORK/bad" > "$WORK/variants.txt"
+cat "$WORK/variants.txt"
+conv=$(awk '$1 == "wrong_shape" {print $2}' "$WORK/variants.txt")
+var=$(awk '$1 == "missing_key" {print $2}' "$WORK/variants.txt")
+
+expect_fail 2 "'$conv'.*expected shape \[[0-9, ]+\], found \[[0-9, ]+\]" "$INFER8" inspect "$WORK/bad/wrong_shape"
+expect_fail 2 "'$conv'.*I32" "$INFER8" inspect "$WORK/bad/wrong_dtype"
+expect_fail 2 "missing tensor '$var'" "$INFER8" inspect "$WORK/bad/missing_key"
+expect_fail 2 "model.safetensors.*(offset|bytes|beyond|past|truncat)" "$INFER8" inspect "$WORK/bad/truncated"
+expect_fail 2 "config.json.*(offset|byte)" "$INFER8" inspect "$WORK/bad/bad_json"
+expect_fail 2 "crop_pct" "$INFER8" inspect "$WORK/bad/bad_config"
+expect_fail 2 "no such file" "$INFER8" inspect "$WORK/does-not-exist"
+expect_fail 2 "needs the architecture" "$INFER8" inspect "$good/model.safetensors"
+expect_fail 64 "unknown option" "$INFER8" inspect "$good" --bogus
+expect_fail 64 "unknown command" "$INFER8" frobnicate
+# the bare file with --arch loads
+"$INFER8" inspect "$good/model.safetensors" --arch inception_v3 | grep -q "convolutions" || fail "bare safetensors with --arch"
+# a corrupt image among good ones: reported, named, exit 2, the good one still classified
+"$INFER8" gen-images --count 1 --seed 5 -o "$WORK/img" 2>/dev/null
+head -c 300 "$WORK/img/img_000005.png" > "$WORK/img/cut.png"
+expect_fail 2 "cut.png" "$INFER8" classify "$good" "$WORK/img/img_000005.png" "$WORK/img/cut.png"
+grep -q "img_000005.png" "$WORK/stdout" || fail "good image not classified next to a bad one"
+echo "loader errors: all cases ok"

@@ -1,0 +1,619 @@
+/* Tests of the CUDA backend (i8_backend_cuda) against the CPU reference executor
+ * (i8_backend_cpu_reference, built on src/backends/cpu/ref_ops.c) as the oracle, on the GPU:
+ *   - per op on small hand-built graphs with random weights (stem conv from NCHW input, 5x5,
+ *     1x7/7x1 and strided kernels, pools with both padding rules, concat with slices written in
+ *     place and copied, nested concat, fused residual convs, unfused batchnorm/relu/residual,
+ *     global pool + linear), batch 1 and 3, once per conv tactic kind (tuned, own kernel only,
+ *     cuBLASLt where it fits, cuDNN where it fits);
+ *   - whole networks (inception_v3, inception_v4, inception_resnet_v2 at 299x299, folded and
+ *     fused) at batch 1 and 4 with a deterministic He-initialised weight source, tuned tactics;
+ *     prints ms per forward (CUDA graph replay), the tactic mix, tuning time and arena size.
+ * Criterion (fp16 activations, fp32 accumulation): max |cuda - ref| / max |ref| <= 1e-2 and the
+ * same top-1 wherever the reference's top-1 margin exceeds twice the maximum difference.
+ * Output buffers are poisoned with NaN before each run. Compiles everywhere; without CUDA in
+ * the build, or without a GPU at run time, prints "SKIP: no CUDA device" and exits 0. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "backends/backend.h"
+#include "families/family.h"
+
+#ifdef INFER8_HAVE_CUDA
+#include "backends/cuda/cuda_backend.h"
+
+/* ------------------------------------------------------------ graph building helpers ----- */
+
+typedef struct tg {
+    i8_graph g;
+    i8_rng rng;
+    i8_err err;
+} tg;
+
+static void tg_init(tg *t, int c, int h, int w, uint64_t seed)
+{
+    memset(t, 0, sizeof *t);
+    assert_int_equal(i8_graph_init(&t->g, "test", c, h, w, &t->err), INFER8_OK);
+    i8_rng_seed(&t->rng, seed);
+}
+
+static int add_weight(tg *t, const char *name, int ndim, int64_t a, int64_t b, int64_t c, int64_t d, double std)
+{
+    int64_t shape[4] = {a, b, c, d};
+    size_t count = 1;
+    for (int k = 0; k < ndim; k++) count *= (size_t)shape[k];
+    float *data = malloc(sizeof(float) * count);
+    assert_non_null(data);
+    for (size_t k = 0; k < count; k++) data[k] = (float)(std * i8_rng_normal(&t->rng));
+    int idx;
+    assert_int_equal(i8_graph_add_weight(&t->g, name, ndim, shape, data, &idx, &t->err), INFER8_OK);
+    return idx;
+}
+
+static int add(tg *t, i8_node *nd)
+{
+    int idx;
+    infer8_status st = i8_graph_add_node(&t->g, nd, &idx, &t->err);
+    if (st) fprintf(stderr, "add %s: %s\n", nd->name, t->err.msg);
+    assert_int_equal(st, INFER8_OK);
+    return idx;
+}
+
+static int out_size(int in, int k, int s, int p) { return (in + 2 * p - k) / s + 1; }
+
+/* conv (bias optional) with act; residual x >= 0 makes it a fused residual conv. */
+static int conv(tg *t, const char *name, int in, int oc, int kh, int kw, int sh, int sw, int ph, int pw, int bias,
+                i8_act act, int x, float scale)
+{
+    const i8_node *src = &t->g.nodes[in];
+    i8_node n = i8_node_blank(I8_OP_CONV, name);
+    n.n_inputs = 1;
+    n.inputs[0] = in;
+    n.c = oc;
+    n.h = out_size(src->h, kh, sh, ph);
+    n.w = out_size(src->w, kw, sw, pw);
+    n.kh = kh, n.kw = kw, n.sh = sh, n.sw = sw, n.ph = ph, n.pw = pw;
+    char wn[128];
+    snprintf(wn, sizeof wn, "%s.weight", name);
+    n.weight = add_weight(t, wn, 4, oc, src->c, kh, kw, sqrt(2.0 / (src->c * kh * kw)));
+    if (bias) {
+        snprintf(wn, sizeof wn, "%s.bias", name);
+        n.bias = add_weight(t, wn, 1, oc, 1, 1, 1, 0.1);
+    }
+    n.act = act;
+    if (x >= 0) {
+        n.residual = x;
+        n.residual_scale = scale;
+        n.n_inputs = 2;
+        n.inputs[1] = x;
+    }
+    return add(t, &n);
+}
+
+static int pool(tg *t, const char *name, i8_op op, int in, int k, int s, int p, int include_pad)
+{
+    const i8_node *src = &t->g.nodes[in];
+    i8_node n = i8_node_blank(op, name);
+    n.n_inputs = 1;
+    n.inputs[0] = in;
+    n.c = src->c;
+    n.kh = n.kw = k, n.sh = n.sw = s, n.ph = n.pw = p;
+    n.h = out_size(src->h, k, s, p);
+    n.w = out_size(src->w, k, s, p);
+    n.count_include_pad = include_pad;
+    return add(t, &n);
+}
+
+static int concat(tg *t, const char *name, int count, const int *ins)
+{
+    i8_node n = i8_node_blank(I8_OP_CONCAT, name);
+    n.n_inputs = count;
+    n.c = 0;
+    for (int k = 0; k < count; k++) {
+        n.inputs[k] = ins[k];
+        n.c += t->g.nodes[ins[k]].c;
+    }
+    n.h = t->g.nodes[ins[0]].h;
+    n.w = t->g.nodes[ins[0]].w;
+    return add(t, &n);
+}
+
+static int head(tg *t, int in, int classes)
+{
+    i8_node gp = i8_node_blank(I8_OP_GLOBAL_AVGPOOL, "global_pool");
+    gp.n_inputs = 1;
+    gp.inputs[0] = in;
+    gp.c = t->g.nodes[in].c;
+    gp.h = gp.w = 1;
+    int p = add(t, &gp);
+    i8_node fc = i8_node_blank(I8_OP_LINEAR, "fc");
+    fc.n_inputs = 1;
+    fc.inputs[0] = p;
+    fc.c = classes;
+    fc.h = fc.w = 1;
+    fc.weight = add_weight(t, "fc.weight", 2, classes, gp.c, 1, 1, sqrt(1.0 / gp.c));
+    fc.bias = add_weight(t, "fc.bias", 1, classes, 1, 1, 1, 0.1);
+    return add(t, &fc);
+}
+
+static void finish(tg *t, int output)
+{
+    t->g.output = output;
+    const i8_node *o = &t->g.nodes[output];
+    t->g.num_classes = o->c * o->h * o->w;
+    infer8_status st = i8_graph_validate(&t->g, &t->err);
+    /* per-op graphs end at a spatial tensor so every value is compared; the validator asks
+     * for [classes]x1x1 logits there, which both executors do not need */
+    if (st == INFER8_E_SHAPE && (o->h > 1 || o->w > 1) && strstr(t->err.msg, "logits")) st = INFER8_OK;
+    if (st) fprintf(stderr, "validate: %s\n", t->err.msg);
+    assert_int_equal(st, INFER8_OK);
+}
+
+/* ------------------------------------------------------------ comparison ----------------- */
+
+typedef struct cmp { double rel; int top1_ok; int top1_checked; } cmp;
+
+static int argmax(const float *v, int k, int *second) {
+    int a = 0, b = -1;
+    for (int i = 1; i < k; i++) {
+        if (v[i] > v[a]) b = a, a = i;
+        else if (b < 0 || v[i] > v[b]) b = i;
+    }
+    if (second) *second = b;
+    return a;
+}
+
+static cmp compare(const float *a, const float *ref, int n, int classes)
+{
+    double maxd = 0, maxr = 0;
+    for (size_t i = 0; i < (size_t)n * classes; i++) {
+        double d = fabs((double)a[i] - ref[i]);
+        if (!(d <= maxd)) maxd = d; /* NaN counts as failure */
+        if (fabs(ref[i]) > maxr) maxr = fabs(ref[i]);
+    }
+    cmp c = {maxr > 0 ? maxd / maxr : maxd, 1, 0};
+    for (int b = 0; b < n && classes > 1; b++) {
+        const float *r = ref + (size_t)b * classes, *x = a + (size_t)b * classes;
+        int second, tr = argmax(r, classes, &second);
+        if (r[tr] - r[second] <= 2 * maxd) continue; /* a near tie: either answer is right */
+        c.top1_checked++;
+        c.top1_ok &= argmax(x, classes, NULL) == tr;
+    }
+    return c;
+}
+
+/* Runs both backends on random input for each batch in ns and checks the criterion. */
+static void check_graph_b(tg *t, const int *ns, int count, double tol, const char *tactic, int report)
+{
+    i8_graph *g = &t->g;
+    int max_n = 0;
+    for (int k = 0; k < count; k++) max_n = I8_MAX(max_n, ns[k]);
+    i8_backend_options ro = {.max_batch = max_n, .threads = 0};
+    i8_backend_options co = {.max_batch = max_n};
+    void *rc = NULL, *cc = NULL;
+    i8_err err = {0};
+    if (tactic) setenv("INFER8_CUDA_TACTIC", tactic, 1);
+    else unsetenv("INFER8_CUDA_TACTIC");
+    assert_int_equal(i8_backend_cpu_reference.prepare(&rc, g, &ro, &err), INFER8_OK);
+    infer8_status st = i8_backend_cuda.prepare(&cc, g, &co, &err);
+    if (st) fprintf(stderr, "cuda prepare: %s\n", err.msg);
+    assert_int_equal(st, INFER8_OK);
+    size_t per = (size_t)g->input_c * g->input_h * g->input_w;
+    size_t outc = (size_t)g->nodes[g->output].c * g->nodes[g->output].h * g->nodes[g->output].w;
+    float *in = malloc(sizeof(float) * per * max_n);
+    float *ref = malloc(sizeof(float) * outc * max_n);
+    float *got = malloc(sizeof(float) * outc * max_n);
+    assert_true(in && ref && got);
+    for (int k = 0; k < count; k++) {
+        int n = ns[k];
+        for (size_t i = 0; i < per * n; i++) in[i] = (float)(2.0 * i8_rng_uniform(&t->rng) - 1.0);
+        assert_int_equal(i8_backend_cpu_reference.run(rc, n, in, ref, &err), INFER8_OK);
+        for (int rep = 0; rep < 2; rep++) { /* second run replays the captured graph */
+            memset(got, 0xff, sizeof(float) * outc * max_n); /* NaN: unwritten values fail */
+            st = i8_backend_cuda.run(cc, n, in, got, &err);
+            if (st) fprintf(stderr, "cuda run: %s\n", err.msg);
+            assert_int_equal(st, INFER8_OK);
+            cmp c = compare(got, ref, n, (int)outc);
+            if (report || c.rel > tol || !c.top1_ok)
+                fprintf(stderr, "  %s [%s] n=%d: max rel diff %.3g (tol %.1g), top-1 agree %s (%d of %d checked)\n",
+                        g->arch, tactic ? tactic : "tuned", n, c.rel, tol, c.top1_ok ? "yes" : "NO",
+                        c.top1_checked, n);
+            assert_true(c.rel <= tol);
+            assert_true(c.top1_ok);
+            if (!report) break;
+        }
+        if (report) {
+            i8_cuda_stats s;
+            i8_cuda_get_stats(cc, n, &s);
+            double ms = 0;
+            assert_int_equal(i8_backend_cuda.time_forward(cc, n, 50, &ms, &err), INFER8_OK);
+            assert_true(ms > 0);
+            fprintf(stderr,
+                    "  %s n=%d: %.3f ms/forward (graph %d, %d streams); convs own %d cublaslt %d cudnn %d; %d problems, "
+                    "cudnn plans tried %d failed %d, tuning %.1f s; arena %.1f MiB, weights %.1f MiB\n",
+                    g->arch, n, ms, s.graph_captured, s.streams_used, s.convs_per_kind[1], s.convs_per_kind[2],
+                    s.convs_per_kind[3], s.problems, s.cudnn_plans_tried, s.cudnn_plans_failed, s.tune_seconds,
+                    s.arena_bytes / 1048576.0, s.weight_bytes / 1048576.0);
+        }
+    }
+    /* every conv got a tactic of a real kind; forced kinds are used where they fit */
+    const i8_cuda_tactic *tac = NULL;
+    assert_int_equal(i8_cuda_tactics(cc, ns[0], &tac, &err), INFER8_OK);
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (g->nodes[i].op != I8_OP_CONV) {
+            assert_int_equal(tac[i].kind, I8_CUDA_TACTIC_NONE);
+            continue;
+        }
+        assert_true(tac[i].kind >= I8_CUDA_TACTIC_OWN && tac[i].kind <= I8_CUDA_TACTIC_CUDNN);
+        if (tactic && !strcmp(tactic, "own")) assert_int_equal(tac[i].kind, I8_CUDA_TACTIC_OWN);
+    }
+    if (tactic && report == 0) {
+        int used[4] = {0};
+        for (int i = 0; i < g->n_nodes; i++) used[tac[i].kind]++;
+        fprintf(stderr, "  [%s] tactics: own %d cublaslt %d cudnn %d\n", tactic, used[1], used[2], used[3]);
+    }
+    double pm_total = 0;
+    double *pm = calloc((size_t)g->n_nodes, sizeof(double));
+    assert_non_null(pm);
+    assert_int_equal(i8_backend_cuda.profile(cc, ns[0], 1, pm, &err), INFER8_OK);
+    for (int i = 0; i < g->n_nodes; i++) pm_total += pm[i];
+    assert_true(pm_total > 0);
+    free(pm);
+    free(in);
+    free(ref);
+    free(got);
+    i8_backend_cpu_reference.destroy(rc);
+    i8_backend_cuda.destroy(cc);
+    unsetenv("INFER8_CUDA_TACTIC");
+}
+
+static void check_graph(tg *t)
+{
+    static const int ns[] = {1, 3, 1};
+    static const char *tactics[] = {NULL, "own", "cublaslt", "cudnn"};
+    for (int k = 0; k < 4; k++) check_graph_b(t, ns, 3, 1e-2, tactics[k], 0);
+    i8_graph_free(&t->g);
+}
+
+/* ------------------------------------------------------------ per-op cases --------------- */
+
+static void test_stem_conv(void **state)
+{
+    (void)state;
+    tg t;
+    tg_init(&t, 3, 19, 17, 1);
+    int a = conv(&t, "conv2d_1a", 0, 32, 3, 3, 2, 2, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b = conv(&t, "conv2d_2a", a, 32, 3, 3, 1, 1, 1, 1, 0, I8_ACT_NONE, -1, 1);
+    finish(&t, b);
+    check_graph(&t);
+}
+
+static void test_asymmetric_kernels(void **state)
+{
+    (void)state;
+    tg t;
+    tg_init(&t, 3, 15, 15, 2);
+    int a = conv(&t, "c5x5", 0, 24, 5, 5, 1, 1, 2, 2, 1, I8_ACT_RELU, -1, 1);
+    int b = conv(&t, "c1x7", a, 32, 1, 7, 1, 1, 0, 3, 1, I8_ACT_RELU, -1, 1);
+    int c = conv(&t, "c7x1", b, 24, 7, 1, 1, 1, 3, 0, 1, I8_ACT_NONE, -1, 1);
+    int d = conv(&t, "c3x3s2", c, 48, 3, 3, 2, 2, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    finish(&t, d);
+    check_graph(&t);
+}
+
+static void test_pools(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{17, 17}, {16, 15}};
+    for (int s = 0; s < 2; s++)
+        for (int variant = 0; variant < 4; variant++) {
+            tg t;
+            tg_init(&t, 3, sizes[s][0], sizes[s][1], 3 + variant);
+            int a = conv(&t, "c", 0, variant & 1 ? 16 : 12, 3, 3, 1, 1, 1, 1, 1, I8_ACT_NONE, -1, 1);
+            int p;
+            if (variant < 2) p = pool(&t, "maxpool", I8_OP_MAXPOOL, a, 3, 2, 0, 0);
+            else p = pool(&t, "avgpool", I8_OP_AVGPOOL, a, 3, variant == 2 ? 1 : 2, 1, variant == 3);
+            finish(&t, p);
+            check_graph(&t);
+        }
+}
+
+/* Inception-style block: branches into a concat (slices written in place), the input read by
+ * two concat positions (copied), a nested concat and a maxpool branch. */
+static void test_concat(void **state)
+{
+    (void)state;
+    tg t;
+    tg_init(&t, 3, 13, 13, 4);
+    int x = conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int b0 = conv(&t, "b0", x, 48, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b1 = conv(&t, "b1", x, 16, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b1a = conv(&t, "b1a", b1, 32, 1, 3, 1, 1, 0, 1, 1, I8_ACT_RELU, -1, 1);
+    int b1b = conv(&t, "b1b", b1, 16, 3, 1, 1, 1, 1, 0, 1, I8_ACT_RELU, -1, 1);
+    int inner = concat(&t, "inner", 2, (int[]){b1a, b1b});
+    int mp = pool(&t, "pool", I8_OP_AVGPOOL, x, 3, 1, 1, 0);
+    int odd = conv(&t, "odd", x, 8, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int cat = concat(&t, "cat", 6, (int[]){b0, inner, mp, x, odd, x});
+    int y = conv(&t, "after", cat, 16, 3, 3, 2, 2, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int m = pool(&t, "mp", I8_OP_MAXPOOL, cat, 3, 2, 0, 0);
+    int cat2 = concat(&t, "cat2", 2, (int[]){y, m});
+    finish(&t, cat2);
+    check_graph(&t);
+}
+
+/* Fused residual convs: relu and none, in place (conv is x's last reader) and copied (x read
+ * again afterwards), in a chain as IRv2 repeats them, then a head. */
+static void test_fused_residual(void **state)
+{
+    (void)state;
+    tg t;
+    tg_init(&t, 3, 11, 12, 5);
+    int x = conv(&t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    for (int blk = 0; blk < 3; blk++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "r%d.b0", blk);
+        int b0 = conv(&t, nm, x, 32, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+        snprintf(nm, sizeof nm, "r%d.b1", blk);
+        int b1 = conv(&t, nm, x, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+        snprintf(nm, sizeof nm, "r%d.cat", blk);
+        int cat = concat(&t, nm, 2, (int[]){b0, b1});
+        snprintf(nm, sizeof nm, "r%d.conv2d", blk);
+        x = conv(&t, nm, cat, 64, 1, 1, 1, 1, 0, 0, 1, blk == 2 ? I8_ACT_NONE : I8_ACT_RELU, x, 0.17f + 0.1f * blk);
+    }
+    /* x read after its fused conv: not in place. */
+    int keep = x;
+    int b = conv(&t, "last.b", x, 64, 1, 1, 1, 1, 0, 0, 0, I8_ACT_RELU, -1, 1);
+    int r = conv(&t, "last.conv2d", b, 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, x, 0.5f);
+    int cat = concat(&t, "final", 2, (int[]){r, keep});
+    int out = head(&t, cat, 10);
+    finish(&t, out);
+    check_graph(&t);
+}
+
+/* Unfused ops as families build them before the passes: conv -> batchnorm -> relu, residual. */
+static void test_unfused_ops(void **state)
+{
+    (void)state;
+    tg t;
+    tg_init(&t, 3, 9, 10, 6);
+    int x = conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 0, I8_ACT_NONE, -1, 1);
+    i8_node bn = i8_node_blank(I8_OP_BATCHNORM, "stem.bn");
+    bn.n_inputs = 1, bn.inputs[0] = x, bn.c = 32, bn.h = t.g.nodes[x].h, bn.w = t.g.nodes[x].w;
+    bn.bn_gamma = add_weight(&t, "bn.weight", 1, 32, 1, 1, 1, 1.0);
+    bn.bn_beta = add_weight(&t, "bn.bias", 1, 32, 1, 1, 1, 0.5);
+    bn.bn_mean = add_weight(&t, "bn.running_mean", 1, 32, 1, 1, 1, 0.5);
+    bn.bn_var = add_weight(&t, "bn.running_var", 1, 32, 1, 1, 1, 1.0);
+    for (int k = 0; k < 32; k++) t.g.weights[bn.bn_var].data[k] = fabsf(t.g.weights[bn.bn_var].data[k]) + 0.1f;
+    bn.bn_eps = 0.001f;
+    int b = add(&t, &bn);
+    i8_node re = i8_node_blank(I8_OP_RELU, "stem.act");
+    re.n_inputs = 1, re.inputs[0] = b, re.c = 32, re.h = bn.h, re.w = bn.w;
+    int r = add(&t, &re);
+    int br = conv(&t, "branch", r, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_NONE, -1, 1);
+    i8_node res = i8_node_blank(I8_OP_RESIDUAL, "res");
+    res.n_inputs = 2, res.inputs[0] = r, res.inputs[1] = br, res.c = 32, res.h = bn.h, res.w = bn.w;
+    res.residual_scale = 0.2f;
+    res.act = I8_ACT_RELU;
+    int o = add(&t, &res);
+    finish(&t, o);
+    check_graph(&t);
+}
+
+/* supports_node answers honestly: a conv over 20 channels (not a multiple of 8, and not the
+ * padded image input) is refused, and prepare names the node. */
+static void test_unsupported_and_bad_arguments(void **state)
+{
+    (void)state;
+    tg t;
+    tg_init(&t, 3, 8, 8, 7);
+    int a = conv(&t, "c20", 0, 20, 3, 3, 1, 1, 1, 1, 1, I8_ACT_NONE, -1, 1);
+    int b = conv(&t, "after20", a, 16, 1, 1, 1, 1, 0, 0, 1, I8_ACT_NONE, -1, 1);
+    finish(&t, b);
+    assert_true(i8_backend_cuda.supports_node(&t.g, &t.g.nodes[a]));
+    assert_false(i8_backend_cuda.supports_node(&t.g, &t.g.nodes[b]));
+    i8_backend_options o = {.max_batch = 2};
+    void *c = NULL;
+    i8_err err = {0};
+    assert_int_equal(i8_backend_cuda.prepare(&c, &t.g, &o, &err), INFER8_E_UNSUPPORTED);
+    assert_non_null(strstr(err.msg, "after20"));
+    i8_graph_free(&t.g);
+
+    tg_init(&t, 3, 8, 8, 8);
+    a = conv(&t, "c", 0, 16, 3, 3, 1, 1, 1, 1, 1, I8_ACT_NONE, -1, 1);
+    finish(&t, a);
+    assert_int_equal(i8_backend_cuda.prepare(&c, &t.g, &o, &err), INFER8_OK);
+    float in[3 * 8 * 8 * 3] = {0}, out[16 * 8 * 8 * 3];
+    assert_int_equal(i8_backend_cuda.run(c, 3, in, out, &err), INFER8_E_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.msg, "batch 3"));
+    assert_int_equal(i8_backend_cuda.run(c, 0, in, out, &err), INFER8_E_INVALID_ARGUMENT);
+    char buf[512] = "";
+    i8_backend_cuda.describe_device(c, buf, sizeof buf);
+    fprintf(stderr, "  device: %s\n", buf);
+    assert_non_null(strstr(buf, "cuDNN 9."));
+    i8_backend_cuda.destroy(c);
+    o.max_batch = 0;
+    assert_int_equal(i8_backend_cuda.prepare(&c, &t.g, &o, &err), INFER8_E_INVALID_ARGUMENT);
+    i8_graph_free(&t.g);
+}
+
+/* ------------------------------------------------------------ whole networks ------------- */
+
+/* Deterministic weight source: values depend on the key only (FNV-1a hash seeds the rng).
+ * He-normal conv weights, batchnorm identity (gamma 1, beta 0, mean 0, var 1), small biases,
+ * linear std 1/sqrt(in): activations stay O(1) through IRv2's scaled residual blocks. */
+static infer8_status rand_get(void *ctx, const char *key, int ndim, const int64_t *shape, float **data, i8_err *err)
+{
+    (void)ctx;
+    size_t count = 1;
+    for (int k = 0; k < ndim; k++) count *= (size_t)shape[k];
+    float *d = i8_malloc(sizeof(float) * (count ? count : 1), err);
+    if (!d) return err->code;
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = key; *p; p++) h = (h ^ (uint8_t)*p) * 1099511628211ull;
+    i8_rng r;
+    i8_rng_seed(&r, h);
+    size_t len = strlen(key);
+#define ENDS(s) (len >= strlen(s) && !strcmp(key + len - strlen(s), s))
+    double fill = -1, std = 0;
+    if (ENDS("running_var") || (ENDS(".bn.weight"))) fill = 1;
+    else if (ENDS("running_mean") || ENDS(".bn.bias")) fill = 0;
+    else if (ndim == 4) std = sqrt(2.0 / (double)(shape[1] * shape[2] * shape[3]));
+    else if (ndim == 2) std = sqrt(1.0 / (double)shape[1]);
+    else std = 0.01;
+#undef ENDS
+    for (size_t k = 0; k < count; k++) d[k] = fill >= 0 ? (float)fill : (float)(std * i8_rng_normal(&r));
+    *data = d;
+    return INFER8_OK;
+}
+
+static void check_family(const char *arch)
+{
+    const i8_family *fam = i8_family_find(arch);
+    if (!fam) {
+        fprintf(stderr, "family %s not built yet: skipped\n", arch);
+        skip();
+    }
+    tg t;
+    memset(&t, 0, sizeof t);
+    i8_rng_seed(&t.rng, 99);
+    i8_weight_source src = {NULL, rand_get};
+    infer8_status st = fam->build(&t.g, &src, 1000, 299, 299, &t.err);
+    if (st) fprintf(stderr, "%s build: %s\n", arch, t.err.msg);
+    assert_int_equal(st, INFER8_OK);
+    assert_int_equal(i8_pass_fold_batchnorm(&t.g, &t.err), INFER8_OK);
+    assert_int_equal(i8_pass_fuse(&t.g, &t.err), INFER8_OK);
+    static const int ns[] = {1, 4};
+    check_graph_b(&t, ns, 2, 1e-2, NULL, 1);
+    /* the arena reuses memory: far below one buffer per node */
+    i8_graph_free(&t.g);
+}
+
+static void test_inception_v3(void **state) { (void)state; check_family("inception_v3"); }
+static void test_inception_v4(void **state) { (void)state; check_family("inception_v4"); }
+static void test_inception_resnet_v2(void **state) { (void)state; check_family("inception_resnet_v2"); }
+
+/* ------------------------------------------------------------ benchmark mode ------------- */
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* INFER8_CUDA_BENCH=1: for each family (random weights; speed does not depend on values) and
+ * batch 1 and 32, median / min / max of 7 rounds of CUDA-graph replays, plus the per-op-kind
+ * split of a per-node profile at batch 1 and the slowest nodes. Prints a table; returns 0. */
+static int bench_main(void)
+{
+    static const char *archs[] = {"inception_resnet_v2", "inception_v4", "inception_v3"};
+    static const int batches[] = {1, 32};
+    printf("| model | batch | median ms | min | max | tuning s | own/cublaslt/cudnn | graph |\n|---|---|---|---|---|---|---|---|\n");
+    for (int a = 0; a < 3; a++) {
+        const i8_family *fam = i8_family_find(archs[a]);
+        if (!fam) continue;
+        i8_graph g;
+        memset(&g, 0, sizeof g);
+        i8_err err = {0};
+        i8_weight_source src = {NULL, rand_get};
+        if (fam->build(&g, &src, 1000, 299, 299, &err) || i8_pass_fold_batchnorm(&g, &err) ||
+            i8_pass_fuse(&g, &err)) {
+            printf("%s: build failed: %s\n", archs[a], err.msg);
+            continue;
+        }
+        i8_backend_options o = {.max_batch = 32};
+        void *c = NULL;
+        if (i8_backend_cuda.prepare(&c, &g, &o, &err)) {
+            printf("%s: prepare failed: %s\n", archs[a], err.msg);
+            i8_graph_free(&g);
+            continue;
+        }
+        if (a == 0) {
+            char buf[512];
+            i8_backend_cuda.describe_device(c, buf, sizeof buf);
+            fprintf(stderr, "device: %s\n", buf);
+        }
+        for (int bi = 0; bi < 2; bi++) {
+            int n = batches[bi], iters = n == 1 ? 200 : 40;
+            double r[7], ms = 0;
+            infer8_status st = INFER8_OK;
+            for (int k = 0; k < 7 && !st; k++) st = i8_backend_cuda.time_forward(c, n, iters, &r[k], &err);
+            if (st) {
+                printf("%s b%d: %s\n", archs[a], n, err.msg);
+                continue;
+            }
+            qsort(r, 7, sizeof r[0], cmp_double);
+            ms = r[3];
+            i8_cuda_stats s;
+            i8_cuda_get_stats(c, n, &s);
+            printf("| %s | %d | %.3f | %.3f | %.3f | %.1f | %d/%d/%d | %s |\n", archs[a], n, ms, r[0], r[6],
+                   s.tune_seconds, s.convs_per_kind[1], s.convs_per_kind[2], s.convs_per_kind[3],
+                   s.graph_captured ? "yes" : "NO");
+            fflush(stdout);
+        }
+        /* profile at batch 1 (nodes one at a time, outside the graph) */
+        double *pm = calloc((size_t)g.n_nodes, sizeof(double));
+        if (pm && !i8_backend_cuda.profile(c, 1, 5, pm, &err)) {
+            double per_op[I8_OP_COUNT] = {0}, total = 0;
+            for (int i = 0; i < g.n_nodes; i++) per_op[g.nodes[i].op] += pm[i] / 5, total += pm[i] / 5;
+            fprintf(stderr, "%s b1 profile (sum of isolated nodes %.3f ms):", archs[a], total);
+            for (int k = 0; k < I8_OP_COUNT; k++)
+                if (per_op[k] > 0) fprintf(stderr, " %s %.3f", i8_op_name((i8_op)k), per_op[k]);
+            fprintf(stderr, "\n");
+            const i8_cuda_tactic *tac = NULL;
+            i8_cuda_tactics(c, 1, &tac, &err);
+            for (int top = 0; top < 8; top++) {
+                int best = -1;
+                for (int i = 0; i < g.n_nodes; i++)
+                    if (pm[i] >= 0 && (best < 0 || pm[i] > pm[best])) best = i;
+                if (best < 0) break;
+                const i8_node *nd = &g.nodes[best];
+                fprintf(stderr, "  %-28s %s %dx%d s%d %dx%dx%d: %.1f us (tactic %d/%d)\n", nd->name, i8_op_name(nd->op),
+                        nd->kh, nd->kw, nd->sh, nd->c, nd->h, nd->w, 1000 * pm[best] / 5, tac ? tac[best].kind : -1,
+                        tac ? tac[best].variant : -1);
+                pm[best] = -1;
+            }
+        }
+        free(pm);
+        i8_backend_cuda.destroy(c);
+        i8_graph_free(&g);
+    }
+    return 0;
+}
+
+int main(void)
+{
+    if (i8_cuda_device_count() < 1) {
+        printf("SKIP: no CUDA device\n");
+        return 0;
+    }
+    if (getenv("INFER8_CUDA_BENCH")) return bench_main();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stem_conv),
+        cmocka_unit_test(test_asymmetric_kernels),
+        cmocka_unit_test(test_pools),
+        cmocka_unit_test(test_concat),
+        cmocka_unit_test(test_fused_residual),
+        cmocka_unit_test(test_unfused_ops),
+        cmocka_unit_test(test_unsupported_and_bad_arguments),
+        cmocka_unit_test(test_inception_v3),
+        cmocka_unit_test(test_inception_v4),
+        cmocka_unit_test(test_inception_resnet_v2),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#else
+
+int main(void)
+{
+    printf("SKIP: no CUDA device (built without CUDA)\n");
+    return 0;
+}
+
+#endif

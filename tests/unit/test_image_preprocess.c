@@ -1,0 +1,129 @@
+/* Unit tests of timm's eval transform pieces (src/image/preprocess.c): scale size from
+ * crop_pct, torchvision's short-side resize target, Python round, center crop offsets with
+ * padding, and the float32 normalisation. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "image/image.h"
+
+static void round_half_even(void **state) {
+    (void)state;
+    assert_int_equal(i8_python_round_half_even(0.5), 0);
+    assert_int_equal(i8_python_round_half_even(1.5), 2);
+    assert_int_equal(i8_python_round_half_even(2.5), 2);
+    assert_int_equal(i8_python_round_half_even(3.5), 4);
+    assert_int_equal(i8_python_round_half_even(77.5), 78);
+    assert_int_equal(i8_python_round_half_even(2.4999), 2);
+    assert_int_equal(i8_python_round_half_even(2.5001), 3);
+    assert_int_equal(i8_python_round_half_even(-0.5), 0);
+    assert_int_equal(i8_python_round_half_even(-1.5), -2);
+    assert_int_equal(i8_python_round_half_even(0.0), 0);
+}
+
+static void resize_targets(void **state) {
+    (void)state;
+    int w, h;
+    /* 299 / 0.8975 = 333.15 -> 333; 375 short: long = int(333 * 500 / 375) = int(444.0) */
+    i8_resize_target(500, 375, 299, 0.8975f, &w, &h);
+    assert_int_equal(w, 444);
+    assert_int_equal(h, 333);
+    /* 299 / 0.875 = 341.71 -> 341; int(341 * 500 / 375) = int(454.67) = 454 */
+    i8_resize_target(500, 375, 299, 0.875f, &w, &h);
+    assert_int_equal(w, 454);
+    assert_int_equal(h, 341);
+    i8_resize_target(375, 500, 299, 0.875f, &w, &h);
+    assert_int_equal(w, 341);
+    assert_int_equal(h, 454);
+    /* square: both sides S; w == h takes the w <= h branch */
+    i8_resize_target(299, 299, 299, 0.875f, &w, &h);
+    assert_int_equal(w, 341);
+    assert_int_equal(h, 341);
+    /* short side already S: unchanged */
+    i8_resize_target(333, 500, 299, 0.8975f, &w, &h);
+    assert_int_equal(w, 333);
+    assert_int_equal(h, 500);
+    /* 224 / 0.9 = 248.888 -> 248 (0.9f is 0.899999976; the decimal 0.9 is what timm divides by) */
+    i8_resize_target(640, 480, 224, 0.9f, &w, &h);
+    assert_int_equal(h, 248);
+    assert_int_equal(w, 330);          /* int(248 * 640 / 480) = int(330.67) */
+    /* 0.8f = 0.800000012 > 0.8: dividing by the float would give 279.99 -> 279; timm gets 280 */
+    i8_resize_target(300, 400, 224, 0.8f, &w, &h);
+    assert_int_equal(w, 280);
+    assert_int_equal(h, 373);          /* int(280 * 400 / 300) = int(373.33) */
+    i8_resize_target(300, 400, 240, 0.8f, &w, &h);
+    assert_int_equal(w, 300);          /* already 300: no resize follows */
+    assert_int_equal(h, 400);
+    /* crop_pct 1.0, 0.95: 224 / 0.95 = 235.79 -> 235 */
+    i8_resize_target(100, 1000, 224, 1.0f, &w, &h);
+    assert_int_equal(w, 224);
+    assert_int_equal(h, 2240);
+    i8_resize_target(100, 1000, 224, 0.95f, &w, &h);
+    assert_int_equal(w, 235);
+    assert_int_equal(h, 2350);
+}
+
+static void crop_offsets(void **state) {
+    (void)state;
+    int l, t;
+    i8_center_crop_offsets(454, 341, 299, 299, &l, &t);
+    assert_int_equal(l, 78);           /* (454 - 299) / 2 = 77.5 -> 78 (even) */
+    assert_int_equal(t, 21);
+    i8_center_crop_offsets(300, 302, 299, 299, &l, &t);
+    assert_int_equal(l, 0);            /* 0.5 -> 0 */
+    assert_int_equal(t, 2);            /* 1.5 -> 2 */
+    i8_center_crop_offsets(304, 299, 299, 299, &l, &t);
+    assert_int_equal(l, 2);            /* 2.5 -> 2 */
+    assert_int_equal(t, 0);
+    /* smaller than the crop: torchvision pads (crop - size) // 2 on the left/top */
+    i8_center_crop_offsets(50, 400, 64, 64, &l, &t);
+    assert_int_equal(l, -7);
+    assert_int_equal(t, 168);
+    i8_center_crop_offsets(51, 51, 64, 64, &l, &t);
+    assert_int_equal(l, -6);           /* 13 // 2 = 6 left, 7 right */
+    assert_int_equal(t, -6);
+}
+
+static void normalise_and_pad(void **state) {
+    (void)state;
+    i8_image im;
+    i8_err err;
+    assert_int_equal(i8_image_alloc(&im, 2, 2, &err), INFER8_OK);
+    for (int i = 0; i < 12; i++) im.rgb[i] = (uint8_t)(i % 3 == 0 ? 255 : i % 3 == 1 ? 51 : 0);
+    i8_preproc pre = {.input_size = {3, 2, 2}, .crop_pct = 1.0f, .interpolation = I8_INTERP_BICUBIC,
+                      .mean = {0.5f, 0.5f, 0.5f}, .std = {0.5f, 0.5f, 0.5f}};
+    float out[3 * 4 * 4];
+    assert_int_equal(i8_preprocess(&im, &pre, out, &err), INFER8_OK);
+    for (int i = 0; i < 4; i++) {
+        assert_true(out[i] == 1.0f);                       /* 255 -> (1 - 0.5) / 0.5 */
+        assert_true(out[4 + i] == (0.2f - 0.5f) / 0.5f);   /* 51/255 = 0.2f */
+        assert_true(out[8 + i] == -1.0f);
+    }
+    /* crop_pct 2: S = floor(4 / 2) = 2, no resize; crop 4 on 2 pads 1 on each side with zeros */
+    pre.input_size[1] = pre.input_size[2] = 4;
+    pre.crop_pct = 2.0f;
+    assert_int_equal(i8_preprocess(&im, &pre, out, &err), INFER8_OK);
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 4; x++) {
+            int inside = y >= 1 && y <= 2 && x >= 1 && x <= 2;
+            assert_true(out[y * 4 + x] == (inside ? 1.0f : -1.0f));
+            assert_true(out[32 + y * 4 + x] == -1.0f);
+        }
+    pre.input_size[2] = 5;
+    assert_int_equal(i8_preprocess(&im, &pre, out, &err), INFER8_E_UNSUPPORTED);
+    pre.input_size[2] = 4;
+    pre.std[1] = 0.0f;
+    assert_int_equal(i8_preprocess(&im, &pre, out, &err), INFER8_E_INVALID_ARGUMENT);
+    i8_image_free(&im);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(round_half_even), cmocka_unit_test(resize_targets), cmocka_unit_test(crop_offsets),
+        cmocka_unit_test(normalise_and_pad),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,72 @@
+# CUDA backend steps of tools/gpu-check (sourced by it): gpu_env, cuda_tests, cuda_bench.
+# Run from the repository root on the GPU machine; results under $OUT.
+STEPS+=(cuda_tests cuda_bench cuda_lab)
+
+# Library path: the carried non-CUDA libraries, the system CUDA, then PyTorch's pip copies of
+# cuDNN / cuBLAS / the runtime / NVRTC (the machine may have no system cuDNN).
+gpu_env() {
+  local extra=""
+  for d in /usr/local/cuda/lib64 /usr/local/cuda/lib; do [ -d "$d" ] && extra="$extra:$d"; done
+  local torch_libs
+  torch_libs=$(python3 - <<'PY' 2>/dev/null
+import glob, os
+try:
+    import nvidia
+    roots = list(nvidia.__path__)
+except Exception:
+    roots = []
+dirs = []
+for r in roots:
+    for d in sorted(glob.glob(os.path.join(r, '*', 'lib'))) + sorted(glob.glob(os.path.join(r, 'cu*', 'lib'))):
+        if d not in dirs: dirs.append(d)
+print(':'.join(dirs))
+PY
+)
+  export INFER8_CUDA_DEBUG=1
+  export LD_LIBRARY_PATH="$PWD/.devcarry/lib$extra${torch_libs:+:$torch_libs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  {
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+    echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+    ldd build-device/tests/test_cuda_backend | grep -E 'cud|cublas|nvrtc|not found'
+  } >"$OUT/cuda_env.txt" 2>&1
+  cat "$OUT/cuda_env.txt"
+}
+
+# GPU unit tests of the CUDA backend (per-op graphs for every tactic kind, whole families vs
+# the CPU reference at batch 1 and 4).
+cuda_tests() {
+  gpu_env
+  INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-8} timeout 250 build-device/tests/test_cuda_backend \
+    >"$OUT/cuda_tests.log" 2>&1
+  local rc=$?
+  grep -E '^\[|max rel|ms/forward|device:|tactics:|SKIP|FAIL|Error|error' "$OUT/cuda_tests.log" | tail -60
+  echo "cuda_tests: exit $rc"
+  return $rc
+}
+
+# Latency of the three families at batch 1 and 32 (CUDA-graph replay, median of 7 rounds).
+cuda_bench() {
+  gpu_env >/dev/null
+  INFER8_CUDA_BENCH=1 INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-30} timeout 200 \
+    build-device/tests/test_cuda_backend >"$OUT/cuda_bench.md" 2>"$OUT/cuda_bench.log"
+  local rc=$?
+  cat "$OUT/cuda_bench.log" | tail -40
+  cat "$OUT/cuda_bench.md"
+  echo "cuda_bench: exit $rc"
+  return $rc
+}
+
+
+# Kernel lab (dev/kernels/conv_lab.cu, built into build-device/bin by hand): validates and
+# times every own conv kernel variant on Inception shapes.
+cuda_lab() {
+  gpu_env >/dev/null
+  if [ -x build-device/bin/conv_lab ]; then
+    timeout 90 build-device/bin/conv_lab >"$OUT/conv_lab.txt" 2>&1
+    local rc=$?
+    cat "$OUT/conv_lab.txt"
+    echo "cuda_lab: exit $rc"
+    return $rc
+  fi
+  echo "cuda_lab: build-device/bin/conv_lab not built (see dev/kernels/conv_lab.cu)"
+}

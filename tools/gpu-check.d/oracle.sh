@@ -1,0 +1,42 @@
+# Oracle steps of tools/gpu-check (sourced by it): env_info, oracle, fp8_table, peers.
+# INFER8 may point at a carried CLI (default build-device/bin/infer8); WORK is scratch space.
+STEPS+=(env_info oracle fp8_table peers)
+INFER8=${INFER8:-$PWD/build-device/bin/infer8}
+WORK=${WORK:-/tmp/gpu-check-work}
+export PYTHONUNBUFFERED=1
+mkdir -p "$WORK"
+
+env_info() {
+  {
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
+    nvcc --version | tail -n 2
+    python3 -c "import torch, timm; print('torch', torch.__version__, 'timm', timm.__version__, 'cudnn', torch.backends.cudnn.version())"
+    echo "cpus $(nproc)"
+  } 2>&1 | tee "$OUT/env.txt"
+}
+
+# timm logits for infer8 synth snapshots: the CPU parity fixtures (tests/fixtures/oracle/).
+oracle() {
+  "$INFER8" gen-images --count 4 --seed 1000 -o "$WORK/oracle-images" || return 1
+  local arch img
+  for arch in inception_resnet_v2 inception_v4 inception_v3; do
+    "$INFER8" synth --arch "$arch" --seed 0 -o "$WORK/$arch" 2>/dev/null || return 1
+    mkdir -p "$WORK/$arch-inputs"
+    for img in "$WORK"/oracle-images/*.png; do
+      "$INFER8" preprocess "$WORK/$arch" --image "$img" -o "$WORK/$arch-inputs/$(basename "$img" .png).npy" || return 1
+    done
+    python3 tests/oracle/timm_logits.py --arch "$arch" --seed 0 --snapshot "$WORK/$arch" \
+      --images "$WORK/oracle-images" --inputs "$WORK/$arch-inputs" --out "$OUT/oracle-$arch.json" || return 1
+  done
+}
+
+fp8_table() {
+  nvcc -O2 -arch=sm_90 tools/fp8-table.cu -o "$WORK/fp8-table" || return 1
+  mkdir -p "$OUT/fp8" && "$WORK/fp8-table" "$OUT/fp8"
+}
+
+peers() {
+  [ -f .devcarry/peers_torch.py ] || { echo "peers_torch.py not carried"; return 1; }
+  python3 .devcarry/peers_torch.py --models inception_resnet_v2,inception_v4,inception_v3 --batch 1,32 \
+    --modes graph,compile --out "$OUT/peers.json"
+}
