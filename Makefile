@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure test demo install clean test-asan
+.PHONY: all deps configure test demo install clean test-asan fuzz fuzz-deps
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -24,10 +24,25 @@ demo: deps all
 install: all
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX),)
 
+# The whole suite under ASan + UBSan (CUDA off). It reuses the plain build's synth snapshots
+# (deterministic bytes; synth under ASan is slow) and INFER8_TEST_QUICK=1 picks smaller inputs
+# in the heaviest tests (docs/reliability.md).
 test-asan: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DINFER8_SANITIZE=ON -DINFER8_CUDA=OFF
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ctest --output-on-failure -j $(JOBS)
+	cd build-asan && INFER8_SNAPSHOTS=$(abspath $(BUILD))/testwork/snapshots INFER8_TEST_QUICK=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+# libFuzzer targets (fuzz/*.c) with ASan+UBSan, each run FUZZ_SECONDS (default 60) on seeds the
+# project writes (fuzz/make-seeds.sh) plus the regression inputs. Optional deps: clang.
+FUZZ_SECONDS ?= 60
+fuzz-deps:
+	@scripts/install-fuzz-deps.sh
+
+fuzz: deps fuzz-deps all
+	fuzz/build.sh build-fuzz
+	fuzz/make-seeds.sh $(BUILD) build-fuzz/seeds
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh build-fuzz build-fuzz/seeds
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-fuzz

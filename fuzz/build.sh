@@ -11,10 +11,10 @@ mkdir -p "$OUT/obj"
 CFLAGS=(-std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
         -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I"$SRC/include" -I"$SRC/src" -I"$SRC/fuzz"
         $(pkg-config --cflags libcjson libpng libwebp))
-LIBS=($(pkg-config --libs libcjson libpng libwebp) -ljpeg -lm -lpthread)
-# reader modules (and what they need); src/eval and the bundle reader join when they exist
-srcs=("$SRC"/src/core/*.c "$SRC"/src/formats/*.c "$SRC"/src/image/*.c "$SRC"/src/quant/*.c)
-[ -d "$SRC/src/eval" ] && srcs+=($(ls "$SRC"/src/eval/*.c 2>/dev/null || true))
+LIBS=($(pkg-config --libs libcjson libpng libwebp libarchive) -ljpeg -lnettle -lxxhash -lm -lpthread)
+# reader modules and what they need (graph: the bundle's graph section; eval: the tar reader)
+srcs=("$SRC"/src/core/*.c "$SRC"/src/formats/*.c "$SRC"/src/image/*.c "$SRC"/src/quant/*.c "$SRC"/src/graph/*.c
+      "$SRC"/src/eval/*.c)
 objs=()
 for s in "${srcs[@]}"; do
   o="$OUT/obj/$(echo "${s#$SRC/}" | tr / _).o"
@@ -25,6 +25,8 @@ for s in "${srcs[@]}"; do
 done
 for t in "$SRC"/fuzz/fuzz_*.c; do
   name=$(basename "$t" .c)
-  $CC "${CFLAGS[@]}" -fsanitize=fuzzer "$t" "${objs[@]}" "${LIBS[@]}" -o "$OUT/$name"
+  # link then rename: a target may be running from the old binary
+  $CC "${CFLAGS[@]}" -fsanitize=fuzzer "$t" "${objs[@]}" "${LIBS[@]}" -o "$OUT/$name.new"
+  mv -f "$OUT/$name.new" "$OUT/$name"
   echo "built $OUT/$name"
 done

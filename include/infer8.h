@@ -106,6 +106,18 @@ typedef struct infer8_open_options {
     int accumulate_fp64;       /* reference executor: accumulate in double */
     int threads;               /* CPU threads; 0 = all available */
     int max_batch;             /* largest batch per classify call (default 32) */
+    /* appended in 0.1 for FP8 emulation of a checkpoint (docs/fp8.md); bundles carry their own.
+     * precision INFER8_PRECISION_FP8 applies fp8_recipe (NULL = "default"; see
+     * infer8_fp8_recipe_describe) with the activation scales of fp8_scales_path (scales.json
+     * written by infer8_calibrate) to the graph at open; classify then emulates FP8 on the
+     * reference executor (INFER8_DEVICE_CPU_REFERENCE) or runs e4m3 tensor-core kernels
+     * (INFER8_DEVICE_CUDA); other devices refuse FP8. */
+    int precision;             /* an infer8_precision: FP32 (default) or FP8 */
+    const char *fp8_recipe;
+    const char *fp8_scales_path;
+    /* appended in 0.1: 1 accepts NaN/Inf checkpoint weights; by default the first one fails
+     * the open with INFER8_E_FORMAT naming the tensor and element index. */
+    int allow_nonfinite;
 } infer8_open_options;
 void infer8_open_options_init(infer8_open_options *options);
 
@@ -116,6 +128,10 @@ void infer8_open_options_init(infer8_open_options *options);
 infer8_status infer8_model_open(infer8_context *ctx, const char *path, const infer8_open_options *options,
                                 infer8_model **out);
 void infer8_model_close(infer8_model *model);
+/* Opens a bundle held in memory (size bytes; only bundles: checkpoints need their files). The
+ * bytes are verified and converted during the call; the caller may free them afterwards. */
+infer8_status infer8_model_open_memory(infer8_context *ctx, const void *data, size_t size,
+                                       const infer8_open_options *options, infer8_model **out);
 
 typedef enum infer8_interpolation { INFER8_INTERP_BICUBIC = 0, INFER8_INTERP_BILINEAR = 1 } infer8_interpolation;
 
@@ -133,7 +149,21 @@ typedef struct infer8_model_info {
     int num_convolutions;
     uint64_t num_parameters;
     uint64_t macs_per_image;
+    /* appended in 0.1 for bundles (checkpoints: precision "fp32", is_bundle 0, no sections) */
+    const char *precision;       /* build precision: "fp32", "fp16", "fp8" (owned by the model) */
+    int is_bundle;
+    uint64_t file_bytes;         /* bundle size in bytes (0 for a checkpoint) */
+    int num_sections;
+    const struct infer8_section_info *sections; /* num_sections entries, owned by the model */
+    const char *source_sha256;   /* SHA-256 (hex) of the checkpoint the bundle was built from, or "" */
 } infer8_model_info;
+
+/* One section of a bundle file (docs/bundle-format.md). */
+typedef struct infer8_section_info {
+    const char *name;            /* "header", "config", "labels", "graph", "weights", ... */
+    uint64_t offset, length;     /* bytes, in the file */
+    uint64_t checksum;           /* XXH3-64 of the payload */
+} infer8_section_info;
 void infer8_model_info_init(infer8_model_info *info);
 infer8_status infer8_model_get_info(const infer8_model *model, infer8_model_info *info);
 int infer8_model_num_classes(const infer8_model *model);
@@ -177,6 +207,30 @@ typedef struct infer8_class_score {
 /* The k highest-scoring classes of one image's logits, best first (ties: lower index first). */
 infer8_status infer8_topk(const infer8_model *model, const float *logits, int k, infer8_class_score *out);
 
+/* ---- bundles ------------------------------------------------------------------------------- */
+
+typedef enum infer8_precision { INFER8_PRECISION_FP32 = 0, INFER8_PRECISION_FP16 = 1, INFER8_PRECISION_FP8 = 2 } infer8_precision;
+
+typedef struct infer8_build_options {
+    uint32_t struct_size;
+    infer8_precision precision;  /* weights stored as fp32 (default) or fp16; fp8: the model must have been
+                                  * opened with precision fp8 (FP8 convs stored as e4m3 codes + scales,
+                                  * other kernels fp16); an fp32 model gives UNSUPPORTED */
+    int max_batch;               /* recorded in the header; CUDA tuning runs batch 1 and this (default 32) */
+    infer8_device device;        /* INFER8_DEVICE_CUDA: tune on this machine's GPU and store the tactics */
+    const char *fp8_recipe;      /* for precision fp8 (reserved) */
+    const char *fp8_scales_path; /* for precision fp8 (reserved) */
+} infer8_build_options;
+void infer8_build_options_init(infer8_build_options *options);
+
+/* Writes `model` (an opened checkpoint or bundle) as one bundle file at out_path: header with
+ * family, task, precision, provenance (source path and its SHA-256), the optimized graph, the
+ * weights in the build precision, preprocessing config, labels, activation scales, tactic
+ * records. Written to a temporary file, fsynced and renamed: an interrupted build never leaves
+ * a partial file under out_path. Format: docs/bundle-format.md. */
+infer8_status infer8_build(infer8_context *ctx, const infer8_model *model, const infer8_build_options *options,
+                           const char *out_path);
+
 /* ---- tools: synthetic checkpoints ------------------------------------------------------------ */
 
 /* Progress callback for long work: done of total units, a short phase name. */
@@ -200,6 +254,133 @@ infer8_status infer8_synth(infer8_context *ctx, const infer8_synth_options *opti
  * PNG, width x height, from a seed. Used for demos, tests and synth calibration. */
 infer8_status infer8_generate_image_png(infer8_context *ctx, uint64_t seed, int width, int height,
                                         const char *out_path);
+
+/* ---- benchmarking -------------------------------------------------------------------------- */
+
+/* Describes the executor's device and libraries ("NVIDIA H200, driver ..., CUDA ..., cuDNN ...",
+ * or the CPU model and threads), preparing the executor if needed. */
+infer8_status infer8_device_info(infer8_context *ctx, infer8_model *model, char *buf, size_t size);
+/* One timing round: `iters` back-to-back forwards of batch n on deterministic input, mean
+ * milliseconds per forward in *ms. CUDA: replays of the captured CUDA graph between two events
+ * (the first call for a batch size tunes, captures and warms up); CPU: wall clock. Interleave
+ * rounds of several models to compare them (infer8 bench does). */
+infer8_status infer8_time_forward(infer8_context *ctx, infer8_model *model, int n, int iters, double *ms);
+/* Per-layer profile: each layer timed separately (CUDA: events around its kernels, outside any
+ * graph), mean milliseconds per forward added into ms[num_layers] (caller zeroes it). Fails
+ * with INFER8_E_UNSUPPORTED when the executor cannot profile. */
+infer8_status infer8_profile(infer8_context *ctx, infer8_model *model, int n, int iters, double *ms);
+/* Layer i of the optimized graph: name and a type key for profiles ("conv3x3", "conv1x1+residual",
+ * "maxpool", "concat", ...; FP8 layers get an "fp8 " prefix). NULL when i is out of range. */
+const char *infer8_layer_name(const infer8_model *model, int i);
+const char *infer8_layer_type(const infer8_model *model, int i, char *buf, size_t size);
+
+/* ---- FP8: recipes and calibration (docs/fp8.md) ---------------------------------------------- */
+
+/* Lists which convolutions of `model` a recipe makes FP8 ("default", "none", "residual-fp8",
+ * "residual-fp8:FIRST-LAST" or a recipe .json file): a summary line with the exact count and the
+ * layers kept out, then one line per convolution (json != 0: one JSON object). *out malloc'ed
+ * (infer8_free). *fp8_count (may be NULL) receives the number of FP8 convolutions. */
+infer8_status infer8_fp8_recipe_describe(infer8_context *ctx, const infer8_model *model, const char *recipe, int json,
+                                         char **out, int *fp8_count);
+
+typedef enum infer8_calib_method {
+    INFER8_CALIB_MAX = 0,        /* largest |x| (the study's recipe, ModelOpt FP8_DEFAULT_CFG) */
+    INFER8_CALIB_PERCENTILE = 1,
+    INFER8_CALIB_ENTROPY = 2,
+    INFER8_CALIB_MSE = 3
+} infer8_calib_method;
+
+typedef struct infer8_calibrate_report {
+    uint32_t struct_size;
+    int images_used;
+    int images_skipped;          /* unreadable or corrupt (each logged as a warning) */
+    int tensors;                 /* entries written to scales.json */
+    uint64_t nonfinite_values;   /* NaN/Inf activations seen (not calibrated) */
+} infer8_calibrate_report;
+
+typedef struct infer8_calibrate_options {
+    uint32_t struct_size;
+    /* a folder (its .jpg/.jpeg/.png/.webp files, names in byte order) or a text file listing
+     * image paths one per line, in list order (relative paths from the list's folder; empty
+     * lines and lines starting with '#' are skipped) */
+    const char *images;
+    int count;                   /* use the first N images (default 500; 0 = all) */
+    infer8_calib_method method;  /* default INFER8_CALIB_MAX */
+    double percentile;           /* INFER8_CALIB_PERCENTILE: in (0, 100] (default 99.99) */
+    int batch;                   /* images per forward (default 8; part of the deterministic result) */
+    infer8_progress_fn progress;
+    void *progress_user;
+    infer8_calibrate_report *report; /* optional, filled on success */
+} infer8_calibrate_options;
+void infer8_calibrate_options_init(infer8_calibrate_options *options);
+void infer8_calibrate_report_init(infer8_calibrate_report *report);
+
+/* Runs `model` (an fp32 checkpoint) on the reference executor over the images and writes
+ * scales.json to out_path (atomically): one entry per tensor read by any convolution (and per
+ * residual input of fused residual convolutions), named after the node producing it, with the
+ * chosen method's amax and scale = amax / 448. One pass; deterministic (see docs/fp8.md). */
+infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *model, const infer8_calibrate_options *options,
+                               const char *out_path);
+
+/* ---- the FP8 study (docs/study.md) -------------------------------------------------------- */
+
+/* What infer8_study decided (filled on success when options->summary is set). */
+typedef struct infer8_study_summary {
+    uint32_t struct_size;
+    int decision;                /* 1 ship, 0 do not ship, -1 undecided (speed not measured) */
+    char best_variant[128];      /* the variant shipped, or the best by quality; "" if none */
+    char reason[1024];           /* one paragraph: which threshold each variant met or missed */
+    int speed_measured;          /* 1 when latency was measured (device CUDA) */
+    uint64_t held_out_images, calib_images, stress_images;
+    uint64_t skipped_items;      /* corrupt or unusable dataset items (reported, not used) */
+    double wall_s;               /* seconds the study took */
+} infer8_study_summary;
+void infer8_study_summary_init(infer8_study_summary *summary);
+
+typedef struct infer8_study_options {
+    uint32_t struct_size;
+    /* dataset (src/eval/dataset.h): an image folder (class sub-folders or flat + labels.txt), a
+     * list file ("path [label]" lines), or webdataset tar shards ("shard-{000..146}.tar", commas
+     * between names; KEY.jpg + KEY.cls members). Required. */
+    const char *images;
+    uint64_t take;               /* samples used (default 2000; 0 = all) */
+    uint64_t every;              /* every K-th sample position (default 25) */
+    uint64_t calib;              /* the first N of those calibrate, the rest are held out (default 500) */
+    const char *calib_methods;   /* comma list of max, percentile, entropy, mse (default "max") */
+    /* comma list (default "fp16,fp8,residual-fp8:10-39,residual-fp8"): fp16; fp8 (recipe
+     * "default"); residual-fp8[:A-B]; fp8:SPEC for any recipe spec (a recipe .json). Residual
+     * variants on a family without residual blocks are reported as not applicable. */
+    const char *variants;
+    const char *batches;         /* comma list of batch sizes timed (default "1,32") */
+    infer8_device device;        /* CPU_REFERENCE (default) or CPU: quality only; CUDA: also speed */
+    double max_kl;               /* decision thresholds: held-out KL mean <= (default 0.02), */
+    double min_agreement;        /* top-1 agreement >= (default 0.99), */
+    double min_speedup;          /* fp16 time / variant time >= at every batch size (default 1.1) */
+    int threads;                 /* CPU threads (0 = all) */
+    int rounds;                  /* timed rounds per variant and batch (default 7) */
+    int iters;                   /* forwards per round (default 200) */
+    int batch;                   /* images per forward for calibration and quality (default 8) */
+    int stress;                  /* stress inputs used: -1 = all (default), 0 = none, N = the first N */
+    const char *command;         /* the command line recorded in the report (may be NULL) */
+    infer8_progress_fn progress;
+    void *progress_user;
+    infer8_study_summary *summary; /* optional, filled on success */
+} infer8_study_options;
+void infer8_study_options_init(infer8_study_options *options);
+
+/* Runs the whole FP8 study of the checkpoint at model_path (snapshot folder or .safetensors with
+ * the family in config.json) and writes its report into out_dir (created if missing): README.md
+ * (summary and decision, recipe layer lists, method, result tables, why there is or is not a
+ * gain, what was not tried, when to revisit), study.json (every raw figure), SVG plots,
+ * scales/<method>.json, recipes/<recipe>.txt and bundles/<variant>.bundle. Steps: one
+ * calibration pass over the calibration split (fp32 reference executor, one histogram per tensor;
+ * every method's scales from the same histograms), one bundle per variant, quality of every
+ * variant against the fp32 reference (held-out, calibration and stress inputs separately),
+ * latency on CUDA (interleaved rounds, median/min/max, per-layer-type profile; variants the
+ * device cannot run are reported as not measured), and the decision from the thresholds.
+ * Corrupt dataset items are skipped and counted. Every file is written atomically. */
+infer8_status infer8_study(infer8_context *ctx, const char *model_path, const infer8_study_options *options,
+                           const char *out_dir);
 
 /* Writes a float32 array as a NumPy .npy file (C order), atomically. */
 infer8_status infer8_save_npy(infer8_context *ctx, const char *path, const float *data, int ndim,

@@ -4,7 +4,8 @@
 set -euo pipefail
 packages=(build-essential cmake pkg-config
           libcjson-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libarchive-dev libdnnl-dev
-          libcmocka-dev python3-pil python3-numpy)
+          libcmocka-dev python3-pil python3-numpy
+          libxxhash-dev nettle-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api/model.h"
+#include "formats/bundle.h"
 #include "image/image.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -102,6 +103,7 @@ static void model_free(infer8_model *m) {
     if (!m) return;
     if (m->backend && m->backend_ctx) m->backend->destroy(m->backend_ctx);
     i8_graph_free(&m->graph);
+    i8_bundle_model_free(m->bundle);
     i8_config_free(&m->config);
     if (m->fallback_labels) {
         for (int i = 0; i < m->config.num_classes; i++) free(m->fallback_labels[i]);
@@ -112,9 +114,9 @@ static void model_free(infer8_model *m) {
     free(m);
 }
 
-EXPORT infer8_status infer8_model_open(infer8_context *ctx, const char *path, const infer8_open_options *options,
-                                       infer8_model **out) {
-    if (!ctx || !path || !out) return bad_arg(ctx, "infer8_model_open: NULL argument");
+/* Shared by infer8_model_open (path) and infer8_model_open_memory (data, size; path NULL). */
+static infer8_status model_open(infer8_context *ctx, const char *path, const void *data, size_t size,
+                                const infer8_open_options *options, infer8_model **out) {
     i8_err err;
     i8_err_clear(&err);
     infer8_model *m = i8_calloc(1, sizeof *m, &err);
@@ -128,18 +130,42 @@ EXPORT infer8_status infer8_model_open(infer8_context *ctx, const char *path, co
         if (m->options.max_batch <= 0) m->options.max_batch = 32;
     }
     m->limits = ctx->limits;
-    m->source = i8_strdup(path, &err);
+    m->source = i8_strdup(path ? path : "(memory)", &err);
     infer8_status s = m->source ? INFER8_OK : INFER8_E_NOMEM;
-    if (!s)
-        s = i8_checkpoint_load(path, m->options.arch, &m->limits, &m->config, &m->family, &m->graph, 1, &err);
+    if (!s && !path) {
+        s = i8_bundle_load(m, ctx, data, size, "(memory)", &err);
+    } else if (!s && i8_bundle_path_has_magic(path)) {
+        i8_mapped_file map;
+        s = i8_map_file(path, &map, &err);
+        if (!s) {
+            s = i8_bundle_load(m, ctx, map.data, map.size, path, &err);
+            i8_unmap_file(&map);
+        }
+    } else if (!s) {
+        s = i8_checkpoint_load(path, m->options.arch, &m->limits, &m->config, &m->family, &m->graph,
+                               I8_CKPT_OPTIMIZE | (m->options.allow_nonfinite ? I8_CKPT_ALLOW_NONFINITE : 0), &err);
+    }
+    if (!s) s = i8_model_apply_fp8(m, &err); /* open options precision fp8 (calibrate_api.c) */
     if (s) {
         model_free(m);
         return i8_ctx_fail(ctx, &err);
     }
     m->options.arch = NULL; /* not owned */
-    i8_ctx_log(ctx, 2, "opened %s (%s, %d layers)", path, m->family->arch, m->graph.n_nodes);
+    i8_ctx_log(ctx, 2, "opened %s (%s, %d layers)", m->source, m->family->arch, m->graph.n_nodes);
     *out = m;
     return INFER8_OK;
+}
+
+EXPORT infer8_status infer8_model_open(infer8_context *ctx, const char *path, const infer8_open_options *options,
+                                       infer8_model **out) {
+    if (!ctx || !path || !out) return bad_arg(ctx, "infer8_model_open: NULL argument");
+    return model_open(ctx, path, NULL, 0, options, out);
+}
+
+EXPORT infer8_status infer8_model_open_memory(infer8_context *ctx, const void *data, size_t size,
+                                              const infer8_open_options *options, infer8_model **out) {
+    if (!ctx || !data || !out) return bad_arg(ctx, "infer8_model_open_memory: NULL argument");
+    return model_open(ctx, NULL, data, size, options, out);
 }
 
 EXPORT void infer8_model_close(infer8_model *model) { model_free(model); }
@@ -172,6 +198,7 @@ EXPORT infer8_status infer8_model_get_info(const infer8_model *m, infer8_model_i
     full.num_convolutions = st.convolutions;
     full.num_parameters = m->graph.checkpoint_parameters;
     full.macs_per_image = st.macs;
+    i8_bundle_fill_info(m, &full);
     size_t n = info->struct_size < sizeof full ? info->struct_size : sizeof full;
     memcpy(info, &full, n);
     return INFER8_OK;
@@ -191,8 +218,9 @@ EXPORT infer8_status infer8_model_describe(infer8_context *ctx, const infer8_mod
     if (!ctx || !m || !out) return bad_arg(ctx, "infer8_model_describe: NULL argument");
     i8_err err;
     i8_err_clear(&err);
-    infer8_status s = format == INFER8_DESCRIBE_JSON ? i8_graph_describe_json(&m->graph, out, &err)
-                                                     : i8_graph_describe_text(&m->graph, out, &err);
+    infer8_status s = m->bundle ? i8_bundle_describe(m, format == INFER8_DESCRIBE_JSON, out, &err)
+                      : format == INFER8_DESCRIBE_JSON ? i8_graph_describe_json(&m->graph, out, &err)
+                                                       : i8_graph_describe_text(&m->graph, out, &err);
     return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
 }
 
@@ -262,7 +290,7 @@ static const i8_backend_ops *backend_for(infer8_device d) {
 }
 
 /* Prepares the executor on first use. Caller holds m->lock. */
-static infer8_status ensure_backend(infer8_model *m, i8_err *err) {
+infer8_status i8_model_ensure_backend(infer8_model *m, i8_err *err) {
     if (m->backend_ctx) return INFER8_OK;
     const i8_backend_ops *ops = backend_for(m->options.device);
     if (!ops) return i8_fail(err, INFER8_E_UNSUPPORTED, "this build of infer8 has no CUDA backend");
@@ -281,7 +309,7 @@ static infer8_status ensure_backend(infer8_model *m, i8_err *err) {
         return s;
     }
     m->backend = ops;
-    return INFER8_OK;
+    return i8_bundle_after_prepare(m, err);
 }
 
 EXPORT infer8_status infer8_classify_tensor(infer8_context *ctx, infer8_model *m, int n, const float *input,
@@ -291,7 +319,7 @@ EXPORT infer8_status infer8_classify_tensor(infer8_context *ctx, infer8_model *m
     i8_err_clear(&err);
     size_t per_image = (size_t)m->graph.input_c * m->graph.input_h * m->graph.input_w;
     pthread_mutex_lock(&m->lock);
-    infer8_status s = ensure_backend(m, &err);
+    infer8_status s = i8_model_ensure_backend(m, &err);
     for (int done = 0; !s && done < n;) {
         int b = n - done < m->options.max_batch ? n - done : m->options.max_batch;
         s = m->backend->run(m->backend_ctx, b, input + (size_t)done * per_image,

@@ -2,6 +2,7 @@
  * config.json, builds the family's graph from the safetensors tensors (every key and shape
  * checked by the family), refuses unexpected keys as timm's strict load would, then runs the
  * optimization passes. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@ typedef struct st_source {
     const i8_safetensors *st;
     const char *path;          /* for messages */
     unsigned char *used;       /* per tensor */
+    int allow_nonfinite;
 } st_source;
 
 static void shape_text(char *buf, size_t size, int ndim, const int64_t *shape) {
@@ -42,6 +44,20 @@ static infer8_status st_get(void *vctx, const char *key, int ndim, const int64_t
                        i8_dtype_name(t->dtype));
     infer8_status s = i8_st_to_f32(t, data, err);
     if (s) return i8_err_prefix(err, "%s", src->path);
+    if (!src->allow_nonfinite) {
+        /* a NaN/Inf weight poisons every output downstream: refuse it at the source */
+        uint64_t n = i8_st_nelems(t);
+        for (uint64_t i = 0; i < n; i++)
+            if (!isfinite((*data)[i])) {
+                float v = (*data)[i];
+                free(*data);
+                *data = NULL;
+                return i8_fail(err, INFER8_E_FORMAT,
+                               "%s: tensor '%s': non-finite weight %s at element %llu (pass --allow-nonfinite to "
+                               "accept it)",
+                               src->path, key, isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf", (unsigned long long)i);
+            }
+    }
     src->used[t - src->st->tensors] = 1;
     return INFER8_OK;
 }
@@ -158,7 +174,8 @@ infer8_status i8_checkpoint_load(const char *path, const char *arch, const i8_li
         i8_config_free(cfg);
         return s;
     }
-    st_source src = {.st = &st, .path = weights_name, .used = NULL};
+    st_source src = {.st = &st, .path = weights_name, .used = NULL,
+                     .allow_nonfinite = (optimize & I8_CKPT_ALLOW_NONFINITE) != 0};
     src.used = i8_calloc((size_t)st.n_tensors + 1, 1, err);
     if (!src.used) {
         s = INFER8_E_NOMEM;
@@ -176,7 +193,7 @@ infer8_status i8_checkpoint_load(const char *path, const char *arch, const i8_li
             goto fail_graph;
         }
     }
-    if (optimize) {
+    if (optimize & I8_CKPT_OPTIMIZE) {
         s = i8_pass_fold_batchnorm(graph, err);
         if (!s) s = i8_pass_fuse(graph, err);
         if (s) goto fail_graph;

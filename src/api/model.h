@@ -26,6 +26,7 @@ struct infer8_model {
     infer8_open_options options;
     i8_limits limits;
     char **fallback_labels;        /* "class_<i>" when config has no label names */
+    struct i8_bundle_model *bundle; /* set when opened from a bundle (src/api/bundle_api.c) */
 
     /* executor state, created on first use; classify calls on one model are serialized */
     pthread_mutex_t lock;
@@ -37,9 +38,36 @@ struct infer8_model {
 infer8_status i8_ctx_fail(infer8_context *ctx, const i8_err *err);
 void i8_ctx_log(infer8_context *ctx, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Opens a checkpoint (snapshot folder or bare .safetensors) into an optimized graph. */
+/* Opens a checkpoint (snapshot folder or bare .safetensors) into a graph. `optimize` is a set of
+ * flags: I8_CKPT_OPTIMIZE (fold batchnorm, fuse), I8_CKPT_ALLOW_NONFINITE (accept NaN/Inf
+ * weights; by default the first one is INFER8_E_FORMAT naming the tensor and element index). */
+#define I8_CKPT_OPTIMIZE 1
+#define I8_CKPT_ALLOW_NONFINITE 2
 infer8_status i8_checkpoint_load(const char *path, const char *arch, const i8_limits *limits, i8_model_config *cfg,
                                  const i8_family **family, i8_graph *graph, int optimize, i8_err *err);
+
+/* Prepares the model's executor on first use (backend chosen by options.device). Caller holds
+ * m->lock. */
+infer8_status i8_model_ensure_backend(infer8_model *m, i8_err *err);
+
+/* Bundles (src/api/bundle_api.c). i8_bundle_load fills m->source-independent parts of a fresh
+ * model (family, config, graph, bundle) from verified bundle bytes; `name` is used in messages. */
+infer8_status i8_bundle_load(infer8_model *m, infer8_context *ctx, const uint8_t *data, size_t size, const char *name,
+                             i8_err *err);
+void i8_bundle_model_free(struct i8_bundle_model *b);
+/* Fills the bundle fields of info (precision, sections, ...); checkpoints get precision "fp32". */
+void i8_bundle_fill_info(const infer8_model *m, infer8_model_info *full);
+/* After the executor is prepared: restores stored CUDA tactics when the GPU matches (logs
+ * "tuned for X, re-tuning on Y" otherwise). No-op for other backends and for checkpoints. */
+infer8_status i8_bundle_after_prepare(infer8_model *m, i8_err *err);
+/* Bundle part of infer8_model_describe: header and section listing (text), or a "bundle"
+ * object plus per-layer FP8 scales (JSON) wrapped around the graph description *out. */
+infer8_status i8_bundle_describe(const infer8_model *m, int json, char **out, i8_err *err);
+
+/* FP8 emulation at open (src/api/calibrate_api.c): when options.precision is FP8, applies
+ * options.fp8_recipe and options.fp8_scales_path to m->graph (checkpoints, reference device
+ * only). No-op for FP32. */
+infer8_status i8_model_apply_fp8(infer8_model *m, i8_err *err);
 
 /* Built-in ImageNet-1k class names (data/imagenet1k_labels.txt compiled in). */
 extern const char *const i8_imagenet_labels[1000];

@@ -38,7 +38,8 @@ typedef struct i8_backend_ops {
      * it once per round and interleaves models round by round. */
     infer8_status (*time_forward)(void *ctx, int n, int iters, double *ms_per_forward, i8_err *err);
     /* Optional. Per-layer profile: times each node separately (events around each node's
-     * kernels, outside any graph), adding milliseconds per node into ms[g->n_nodes]. */
+     * kernels, outside any graph), adding the mean milliseconds per forward of each node into
+     * ms[g->n_nodes]. */
     infer8_status (*profile)(void *ctx, int n, int iters, double *ms, i8_err *err);
     /* Optional. Human-readable device / library versions ("NVIDIA H200, driver 580.x, CUDA 13.0,
      * cuDNN 9.19"); writes into buf. */

@@ -45,6 +45,11 @@ typedef struct cli_model_opts {
     int fp64;
     long threads;
     long max_batch;
+    int allow_nonfinite;    /* --allow-nonfinite */
+    infer8_limits limits;   /* --max-image-pixels etc.; 0 fields keep the defaults */
+    const char *precision;  /* --precision: NULL/"fp32" or "fp8" (FP8 emulation of a checkpoint) */
+    const char *recipe;     /* --recipe: FP8 recipe (default "default") */
+    const char *scales;     /* --scales: scales.json for --precision fp8 */
 } cli_model_opts;
 /* Consumes a model option at a->i if it is one; returns 1 if consumed, -1 on error. */
 int cli_model_option(cli_args *a, cli_model_opts *m);
@@ -55,12 +60,23 @@ infer8_status cli_open_model(infer8_context *ctx, const char *path, const cli_mo
     "  --device DEV       ref (plain C reference, default), cpu (fastest CPU backend), cuda\n"       \
     "  --threads N        CPU threads (default: all cores)\n"                                         \
     "  --fp64             reference executor accumulates in double\n"                                \
-    "  --max-batch N      largest batch run at once (default 32)\n"
+    "  --max-batch N      largest batch run at once (default 32)\n"                                  \
+    "  --allow-nonfinite  accept NaN/Inf weights in a checkpoint (refused by default)\n"               \
+    "  --max-image-pixels N, --max-image-bytes N, --max-json-bytes N, --max-tensors N\n"             \
+    "                     input limits, checked before allocating (docs/reliability.md)\n"      \
+    "  --precision P      fp32 (default) or fp8: emulate FP8 on the reference executor with\n"     \
+    "                     --recipe R (default, residual-fp8[:A-B], recipe.json) and --scales F\n"  \
+    "                     (scales.json from infer8 calibrate); see docs/fp8.md\n"
 
 int cmd_synth(int argc, char **argv);
+int cmd_build(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_classify(int argc, char **argv);
 int cmd_preprocess(int argc, char **argv);
 int cmd_gen_images(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_recipe(int argc, char **argv);
+int cmd_study(int argc, char **argv);
 
 #endif

@@ -5,8 +5,11 @@
 
 #include "cli/cli.h"
 
-/* Reads a whole file for classify (the library applies its own size limit to images). */
-static int read_all(const char *path, unsigned char **data, size_t *size) {
+/* Reads a whole file for classify, at most max_bytes + 1 bytes (0 = the library's default
+ * max_image_bytes, 256 MiB, see infer8.h): the library then refuses an oversized image with its
+ * limit message, and nothing larger is ever buffered. */
+static int read_all(const char *path, uint64_t max_bytes, unsigned char **data, size_t *size) {
+    if (!max_bytes) max_bytes = (uint64_t)256 << 20;
     FILE *f = fopen(path, "rb");
     if (!f) return 0;
     size_t cap = 1 << 16, len = 0;
@@ -14,7 +17,7 @@ static int read_all(const char *path, unsigned char **data, size_t *size) {
     while (buf) {
         size_t got = fread(buf + len, 1, cap - len, f);
         len += got;
-        if (len < cap) break;
+        if (len < cap || (max_bytes && len > max_bytes)) break;
         if (cap > ((size_t)1 << 31)) { /* 2 GiB: far above any image limit */
             free(buf);
             buf = NULL;
@@ -173,7 +176,7 @@ int cmd_classify(int argc, char **argv) {
     for (int i = 0; i < n_images; i++) {
         unsigned char *data = NULL;
         size_t size = 0;
-        if (!read_all(images[i], &data, &size)) {
+        if (!read_all(images[i], mo.limits.max_image_bytes, &data, &size)) {
             fprintf(stderr, "infer8 classify: error (i/o error): %s: cannot read\n", images[i]);
             rc = EXIT_INPUT;
             continue;
@@ -260,7 +263,7 @@ int cmd_preprocess(int argc, char **argv) {
     infer8_model_info info;
     infer8_model_info_init(&info);
     infer8_model_get_info(model, &info);
-    if (!read_all(image, &data, &size)) {
+    if (!read_all(image, mo.limits.max_image_bytes, &data, &size)) {
         fprintf(stderr, "infer8 preprocess: error (i/o error): %s: cannot read\n", image);
         rc = EXIT_INPUT;
         goto done;

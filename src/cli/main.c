@@ -1,5 +1,7 @@
 /* infer8 command-line entry: dispatches to subcommands; shared helpers for them. */
+#include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,10 +16,15 @@ static const char *const usage_text =
     "\n"
     "commands:\n"
     "  synth        write a deterministic timm-compatible synthetic checkpoint\n"
+    "  build        write a model as one bundle file (fp32 or fp16 weights, provenance)\n"
     "  inspect      print a model's optimized graph: every layer, totals\n"
     "  classify     classify images (top-k labels, or all logits as JSON)\n"
     "  preprocess   write timm's eval transform of an image as a .npy tensor\n"
     "  gen-images   write deterministic generated test images (PNG)\n"
+    "  calibrate    measure FP8 activation scales over images (scales.json)\n"
+    "  recipe       list which layers an FP8 recipe quantizes (exact count, every layer)\n"
+    "  bench        time models: warm-up, interleaved rounds, median/min/max, per-layer profile\n"
+    "  study        the whole FP8 study of a checkpoint: quality, speed, bundles, report, decision\n"
     "  version      print the version\n"
     "\n"
     "`infer8 <command> --help` describes each command. Exit codes: 0 success, 1 runtime failure,\n"
@@ -37,8 +44,10 @@ int main(int argc, char **argv) {
         const char *name;
         int (*fn)(int, char **);
     } commands[] = {
-        {"synth", cmd_synth},           {"inspect", cmd_inspect},     {"classify", cmd_classify},
-        {"preprocess", cmd_preprocess}, {"gen-images", cmd_gen_images},
+        {"synth", cmd_synth}, {"build", cmd_build},           {"inspect", cmd_inspect},     {"classify", cmd_classify},
+        {"preprocess", cmd_preprocess}, {"gen-images", cmd_gen_images}, {"bench", cmd_bench},
+        {"calibrate", cmd_calibrate}, {"recipe", cmd_recipe},
+        {"study", cmd_study},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
@@ -131,9 +140,38 @@ int cli_model_option(cli_args *a, cli_model_opts *m) {
         return error || !cli_parse_int(a->cmd, "--threads", v, 0, 4096, &m->threads) ? -1 : 1;
     if (cli_opt_value(a, "--max-batch", &v, &error))
         return error || !cli_parse_int(a->cmd, "--max-batch", v, 1, 4096, &m->max_batch) ? -1 : 1;
+    if (cli_opt_value(a, "--precision", &m->precision, &error)) {
+        if (error) return -1;
+        if (strcmp(m->precision, "fp32") && strcmp(m->precision, "fp8")) {
+            cli_usage_error(a->cmd, "--precision must be fp32 or fp8, got '%s'", m->precision);
+            return -1;
+        }
+        return 1;
+    }
+    if (cli_opt_value(a, "--recipe", &m->recipe, &error)) return error ? -1 : 1;
+    if (cli_opt_value(a, "--scales", &m->scales, &error)) return error ? -1 : 1;
     if (cli_opt_flag(a, "--fp64")) {
         m->fp64 = 1;
         return 1;
+    }
+    if (cli_opt_flag(a, "--allow-nonfinite")) {
+        m->allow_nonfinite = 1;
+        return 1;
+    }
+    static const struct {
+        const char *name;
+        size_t offset;
+    } limit_opts[] = {{"--max-image-pixels", offsetof(infer8_limits, max_image_pixels)},
+                      {"--max-image-bytes", offsetof(infer8_limits, max_image_bytes)},
+                      {"--max-json-bytes", offsetof(infer8_limits, max_json_bytes)},
+                      {"--max-tensors", offsetof(infer8_limits, max_tensors)}};
+    for (size_t i = 0; i < sizeof limit_opts / sizeof limit_opts[0]; i++) {
+        long n = 0;
+        if (cli_opt_value(a, limit_opts[i].name, &v, &error)) {
+            if (error || !cli_parse_int(a->cmd, limit_opts[i].name, v, 1, LONG_MAX, &n)) return -1;
+            *(uint64_t *)((char *)&m->limits + limit_opts[i].offset) = (uint64_t)n;
+            return 1;
+        }
     }
     return 0;
 }
@@ -147,6 +185,14 @@ infer8_status cli_open_model(infer8_context *ctx, const char *path, const cli_mo
     if (m->max_batch) o.max_batch = (int)m->max_batch;
     if (m->device && !strcmp(m->device, "cpu")) o.device = INFER8_DEVICE_CPU;
     if (m->device && !strcmp(m->device, "cuda")) o.device = INFER8_DEVICE_CUDA;
+    o.allow_nonfinite = m->allow_nonfinite;
+    if (m->precision && !strcmp(m->precision, "fp8")) o.precision = INFER8_PRECISION_FP8;
+    o.fp8_recipe = m->recipe;
+    o.fp8_scales_path = m->scales;
+    infer8_limits lim = m->limits;
+    lim.struct_size = sizeof lim;
+    infer8_status s = infer8_set_limits(ctx, &lim); /* zero fields keep the defaults */
+    if (s) return s;
     return infer8_model_open(ctx, path, &o, out);
 }
 

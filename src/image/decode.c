@@ -346,6 +346,16 @@ infer8_status i8_image_decode(i8_image *out, const uint8_t *data, size_t size, c
     if (!name) name = "<image>";
     if (!out || (!data && size))
         return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "%s: i8_image_decode: NULL argument", name);
+    /* in-memory images (API callers) obey the encoded-size limit as files do */
+    uint64_t max_bytes = limits ? limits->max_image_bytes : 0;
+    if (max_bytes == 0) {
+        i8_limits def;
+        i8_limits_default(&def);
+        max_bytes = def.max_image_bytes;
+    }
+    if ((uint64_t)size > max_bytes)
+        return i8_fail(err, INFER8_E_LIMIT, "%s: encoded image of %zu bytes is above the limit of %llu bytes", name,
+                       size, (unsigned long long)max_bytes);
     if (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF)
         return decode_jpeg(out, data, size, name, limits, err);
     if (size >= 8 && memcmp(data, png_sig, 8) == 0) return decode_png(out, data, size, name, limits, err);

@@ -33,9 +33,13 @@ int i8_python_round_half_even(double x) {
  * (torchvision _compute_resized_output_size, short = w when w <= h). */
 void i8_resize_target(int w, int h, int size, float crop_pct, int *out_w, int *out_h) {
     double cp = crop_pct > 0.0f ? crop_pct_as_python(crop_pct) : 1.0;
-    int64_t s = (int64_t)floor((double)size / cp);
+    /* a tiny crop_pct or an extreme aspect ratio (hostile config or image) must not overflow:
+     * sides are clamped to INT32_MAX and the caller refuses the pixel count */
+    double ds = floor((double)size / cp);
+    int64_t s = ds < (double)INT32_MAX ? (int64_t)ds : INT32_MAX;
     int64_t shrt = w <= h ? w : h, lng = w <= h ? h : w;
     int64_t nl = shrt > 0 ? (int64_t)((double)(s * lng) / (double)shrt) : 0;
+    if (nl > INT32_MAX) nl = INT32_MAX;
     if (w <= h) {
         *out_w = (int)s;
         *out_h = (int)nl;
@@ -74,6 +78,15 @@ infer8_status i8_preprocess(const i8_image *in, const i8_preproc *pre, float *ou
     if (tw <= 0 || th <= 0)
         return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "preprocess: %dx%d resizes to %dx%d (size %d, crop_pct %g)",
                        in->width, in->height, tw, th, size, (double)pre->crop_pct);
+    /* the resized intermediate is an image too: a long thin image (or a tiny crop_pct) would
+     * otherwise make a decompression bomb out of a small input */
+    i8_limits lim;
+    i8_limits_default(&lim);
+    if ((uint64_t)tw * (uint64_t)th > lim.max_image_pixels)
+        return i8_fail(err, INFER8_E_LIMIT,
+                       "preprocess: %dx%d resizes to %dx%d (size %d, crop_pct %g): %llu pixels, above the limit of %llu",
+                       in->width, in->height, tw, th, size, (double)pre->crop_pct,
+                       (unsigned long long)((uint64_t)tw * (uint64_t)th), (unsigned long long)lim.max_image_pixels);
     i8_image resized = {0, 0, NULL};
     const i8_image *im = in;
     if (tw != in->width || th != in->height) {   /* torchvision returns the image unchanged */

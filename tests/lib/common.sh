@@ -2,7 +2,9 @@
 set -euo pipefail
 : "${INFER8:?}" "${SRC:?}" "${BUILD:?}" "${WORK:?}"
 rm -rf "$WORK" && mkdir -p "$WORK"
-SNAPSHOTS="$BUILD/testwork/snapshots"
+# INFER8_SNAPSHOTS: share the cache of another build tree (make test-asan reuses the plain
+# build's: synth is deterministic, so the bytes are the same, and synth under ASan is slow)
+SNAPSHOTS="${INFER8_SNAPSHOTS:-$BUILD/testwork/snapshots}"
 mkdir -p "$SNAPSHOTS"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }

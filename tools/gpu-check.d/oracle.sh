@@ -1,12 +1,13 @@
-# Oracle steps of tools/gpu-check (sourced by it): env_info, oracle, fp8_table, peers.
+# Oracle steps of tools/gpu-check (sourced by it): env_info, oracle, fp8_table.
 # INFER8 may point at a carried CLI (default build-device/bin/infer8); WORK is scratch space.
-STEPS+=(env_info oracle fp8_table peers)
+STEPS+=(env_info oracle fp8_table)
 INFER8=${INFER8:-$PWD/build-device/bin/infer8}
 WORK=${WORK:-/tmp/gpu-check-work}
 export PYTHONUNBUFFERED=1
 mkdir -p "$WORK"
 
 env_info() {
+  gpu_env >/dev/null
   {
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
     nvcc --version | tail -n 2
@@ -17,6 +18,7 @@ env_info() {
 
 # timm logits for infer8 synth snapshots: the CPU parity fixtures (tests/fixtures/oracle/).
 oracle() {
+  gpu_env >/dev/null
   "$INFER8" gen-images --count 4 --seed 1000 -o "$WORK/oracle-images" || return 1
   local arch img
   for arch in inception_resnet_v2 inception_v4 inception_v3; do
@@ -31,12 +33,7 @@ oracle() {
 }
 
 fp8_table() {
+  gpu_env >/dev/null
   nvcc -O2 -arch=sm_90 tools/fp8-table.cu -o "$WORK/fp8-table" || return 1
   mkdir -p "$OUT/fp8" && "$WORK/fp8-table" "$OUT/fp8"
-}
-
-peers() {
-  [ -f .devcarry/peers_torch.py ] || { echo "peers_torch.py not carried"; return 1; }
-  python3 .devcarry/peers_torch.py --models inception_resnet_v2,inception_v4,inception_v3 --batch 1,32 \
-    --modes graph,compile --out "$OUT/peers.json"
 }

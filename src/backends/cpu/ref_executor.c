@@ -10,7 +10,13 @@
  * parameters are read from the graph at run time; with a pre_node_hook, a conv's weights are
  * re-laid out again after the hook (the hook may have changed them). The hook may change
  * weight values only, not node fields or weight shapes (those were checked at prepare).
- * opts->threads > 0 sets the OpenMP thread count for the duration of run (restored after). */
+ * opts->threads > 0 sets the OpenMP thread count for the duration of run (restored after).
+ *
+ * FP8 emulation (docs/fp8.md): an FP8 conv (precision I8_PREC_FP8, weights already dequantized
+ * in the graph by quant/quantize.c) reads the fake-quantized copy of its input,
+ * i8_fp8_fake_quant(v, 1.0f / s, s) with s = the producer's out_scale, and, when residual_fp8,
+ * the fake-quantized copy of its residual x (s = x's producer out_scale); the conv itself and
+ * its epilogue run in float32 as for any conv. The copies live in two scratch buffers. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +27,7 @@
 
 #include "backends/backend.h"
 #include "backends/cpu/ref_ops.h"
+#include "quant/fp8.h"
 
 typedef struct ref_ctx {
     i8_graph *g;
@@ -28,6 +35,7 @@ typedef struct ref_ctx {
     float **act;          /* [n_nodes] output of each node: [max_batch][h][w][c], in arena */
     float **conv_w;       /* [n_nodes] re-laid-out weights of conv nodes, else NULL */
     float *arena;
+    float *fq_in, *fq_res; /* FP8 emulation: fake-quantized conv input / residual x (or NULL) */
     int n_buffers;
     size_t arena_floats, naive_floats;
 } ref_ctx;
@@ -86,6 +94,10 @@ static infer8_status check_window(const i8_node *nd, const i8_node *in, int pool
 
 static int same_shape(const i8_node *a, const i8_node *b) { return a->c == b->c && a->h == b->h && a->w == b->w; }
 
+static int fp8_scale_ok(float s) {
+    return s >= 1.17549435e-38f && s <= 3.40282347e38f && i8_fp8_inv_scale(s) <= 3.40282347e38f;
+}
+
 static infer8_status check_node(const i8_graph *g, int k, i8_err *err) {
     const i8_node *nd = &g->nodes[k];
     if ((int)nd->op < 0 || nd->op >= I8_OP_COUNT)
@@ -122,6 +134,13 @@ static infer8_status check_node(const i8_graph *g, int k, i8_err *err) {
         if (nd->residual >= 0 && (nd->residual != nd->inputs[1] || !same_shape(&g->nodes[nd->residual], nd)))
             return i8_fail(err, INFER8_E_SHAPE, "node %s: residual %d must be inputs[1] with the output's shape",
                            nd->name, nd->residual);
+        /* FP8: the tensors read as FP8 need a usable static scale (1/s finite, s normal) */
+        if (nd->precision == I8_PREC_FP8 && !fp8_scale_ok(in->out_scale))
+            return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "node %s: FP8 conv input '%s' has out_scale %g (need > 0)",
+                           nd->name, in->name, (double)in->out_scale);
+        if (nd->residual_fp8 && (nd->residual < 0 || !fp8_scale_ok(g->nodes[nd->residual].out_scale)))
+            return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "node %s: residual_fp8 needs a residual input with an out_scale",
+                           nd->name);
         return INFER8_OK;
     }
     case I8_OP_BATCHNORM:
@@ -262,6 +281,8 @@ static void ref_destroy(void *ctx) {
     free(x->conv_w);
     free(x->act);
     free(x->arena);
+    free(x->fq_in);
+    free(x->fq_res);
     free(x);
 }
 
@@ -309,6 +330,23 @@ static infer8_status ref_prepare(void **out, i8_graph *g, const i8_backend_optio
         relayout_conv(x, k);
     }
     if ((st = plan_memory(x, err))) goto fail;
+    /* FP8 emulation scratch: the largest input (residual x) of an FP8 conv, for max_batch images */
+    size_t fq_in = 0, fq_res = 0;
+    for (int k = 0; k < g->n_nodes; k++) {
+        const i8_node *nd = &g->nodes[k];
+        if (nd->op != I8_OP_CONV) continue;
+        if (nd->precision == I8_PREC_FP8 && node_elems(&g->nodes[nd->inputs[0]]) > fq_in)
+            fq_in = node_elems(&g->nodes[nd->inputs[0]]);
+        if (nd->residual_fp8 && node_elems(nd) > fq_res) fq_res = node_elems(nd);
+    }
+    if ((fq_in && (!i8_mul3_size(fq_in, (size_t)opts->max_batch, sizeof(float), &fq_in) ||
+                   !(x->fq_in = i8_malloc(fq_in, err)))) ||
+        (fq_res && (!i8_mul3_size(fq_res, (size_t)opts->max_batch, sizeof(float), &fq_res) ||
+                    !(x->fq_res = i8_malloc(fq_res, err))))) {
+        st = err && err->code == INFER8_E_NOMEM ? INFER8_E_NOMEM
+                                                : i8_fail(err, INFER8_E_LIMIT, "FP8 scratch size overflows");
+        goto fail;
+    }
     *out = x;
     return INFER8_OK;
 fail:
@@ -323,6 +361,13 @@ static void window_shape(const i8_node *nd, const i8_node *in, int n, i8_ref_con
 }
 
 static const float *wdata(const i8_graph *g, int idx) { return idx >= 0 ? g->weights[idx].data : NULL; }
+
+/* y[i] = i8_fp8_fake_quant(x[i], 1.0f / scale, scale): the e4m3 copy of a tensor read as FP8. */
+static void fake_quant(size_t n, const float *x, float scale, float *y) {
+    const float inv = i8_fp8_inv_scale(scale);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) y[i] = i8_fp8_fake_quant(x[i], inv, scale);
+}
 
 /* Computes node k for n images from the activations of its inputs. */
 static void run_node(ref_ctx *x, int k, int n, const float *input_nchw) {
@@ -340,6 +385,14 @@ static void run_node(ref_ctx *x, int k, int n, const float *input_nchw) {
     case I8_OP_CONV: {
         window_shape(nd, in, n, &s);
         const float *res = nd->residual >= 0 ? x->act[nd->residual] : NULL;
+        if (nd->precision == I8_PREC_FP8) {
+            fake_quant((size_t)n * node_elems(in), a, in->out_scale, x->fq_in);
+            a = x->fq_in;
+        }
+        if (nd->residual_fp8 && res) {
+            fake_quant((size_t)n * node_elems(nd), res, g->nodes[nd->residual].out_scale, x->fq_res);
+            res = x->fq_res;
+        }
         (x->opts.accumulate_fp64 ? i8_ref_conv2d_f64 : i8_ref_conv2d)(&s, a, x->conv_w[k], wdata(g, nd->bias), res,
                                                                        nd->residual_scale, nd->act, y);
         break;

@@ -11,7 +11,9 @@
  *   problem (cuda_conv.c), then captures the whole forward -- fork/join across the streams with
  *   events -- into one CUDA graph that later runs replay.
  * run: input copy (float32 NCHW) -> graph replay (its first node converts to NHWC fp16) ->
- *   logits copy (float32). Library and CUDA errors become INFER8_E_DEVICE at this boundary. */
+ *   logits copy (float32). Library and CUDA errors become INFER8_E_DEVICE at this boundary.
+ * FP8 graphs (conv precision I8_PREC_FP8): e4m3 twins of tensors read as FP8 and the e4m3 conv
+ *   kernel, cuda_fp8.c / cuda_fp8.cu; fp16 graphs are planned and run exactly as before. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +69,9 @@ static int cuda_supports_node(const i8_graph *g, const i8_node *nd) {
     case I8_OP_CONV: {
         if (nd->n_inputs < 1 || nd->weight < 0) return 0;
         if (nd->residual >= 0 && nd->n_inputs < 2) return 0;
+        /* FP8 convs run on the e4m3 kernel (cuda_fp8.cu), which needs the weight scales */
+        if (nd->precision == I8_PREC_FP8 && nd->weight_scales < 0) return 0;
+        if (nd->residual_fp8 && nd->residual < 0) return 0;
         const i8_node *in = &g->nodes[nd->inputs[0]];
         /* the own kernel moves 8 channels per 16-byte load; the image input is padded to 8 */
         return in->op == I8_OP_INPUT || in->c % 8 == 0;
@@ -249,6 +254,7 @@ static infer8_status upload_node(cu_ctx *c, int i, i8_err *err) {
     infer8_status rc = INFER8_OK;
     uint16_t *w16 = NULL, *b16 = NULL;
     float *b32 = NULL, *al = NULL, *be = NULL;
+    if (nd->op == I8_OP_CONV && nd->precision == I8_PREC_FP8) return i8_cuda_fp8_upload(c, i, err);
     if (nd->op == I8_OP_CONV) {
         const i8_node *in = &g->nodes[nd->inputs[0]];
         const i8_weight *wt = &g->weights[nd->weight];
@@ -504,6 +510,8 @@ static void cuda_destroy(void *vctx) {
             cudaFree(c->rt[i].b32);
             cudaFree(c->rt[i].alpha);
             cudaFree(c->rt[i].beta);
+            cudaFree(c->rt[i].wq);
+            cudaFree(c->rt[i].mult);
         }
     if (c->ev)
         for (int i = 0; i < c->g->n_nodes; i++)
@@ -566,7 +574,8 @@ static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_opti
     if (!c->ev || !c->rt || !c->views || !c->stor || !c->batches) return err->code;
     for (int i = 0; i < n; i++) c->views[i].storage = -1;
     infer8_status rc;
-    if ((rc = place_outputs(c, err)) || (rc = plan_arena(c, err))) return rc;
+    /* FP8 graphs: e4m3 twins of the tensors read as FP8 grow their storages before planning */
+    if ((rc = place_outputs(c, err)) || (rc = i8_cuda_fp8_plan(c, err)) || (rc = plan_arena(c, err))) return rc;
     assign_streams(c);
     for (int i = 0; i < n; i++)
         if (c->rt[i].need_event) CU_TRY(cudaEventCreateWithFlags(&c->ev[i], cudaEventDisableTiming));
@@ -659,7 +668,8 @@ static infer8_status cuda_profile(void *vctx, int n, int iters, double *ms, i8_e
     if (rc) return rc;
     cu_batch *b = &c->batches[n];
     cudaStream_t s = c->streams[0];
-    for (int it = 0; it < (iters < 1 ? 1 : iters); it++)
+    if (iters < 1) iters = 1;
+    for (int it = 0; it < iters; it++)
         for (int i = 0; i < c->g->n_nodes; i++) {
             CU_TRY(cudaEventRecord(c->t0, s));
             int lr = launch_node(c, b, i, s, c->rt[i].stream);
@@ -668,7 +678,7 @@ static infer8_status cuda_profile(void *vctx, int n, int iters, double *ms, i8_e
             CU_TRY(cudaEventSynchronize(c->t1));
             float t = 0.0f;
             CU_TRY(cudaEventElapsedTime(&t, c->t0, c->t1));
-            ms[i] += t;
+            ms[i] += t / iters; /* mean per forward, as infer8_profile promises */
         }
     return INFER8_OK;
 }

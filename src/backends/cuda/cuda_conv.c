@@ -47,6 +47,7 @@ static void make_sig(const cu_ctx *c, int node, cu_conv_sig *s) {
     s->align_x = align_of(i8_cuda_view_ptr(c, nd->inputs[0]));
     s->align_y = align_of(i8_cuda_view_ptr(c, node));
     s->align_r = s->has_res ? align_of(i8_cuda_view_ptr(c, nd->inputs[1])) : 0;
+    i8_cuda_fp8_sig(c, node, s); /* FP8 fields; zero (unchanged signature) for fp16 convs */
 }
 
 /* ---------------------------------------------------------------- execution of one plan */
@@ -86,6 +87,7 @@ static int run_plan(cu_ctx *c, int n, cu_conv_plan *p, int node, cudaStream_t s,
         if (st == CUDNN_STATUS_SUCCESS) st = cudnnBackendExecute(c->dnn, p->plan, vp);
         return (int)st;
     }
+    case I8_CUDA_TACTIC_FP8: return i8_cuda_fp8_launch(c, n, g, node, p->tac.variant, s);
     default: return -1;
     }
 }
@@ -479,7 +481,34 @@ void i8_cuda_conv_free_batch(cu_batch *b) {
     b->n_plans = b->cap_plans = 0;
 }
 
+/* FP8 convs: the own e4m3 kernel's tile variants (a preset is restored untimed when it runs). */
+static void tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
+    const i8_cuda_tactic *pre = b->preset ? &b->preset[node] : NULL;
+    float best = INFINITY;
+    p->tac.kind = I8_CUDA_TACTIC_NONE;
+    if (pre && pre->kind == I8_CUDA_TACTIC_FP8 && pre->variant >= 0 && pre->variant < i8_cuda_conv_fp8_variants()) {
+        p->tac = *pre;
+        if (time_plan(c, b->n, p, node, NULL) >= 0.0f) return;
+        p->tac.kind = I8_CUDA_TACTIC_NONE;
+    }
+    for (int v = 0; v < i8_cuda_conv_fp8_variants(); v++) {
+        cu_conv_plan trial = *p;
+        memset(&trial.tac, 0, sizeof trial.tac);
+        trial.tac.kind = I8_CUDA_TACTIC_FP8, trial.tac.variant = v, trial.tac.engine = -1;
+        float ms = time_plan(c, b->n, &trial, node, NULL);
+        if (ms >= 0.0f && ms < best) {
+            best = ms;
+            p->tac = trial.tac;
+            p->tac.ms = ms;
+        }
+    }
+}
+
 static void tune_plan(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
+    if (p->sig.fp8) {
+        tune_fp8(c, b, p, node);
+        return;
+    }
     float best = INFINITY;
     const i8_cuda_tactic *pre = b->preset ? &b->preset[node] : NULL;
     int force = c->force_kind;

@@ -8,6 +8,7 @@
 #include <cudnn.h>
 
 #include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/cuda_fp8.h"
 #include "backends/cuda/cuda_kernels.h"
 
 #define CU_STREAMS 4
@@ -27,12 +28,20 @@ typedef struct cu_storage {
     size_t bytes_per_image;
     size_t offset;               /* in the arena */
     int ld, f32;
+    /* FP8 (cuda_fp8.c): an e4m3 twin of the storage ("dual output") at offset + q_offset, same
+     * ld and channel slices, quantized with q_scale; no_f16 when nothing reads the fp16 copy */
+    int q, no_f16;
+    float q_scale;
+    size_t q_offset;
 } cu_storage;
 
 /* Everything about a conv problem that decides which kernel fits and how fast it is. */
 typedef struct cu_conv_sig {
     int h, w, c_in, x_ld, ho, wo, c_out, kh, kw, sh, sw, ph, pw, relu, has_res, res_ld, y_ld;
     int align_x, align_y, align_r; /* byte alignment of the pointers, capped at 256 */
+    /* FP8 convs only (zero otherwise): input read from the e4m3 twin, residual mode
+     * (I8_FP8_RES_*), fp16 and e4m3 outputs written */
+    int fp8, a_q, res_mode, out_f16, out_q;
 } cu_conv_sig;
 
 /* One tuned conv problem of one batch size; nodes with the same signature share it. */
@@ -55,6 +64,8 @@ typedef struct cu_node_rt {
     float *b32;                  /* conv / linear bias fp32 */
     float *alpha, *beta;         /* unfused batchnorm: per-channel scale and shift */
     int c_in_phys;
+    uint8_t *wq;                 /* FP8 conv: e4m3 weight codes [c_out][kh][kw][c_in_phys] */
+    float *mult;                 /* FP8 conv: in_scale * w_scale[o] * residual_scale */
 } cu_node_rt;
 
 typedef struct cu_batch {
@@ -93,6 +104,24 @@ typedef struct cu_ctx {
     double cudnn_budget_s, cudnn_spent_s;
     int streams_used;
 } cu_ctx;
+
+/* FP8 (cuda_fp8.c). i8_cuda_fp8_plan runs after output placement and before arena planning:
+ * gives a storage an e4m3 twin when some FP8 conv reads one of its nodes, all those reads use
+ * one scale and every writer is an FP8 conv (whose epilogue then writes the twin); marks it
+ * no_f16 when nothing reads it as fp16; grows bytes_per_image accordingly. Other FP8 reads
+ * quantize the fp16 tensor while loading. Fails (INVALID_ARGUMENT) on an FP8 read of a tensor
+ * without a usable out_scale or an FP8 conv without weight scales. No-op for graphs without
+ * FP8 nodes. */
+infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err);
+/* Uploads e4m3 weight codes (recovered exactly from the dequantized graph weights), the
+ * per-channel multipliers and the fp32 bias of FP8 conv node i. */
+infer8_status i8_cuda_fp8_upload(cu_ctx *c, int i, i8_err *err);
+/* Fills the FP8 fields of sig for FP8 conv node (no-op for others). */
+void i8_cuda_fp8_sig(const cu_ctx *c, int node, cu_conv_sig *sig);
+/* Launches FP8 conv node with tile variant v for batch n. 0 or a cudaError_t. */
+int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *sig, int node, int variant, cudaStream_t s);
+/* Device pointer of node i's e4m3 twin slice, NULL when its storage has none. */
+void *i8_cuda_view_qptr(const cu_ctx *c, int node);
 
 /* Device pointer of node i's output view (first channel of its slice). */
 void *i8_cuda_view_ptr(const cu_ctx *c, int node);

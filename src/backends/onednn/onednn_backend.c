@@ -134,6 +134,7 @@ static int supports_node(const i8_graph *g, const i8_node *nd)
     }
 }
 
+/* Nodes that may write into a concat slice (the input is the caller's buffer; linear is 2-D). */
 static int is_conv_like_input(const i8_node *nd) { return nd->op != I8_OP_INPUT && nd->op != I8_OP_LINEAR; }
 
 /* ---------------------------------------------------------------- prepare ---------------- */
@@ -983,7 +984,6 @@ static infer8_status build_plan(ctx *c, int n, plan **out, i8_err *err)
         const i8_node *o = &g->nodes[g->output];
         dnnl_dims_t od = {n, o->c, o->h, o->w};
         dnnl_memory_t view;
-        void *h = NULL;
         if (dnnl_memory_desc_init_by_tag(&umd, 4, od, dnnl_f32, dnnl_nchw) != dnnl_success)
             st = i8_fail(err, INFER8_E_DEVICE, "onednn: output md");
         if (!st) st = new_mem(p, c, &umd, DNNL_MEMORY_NONE, &view, err);
@@ -991,7 +991,6 @@ static infer8_status build_plan(ctx *c, int n, plan **out, i8_err *err)
             p->logits_mem = view; /* run sets this handle */
             st = add_reorder(p, c, g->output, p->node_mem[g->output], view, err);
         }
-        (void)h;
     }
     free(root_ptr);
     if (st) {
@@ -1033,7 +1032,7 @@ static infer8_status execute(ctx *c, plan *p, const float *input, float *logits,
 static infer8_status run(void *vctx, int n, const float *input, float *logits, i8_err *err)
 {
     ctx *c = vctx;
-    plan *p;
+    plan *p = NULL;
     if (!c || !input || !logits) return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "onednn: run: NULL argument");
     /* Threads first: oneDNN sizes its work partition when primitives are created. */
     int old = set_threads(c);
@@ -1063,7 +1062,7 @@ static double now_ms(void)
 static infer8_status time_forward(void *vctx, int n, int iters, double *ms, i8_err *err)
 {
     ctx *c = vctx;
-    plan *p;
+    plan *p = NULL;
     if (!c || iters < 1 || !ms) return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "onednn: time_forward: bad arguments");
     int old = set_threads(c);
     infer8_status st = get_plan(c, n, &p, err);
@@ -1100,7 +1099,7 @@ static infer8_status time_forward(void *vctx, int n, int iters, double *ms, i8_e
 static infer8_status profile(void *vctx, int n, int iters, double *ms, i8_err *err)
 {
     ctx *c = vctx;
-    plan *p;
+    plan *p = NULL;
     if (!c || iters < 1 || !ms) return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "onednn: profile: bad arguments");
     double dummy;
     infer8_status st = time_forward(c, n, 1, &dummy, err); /* builds the plan and the data */

@@ -1,0 +1,282 @@
+/* Kernel lab for the CUDA backend's FP8 convolution (src/backends/cuda/cuda_fp8.cu) on the
+ * 1x1 GEMMs that dominate Inception-ResNet-v2, with the fused dual-output epilogue: a CPU
+ * reference (double accumulation over the same e4m3 codes, then the epilogue in float as the
+ * kernel specifies), every tile variant validated and timed in each I/O mode, next to the fp16
+ * own kernel (cuda_kernels.cu) on the same shape. Not built by CMake:
+ *
+ *   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -Isrc dev/kernels/fp8_lab.cu \
+ *        src/backends/cuda/cuda_fp8.cu src/backends/cuda/cuda_kernels.cu -o build-device/bin/fp8_lab \
+ *     && build-device/bin/fp8_lab
+ *
+ * Modes: "q->dual" (e4m3 input, fp16 + e4m3 output: a block output read by both the residual
+ * add and the next FP8 convs), "h->q" (fp16 input quantized while loading, e4m3-only output),
+ * "q->h+res" (e4m3 input, fused residual read as fp16 x, fp16 output), "q->dual+resq" (residual
+ * read from the e4m3 copy, residual-fp8). Validation: fp16 output max |diff| / max |ref| <= 2e-3
+ * (accumulation order and fp16 rounding only); e4m3 codes: the share that differs from the
+ * reference code must be < 1% and none by more than one code step (a value next to a rounding
+ * boundary may fall either way). Prints microseconds per call (CUDA events, 50 calls after 5
+ * warm-up) and the fp16 own kernel's best time for comparison. Exit 1 on any failure. */
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/cuda/cuda_fp8.h"
+#include "backends/cuda/cuda_kernels.h"
+
+#define CK(x)                                                                                        \
+    do {                                                                                             \
+        cudaError_t e = (x);                                                                         \
+        if (e != cudaSuccess) {                                                                      \
+            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e));        \
+            exit(1);                                                                                 \
+        }                                                                                            \
+    } while (0)
+
+struct shape {
+    const char *name;
+    int n, hw, ci, co, res;
+};
+
+static const shape shapes[] = {
+    {"Block35 branch 1x1 320->32 @35 b1", 1, 35, 320, 32, 0},
+    {"Block35 up 1x1 128->320 @35 b1 +res", 1, 35, 128, 320, 1},
+    {"Block17 branch 1x1 1088->192 @17 b1", 1, 17, 1088, 192, 0},
+    {"Block17 up 1x1 384->1088 @17 b1 +res", 1, 17, 384, 1088, 1},
+    {"Block8 branch 1x1 2080->192 @8 b1", 1, 8, 2080, 192, 0},
+    {"Block8 up 1x1 448->2080 @8 b1 +res", 1, 8, 448, 2080, 1},
+    {"Block35 branch 1x1 320->32 @35 b32", 32, 35, 320, 32, 0},
+    {"Block17 branch 1x1 1088->192 @17 b32", 32, 17, 1088, 192, 0},
+    {"Block17 up 1x1 384->1088 @17 b32 +res", 32, 17, 384, 1088, 1},
+    {"Block8 up 1x1 448->2080 @8 b32 +res", 32, 8, 448, 2080, 1},
+};
+
+static uint64_t rng_state = 88172645463325252ull;
+static double urand(void) { /* xorshift64, uniform [0, 1) */
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (double)(rng_state >> 11) * (1.0 / 9007199254740992.0);
+}
+static float nrand(void) { return (float)(sqrt(-2.0 * log(urand() + 1e-300)) * cos(6.283185307179586 * urand())); }
+
+static uint8_t q8(float v) { return (uint8_t)__nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3); }
+static float dq8(uint8_t q) { return __half2float(__half(__nv_cvt_fp8_to_halfraw(q, __NV_E4M3))); }
+/* signed code step distance between two e4m3 codes (same sign assumed; crosses zero ok) */
+static int code_steps(uint8_t a, uint8_t b) {
+    int ia = (a & 0x80) ? -(int)(a & 0x7f) : (int)a, ib = (b & 0x80) ? -(int)(b & 0x7f) : (int)b;
+    return abs(ia - ib);
+}
+
+static float time_us(int (*fn)(void *), void *arg) {
+    cudaEvent_t t0, t1;
+    CK(cudaEventCreate(&t0));
+    CK(cudaEventCreate(&t1));
+    for (int i = 0; i < 5; i++)
+        if (fn(arg)) return -1.0f;
+    CK(cudaEventRecord(t0));
+    for (int i = 0; i < 50; i++)
+        if (fn(arg)) return -1.0f;
+    CK(cudaEventRecord(t1));
+    CK(cudaEventSynchronize(t1));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, t0, t1));
+    cudaEventDestroy(t0);
+    cudaEventDestroy(t1);
+    return 1000.0f * ms / 50;
+}
+
+struct fp8_call {
+    i8_cuda_fp8_conv_args a;
+    int variant;
+};
+static int run_fp8(void *p) {
+    fp8_call *c = (fp8_call *)p;
+    return i8_cuda_conv_fp8(&c->a, c->variant, 0);
+}
+struct own_call {
+    i8_cuda_conv_args a;
+    int variant;
+};
+static int run_own(void *p) {
+    own_call *c = (own_call *)p;
+    return i8_cuda_conv_own(&c->a, c->variant, 0);
+}
+
+int main(void) {
+    int failures = 0;
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    printf("device %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+    static const char *modes[] = {"q->dual", "h->q", "q->h+res", "q->dual+resq"};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        const shape &S = shapes[si];
+        size_t M = (size_t)S.n * S.hw * S.hw, xs = M * S.ci, ws = (size_t)S.co * S.ci, ys = M * S.co;
+        /* host data: x fp16 (relu-like, |x| up to ~4), its e4m3 codes at scale sx; weights as
+         * e4m3 codes with per-channel scales; bias; residual x fp16 and its e4m3 copy */
+        float sx = 4.0f / 448.0f, sr = 3.0f / 448.0f, sy = 6.0f / 448.0f, rs = 0.17f;
+        float inv_x = 1.0f / sx, inv_r = 1.0f / sr, inv_y = 1.0f / sy;
+        __half *hx = (__half *)malloc(xs * 2), *hr = (__half *)malloc(ys * 2), *hw16 = (__half *)malloc(ws * 2);
+        uint8_t *qx = (uint8_t *)malloc(xs), *qw = (uint8_t *)malloc(ws), *qr = (uint8_t *)malloc(ys);
+        float *wsc = (float *)malloc(S.co * 4), *mult = (float *)malloc(S.co * 4), *bias = (float *)malloc(S.co * 4);
+        float *ref = (float *)malloc(ys * 4), *ref_q = (float *)malloc(ys * 4), *ref_h = (float *)malloc(ys * 4);
+        uint8_t *refc = (uint8_t *)malloc(ys), *gotc = (uint8_t *)malloc(ys);
+        __half *goth = (__half *)malloc(ys * 2);
+        for (size_t i = 0; i < xs; i++) {
+            hx[i] = __float2half_rn(fmaxf(0.0f, nrand()));
+            qx[i] = q8(__half2float(hx[i]) * inv_x);
+        }
+        for (size_t i = 0; i < ys; i++) {
+            hr[i] = __float2half_rn(nrand());
+            qr[i] = q8(__half2float(hr[i]) * inv_r);
+        }
+        for (int o = 0; o < S.co; o++) {
+            float amax = 0, w[4096];
+            for (int k = 0; k < S.ci; k++) amax = fmaxf(amax, fabsf(w[k] = nrand() * sqrtf(2.0f / S.ci)));
+            wsc[o] = amax / 448.0f;
+            for (int k = 0; k < S.ci; k++) {
+                qw[(size_t)o * S.ci + k] = q8(w[k] * (1.0f / wsc[o]));
+                hw16[(size_t)o * S.ci + k] = __float2half_rn(dq8(qw[(size_t)o * S.ci + k]) * wsc[o]);
+            }
+            bias[o] = 0.1f * nrand();
+        }
+        /* reference accumulations: over the e4m3 codes (what the kernel multiplies) */
+        for (size_t m = 0; m < M; m++)
+            for (int o = 0; o < S.co; o++) {
+                double acc = 0;
+                for (int k = 0; k < S.ci; k++) acc += (double)dq8(qx[m * S.ci + k]) * dq8(qw[(size_t)o * S.ci + k]);
+                ref[m * S.co + o] = (float)acc;
+            }
+        uint8_t *dqx, *dqw, *dqr, *dyq;
+        __half *dhx, *dhr, *dy, *dw16;
+        float *dmult, *dbias;
+        CK(cudaMalloc(&dqx, xs));
+        CK(cudaMalloc(&dqw, ws));
+        CK(cudaMalloc(&dqr, ys));
+        CK(cudaMalloc(&dyq, ys));
+        CK(cudaMalloc(&dhx, xs * 2));
+        CK(cudaMalloc(&dhr, ys * 2));
+        CK(cudaMalloc(&dy, ys * 2));
+        CK(cudaMalloc(&dw16, ws * 2));
+        CK(cudaMalloc(&dmult, S.co * 4));
+        CK(cudaMalloc(&dbias, S.co * 4));
+        CK(cudaMemcpy(dqx, qx, xs, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dqw, qw, ws, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dqr, qr, ys, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dhx, hx, xs * 2, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dhr, hr, ys * 2, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dw16, hw16, ws * 2, cudaMemcpyHostToDevice));
+        printf("\n%s (M %zu, K %d, N %d)\n", S.name, M, S.ci, S.co);
+        for (int mode = 0; mode < 4; mode++) {
+            if (!S.res && mode >= 2) continue;
+            float r_s = S.res ? rs : 1.0f;
+            for (int o = 0; o < S.co; o++) mult[o] = sx * wsc[o] * r_s;
+            float bias_s[4096];
+            for (int o = 0; o < S.co; o++) bias_s[o] = r_s * bias[o];
+            CK(cudaMemcpy(dmult, mult, S.co * 4, cudaMemcpyHostToDevice));
+            CK(cudaMemcpy(dbias, bias_s, S.co * 4, cudaMemcpyHostToDevice));
+            int want_h = mode != 1, want_q = mode == 0 || mode == 1 || mode == 3;
+            int res_mode = !S.res ? I8_FP8_RES_NONE : mode == 2 ? I8_FP8_RES_F16 : mode == 3 ? I8_FP8_RES_Q
+                                                                                             : I8_FP8_RES_NONE;
+            /* reference epilogue, as the contract in cuda_fp8.h says */
+            for (size_t m = 0; m < M; m++)
+                for (int o = 0; o < S.co; o++) {
+                    size_t i = m * S.co + o;
+                    float v = ref[i] * mult[o] + bias_s[o];
+                    if (res_mode == I8_FP8_RES_F16) v = __half2float(hr[i]) + v;
+                    if (res_mode == I8_FP8_RES_Q) v = dq8(qr[i]) * sr + v;
+                    v = fmaxf(v, 0.0f);
+                    ref_h[i] = v;
+                    refc[i] = q8(v * inv_y);
+                }
+            for (int variant = 0; variant < i8_cuda_conv_fp8_variants(); variant++) {
+                fp8_call c;
+                memset(&c, 0, sizeof c);
+                i8_cuda_fp8_conv_args &a = c.a;
+                a.x = mode == 1 ? (const void *)dhx : (const void *)dqx;
+                a.x_fp8 = mode != 1;
+                a.x_inv = inv_x;
+                a.n = S.n, a.h = S.hw, a.w = S.hw, a.c_in = S.ci, a.x_ld = S.ci;
+                a.wq = dqw, a.mult = dmult, a.bias = dbias;
+                a.res_mode = res_mode;
+                a.res = res_mode == I8_FP8_RES_Q ? (const void *)dqr : (const void *)dhr;
+                a.res_ld = S.co, a.res_scale = sr, a.res_inv = inv_r;
+                a.y = want_h ? dy : NULL;
+                a.yq = want_q ? dyq : NULL;
+                a.y_ld = S.co, a.y_inv = inv_y;
+                a.ho = S.hw, a.wo = S.hw, a.c_out = S.co, a.kh = a.kw = a.sh = a.sw = 1, a.relu = 1;
+                c.variant = variant;
+                CK(cudaMemset(dy, 0xff, ys * 2)); /* poison: NaN halves, 0xFF codes (NaN) */
+                CK(cudaMemset(dyq, 0xff, ys));
+                int rc = run_fp8(&c);
+                if (rc) {
+                    printf("  %-13s %-11s launch failed (%d)\n", modes[mode], i8_cuda_conv_fp8_name(variant), rc);
+                    failures++;
+                    continue;
+                }
+                CK(cudaDeviceSynchronize());
+                double maxd = 0, maxr = 0, qbad = 0;
+                int qfar = 0;
+                if (want_h) {
+                    CK(cudaMemcpy(goth, dy, ys * 2, cudaMemcpyDeviceToHost));
+                    for (size_t i = 0; i < ys; i++) {
+                        double d = fabs((double)__half2float(goth[i]) - ref_h[i]);
+                        if (!(d <= maxd)) maxd = d;
+                        maxr = fmax(maxr, fabs(ref_h[i]));
+                    }
+                }
+                if (want_q) {
+                    CK(cudaMemcpy(gotc, dyq, ys, cudaMemcpyDeviceToHost));
+                    for (size_t i = 0; i < ys; i++)
+                        if (gotc[i] != refc[i]) {
+                            qbad++;
+                            if (code_steps(gotc[i], refc[i]) > 1 || gotc[i] == 0x7f || gotc[i] == 0xff) qfar++;
+                        }
+                }
+                double rel = maxr > 0 ? maxd / maxr : maxd, qshare = qbad / (double)ys;
+                int ok = (!want_h || rel <= 2e-3) && (!want_q || (qshare < 0.01 && qfar == 0));
+                failures += !ok;
+                float us = time_us(run_fp8, &c);
+                printf("  %-13s %-11s %8.2f us  fp16 rel %.2e  e4m3 codes differing %.4f%% (far %d)  %s\n",
+                       modes[mode], i8_cuda_conv_fp8_name(variant), us, rel, 100 * qshare, qfar, ok ? "ok" : "FAIL");
+            }
+        }
+        /* the fp16 own kernel on the same problem (weights = dequantized e4m3), best variant */
+        float best = 1e30f;
+        int best_v = -1;
+        float *part;
+        unsigned *cnt;
+        CK(cudaMalloc(&part, 64 << 20));
+        CK(cudaMalloc(&cnt, 65536 * 4));
+        CK(cudaMemset(cnt, 0, 65536 * 4));
+        for (int v = 0; v < i8_cuda_conv_own_variants(); v++) {
+            own_call c;
+            memset(&c, 0, sizeof c);
+            i8_cuda_conv_args &a = c.a;
+            a.x = dhx, a.n = S.n, a.h = S.hw, a.w = S.hw, a.c_in = S.ci, a.x_ld = S.ci, a.wt = dw16, a.bias = dbias;
+            a.res = S.res ? dhr : NULL, a.res_ld = S.co, a.y = dy, a.y_ld = S.co;
+            a.ho = S.hw, a.wo = S.hw, a.c_out = S.co, a.kh = a.kw = a.sh = a.sw = 1, a.relu = 1;
+            a.partial = part, a.partial_bytes = (size_t)64 << 20, a.counters = cnt, a.n_counters = 65536;
+            c.variant = v;
+            if (run_own(&c)) {
+                cudaGetLastError();
+                continue;
+            }
+            float us = time_us(run_own, &c);
+            if (us >= 0 && us < best) best = us, best_v = v;
+        }
+        if (best_v >= 0) printf("  fp16 own kernel best: %s k%d %.2f us\n", i8_cuda_conv_own_name(best_v), 1 << (best_v / 4), best);
+        cudaFree(part);
+        cudaFree(cnt);
+        cudaFree(dqx), cudaFree(dqw), cudaFree(dqr), cudaFree(dyq), cudaFree(dhx), cudaFree(dhr), cudaFree(dy);
+        cudaFree(dw16), cudaFree(dmult), cudaFree(dbias);
+        free(hx), free(hr), free(hw16), free(qx), free(qw), free(qr), free(wsc), free(mult), free(bias);
+        free(ref), free(ref_q), free(ref_h), free(refc), free(gotc), free(goth);
+    }
+    printf("\n%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
+    return failures ? 1 : 0;
+}

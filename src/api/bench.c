@@ -1,0 +1,118 @@
+/* Benchmark entry points of the public API: device description, timed rounds and per-layer
+ * profiles, delegated to the executor's optional ops (time_forward, profile, describe_device);
+ * executors without time_forward are timed here with the wall clock around run(). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/model.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* Deterministic input in the normalized range (never zeros: they can run faster than data). */
+static float *bench_input(const infer8_model *m, int n, i8_err *err) {
+    size_t count = (size_t)n * m->graph.input_c * m->graph.input_h * m->graph.input_w;
+    float *x = i8_malloc(count * sizeof(float), err);
+    if (!x) return NULL;
+    i8_rng rng;
+    i8_rng_seed(&rng, 12345);
+    for (size_t i = 0; i < count; i++) x[i] = (float)(2.0 * i8_rng_uniform(&rng) - 1.0);
+    return x;
+}
+
+static infer8_status check_batch(const infer8_model *m, int n, int iters, i8_err *err) {
+    if (n < 1 || n > m->options.max_batch)
+        return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "batch %d is outside 1..%d (the model's max batch)", n,
+                       m->options.max_batch);
+    if (iters < 1) return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "iterations must be >= 1");
+    return INFER8_OK;
+}
+
+EXPORT infer8_status infer8_device_info(infer8_context *ctx, infer8_model *m, char *buf, size_t size) {
+    if (!ctx || !m || !buf || !size) return INFER8_E_INVALID_ARGUMENT;
+    i8_err err;
+    i8_err_clear(&err);
+    pthread_mutex_lock(&m->lock);
+    infer8_status s = i8_model_ensure_backend(m, &err);
+    if (!s) {
+        if (m->backend->describe_device) m->backend->describe_device(m->backend_ctx, buf, size);
+        else snprintf(buf, size, "%s", m->backend->name);
+    }
+    pthread_mutex_unlock(&m->lock);
+    return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
+}
+
+EXPORT infer8_status infer8_time_forward(infer8_context *ctx, infer8_model *m, int n, int iters, double *ms) {
+    if (!ctx || !m || !ms) return INFER8_E_INVALID_ARGUMENT;
+    i8_err err;
+    i8_err_clear(&err);
+    infer8_status s = check_batch(m, n, iters, &err);
+    if (s) return i8_ctx_fail(ctx, &err);
+    pthread_mutex_lock(&m->lock);
+    s = i8_model_ensure_backend(m, &err);
+    float *input = NULL, *logits = NULL;
+    if (!s) {
+        /* one real run first: gives the executor its input and builds what batch n needs */
+        input = bench_input(m, n, &err);
+        logits = input ? i8_malloc((size_t)n * m->config.num_classes * sizeof(float), &err) : NULL;
+        s = logits ? m->backend->run(m->backend_ctx, n, input, logits, &err) : INFER8_E_NOMEM;
+    }
+    if (!s && m->backend->time_forward) {
+        s = m->backend->time_forward(m->backend_ctx, n, iters, ms, &err);
+    } else if (!s) {
+        double start = now_ms();
+        for (int i = 0; i < iters && !s; i++) s = m->backend->run(m->backend_ctx, n, input, logits, &err);
+        *ms = (now_ms() - start) / iters;
+    }
+    free(input);
+    free(logits);
+    pthread_mutex_unlock(&m->lock);
+    return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
+}
+
+EXPORT infer8_status infer8_profile(infer8_context *ctx, infer8_model *m, int n, int iters, double *ms) {
+    if (!ctx || !m || !ms) return INFER8_E_INVALID_ARGUMENT;
+    i8_err err;
+    i8_err_clear(&err);
+    infer8_status s = check_batch(m, n, iters, &err);
+    if (s) return i8_ctx_fail(ctx, &err);
+    pthread_mutex_lock(&m->lock);
+    s = i8_model_ensure_backend(m, &err);
+    if (!s && !m->backend->profile)
+        s = i8_fail(&err, INFER8_E_UNSUPPORTED, "the %s executor cannot profile layers", m->backend->name);
+    float *input = NULL, *logits = NULL;
+    if (!s) {
+        input = bench_input(m, n, &err);
+        logits = input ? i8_malloc((size_t)n * m->config.num_classes * sizeof(float), &err) : NULL;
+        s = logits ? m->backend->run(m->backend_ctx, n, input, logits, &err) : INFER8_E_NOMEM;
+    }
+    if (!s) s = m->backend->profile(m->backend_ctx, n, iters, ms, &err);
+    free(input);
+    free(logits);
+    pthread_mutex_unlock(&m->lock);
+    return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
+}
+
+EXPORT const char *infer8_layer_name(const infer8_model *m, int i) {
+    if (!m || i < 0 || i >= m->graph.n_nodes) return NULL;
+    return m->graph.nodes[i].name;
+}
+
+EXPORT const char *infer8_layer_type(const infer8_model *m, int i, char *buf, size_t size) {
+    if (!m || !buf || !size || i < 0 || i >= m->graph.n_nodes) return NULL;
+    const i8_node *n = &m->graph.nodes[i];
+    const char *prec = n->precision == I8_PREC_FP8 ? "fp8 " : "";
+    if (n->op == I8_OP_CONV)
+        snprintf(buf, size, "%sconv%dx%d%s%s", prec, n->kh, n->kw, n->sh > 1 || n->sw > 1 ? "/2" : "",
+                 n->residual >= 0 ? "+residual" : "");
+    else
+        snprintf(buf, size, "%s%s", prec, i8_op_name(n->op));
+    return buf;
+}

@@ -1,0 +1,349 @@
+/* Public FP8 API (include/infer8.h): recipe listings, activation calibration over a set of images
+ * (reference executor with a pre_node_hook that feeds one histogram per tensor read by a
+ * convolution), and FP8 emulation of a checkpoint at open (open options precision / fp8_recipe /
+ * fp8_scales_path). See docs/fp8.md. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "api/model.h"
+#include "image/image.h"
+#include "quant/calibrate.h"
+#include "quant/fp8.h"
+#include "quant/quantize.h"
+#include "quant/recipe.h"
+#include "quant/scales.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+static infer8_status ctx_bad(infer8_context *ctx, const char *msg) {
+    i8_err e;
+    i8_fail(&e, INFER8_E_INVALID_ARGUMENT, "%s", msg);
+    return i8_ctx_fail(ctx, &e);
+}
+
+/* ---- FP8 at open ---- */
+
+infer8_status i8_model_apply_fp8(infer8_model *m, i8_err *err) {
+    const int prec = m->options.struct_size >= offsetof(infer8_open_options, precision) + sizeof(int)
+                         ? m->options.precision
+                         : INFER8_PRECISION_FP32;
+    if (prec == INFER8_PRECISION_FP32) return INFER8_OK;
+    if (m->bundle)
+        return i8_fail(err, INFER8_E_INVALID_ARGUMENT,
+                       "%s: precision options apply to checkpoints; a bundle keeps its build precision", m->source);
+    if (prec != INFER8_PRECISION_FP8)
+        return i8_fail(err, INFER8_E_UNSUPPORTED, "open precision %d: only fp32 and fp8 (emulated) apply to a checkpoint",
+                       prec);
+    /* reference executor: emulation; CUDA: e4m3 tensor-core kernels (cuda_fp8.cu) */
+    if (m->options.device != INFER8_DEVICE_CPU_REFERENCE && m->options.device != INFER8_DEVICE_CUDA)
+        return i8_fail(err, INFER8_E_UNSUPPORTED,
+                       "FP8 on a checkpoint runs on the reference executor (--device ref, emulation) or on CUDA");
+    if (!m->options.fp8_scales_path)
+        return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "precision fp8 needs activation scales (scales.json from "
+                                                       "infer8 calibrate)");
+    infer8_status s = i8_quantize_graph_fp8_files(&m->graph, m->options.fp8_recipe ? m->options.fp8_recipe : "default",
+                                                  m->options.fp8_scales_path, &m->limits, err);
+    m->options.fp8_recipe = NULL; /* not owned */
+    m->options.fp8_scales_path = NULL;
+    return s;
+}
+
+/* ---- recipe listing ---- */
+
+EXPORT infer8_status infer8_fp8_recipe_describe(infer8_context *ctx, const infer8_model *m, const char *recipe,
+                                                int json, char **out, int *fp8_count) {
+    if (!ctx || !m || !out) return ctx_bad(ctx, "infer8_fp8_recipe_describe: NULL argument");
+    i8_err err;
+    i8_err_clear(&err);
+    i8_fp8_recipe r;
+    i8_fp8_plan p;
+    memset(&r, 0, sizeof r);
+    memset(&p, 0, sizeof p);
+    infer8_status s = i8_fp8_recipe_from_spec(recipe ? recipe : "default", &ctx->limits, &r, &err);
+    if (!s) s = i8_fp8_plan_make(&m->graph, &r, &p, &err);
+    if (!s) s = i8_fp8_plan_describe(&m->graph, &r, &p, json, out, &err);
+    if (!s && fp8_count) *fp8_count = p.n_fp8;
+    i8_fp8_plan_free(&p);
+    i8_fp8_recipe_free(&r);
+    return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
+}
+
+/* ---- image lists ---- */
+
+typedef struct path_list {
+    char **v;
+    size_t n, cap;
+} path_list;
+
+static void paths_free(path_list *l) {
+    for (size_t i = 0; i < l->n; i++) free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+static infer8_status paths_push(path_list *l, const char *a, const char *b, i8_err *err) {
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 256;
+        char **t = i8_realloc(l->v, cap * sizeof *t, err);
+        if (!t) return INFER8_E_NOMEM;
+        l->v = t;
+        l->cap = cap;
+    }
+    size_t len = strlen(a) + (b ? strlen(b) + 1 : 0) + 1;
+    char *s = i8_malloc(len, err);
+    if (!s) return INFER8_E_NOMEM;
+    if (b) snprintf(s, len, "%s/%s", a, b);
+    else snprintf(s, len, "%s", a);
+    l->v[l->n++] = s;
+    return INFER8_OK;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int image_ext(const char *name) {
+    const char *dot = strrchr(name, '.');
+    if (!dot) return 0;
+    return !strcasecmp(dot, ".jpg") || !strcasecmp(dot, ".jpeg") || !strcasecmp(dot, ".png") ||
+           !strcasecmp(dot, ".webp");
+}
+
+/* Folder: image files sorted by name (byte order); list file: its lines in order. */
+static infer8_status list_images(const char *src, const i8_limits *lim, path_list *out, i8_err *err) {
+    struct stat st;
+    if (stat(src, &st) != 0) return i8_fail(err, INFER8_E_IO, "%s: no such file or folder", src);
+    infer8_status s = INFER8_OK;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(src);
+        if (!d) return i8_fail(err, INFER8_E_IO, "%s: cannot open folder", src);
+        struct dirent *e;
+        while (!s && (e = readdir(d))) {
+            if (e->d_name[0] == '.' || !image_ext(e->d_name)) continue;
+            s = paths_push(out, src, e->d_name, err);
+        }
+        closedir(d);
+        if (s) return s;
+        if (out->n) qsort(out->v, out->n, sizeof *out->v, cmp_str);
+        return INFER8_OK;
+    }
+    uint8_t *data = NULL;
+    size_t size = 0;
+    if ((s = i8_read_file(src, lim->max_json_bytes, &data, &size, err))) return s;
+    /* the list's folder, for relative paths */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", src);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    else snprintf(dir, sizeof dir, ".");
+    size_t line_no = 0;
+    for (size_t i = 0; i < size && !s;) {
+        size_t j = i;
+        while (j < size && data[j] != '\n') j++;
+        line_no++;
+        size_t end = j;
+        while (end > i && (data[end - 1] == '\r' || data[end - 1] == ' ' || data[end - 1] == '\t')) end--;
+        size_t len = end - i;
+        if (len && data[i] != '#') {
+            if (memchr(data + i, 0, len) || len >= 4096) {
+                s = i8_fail(err, INFER8_E_FORMAT, "%s: line %zu: not a path (NUL byte or over 4095 bytes)", src, line_no);
+                break;
+            }
+            char path[4096];
+            memcpy(path, data + i, len);
+            path[len] = 0;
+            s = path[0] == '/' || !strcmp(dir, ".") ? paths_push(out, path, NULL, err) : paths_push(out, dir, path, err);
+        }
+        i = j + 1;
+    }
+    free(data);
+    return s;
+}
+
+/* ---- calibration ---- */
+
+typedef struct calib_state {
+    i8_calib_hist **hist;   /* [n_nodes] histogram of the node's output, NULL if not collected */
+    long *seen;             /* [n_nodes] last batch id collected */
+    long batch_id;
+} calib_state;
+
+/* pre_node_hook: before each conv, feeds its input (and residual x) once per batch. */
+static infer8_status calib_hook(void *user, i8_graph *g, int k, int n, const float *const *inputs, i8_err *err) {
+    calib_state *c = user;
+    const i8_node *nd = &g->nodes[k];
+    if (nd->op != I8_OP_CONV) return INFER8_OK;
+    for (int j = 0; j < nd->n_inputs && j < 2; j++) {
+        const int p = nd->inputs[j];
+        if (!c->hist[p] || c->seen[p] == c->batch_id) continue;
+        const i8_node *pn = &g->nodes[p];
+        i8_calib_collect(c->hist[p], inputs[j], (size_t)n * (size_t)pn->c * (size_t)pn->h * (size_t)pn->w);
+        c->seen[p] = c->batch_id;
+    }
+    (void)err;
+    return INFER8_OK;
+}
+
+EXPORT void infer8_calibrate_options_init(infer8_calibrate_options *o) {
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+    o->count = 500;
+    o->method = INFER8_CALIB_MAX;
+    o->percentile = 99.99;
+    o->batch = 8;
+}
+
+EXPORT void infer8_calibrate_report_init(infer8_calibrate_report *r) {
+    memset(r, 0, sizeof *r);
+    r->struct_size = sizeof *r;
+}
+
+EXPORT infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *m, const infer8_calibrate_options *options,
+                                      const char *out_path) {
+    if (!ctx || !m || !options || !out_path || !options->images)
+        return ctx_bad(ctx, "infer8_calibrate: NULL argument (model, options, options->images and out_path are required)");
+    infer8_calibrate_options o;
+    infer8_calibrate_options_init(&o);
+    memcpy(&o, options, options->struct_size < sizeof o ? options->struct_size : sizeof o);
+    if (o.count < 0 || o.batch < 1 || o.batch > 4096 || (int)o.method < 0 || o.method > INFER8_CALIB_MSE ||
+        (o.method == INFER8_CALIB_PERCENTILE && !(o.percentile > 0 && o.percentile <= 100)))
+        return ctx_bad(ctx, "infer8_calibrate: count >= 0, batch in 1..4096, a known method and a percentile in "
+                            "(0, 100] are required");
+    i8_err err;
+    i8_err_clear(&err);
+    const i8_graph *g = &m->graph;
+    for (int k = 0; k < g->n_nodes; k++)
+        if (g->nodes[k].precision == I8_PREC_FP8) {
+            i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "%s: calibration needs the fp32 model, this one is FP8 (layer %s)",
+                    m->source, g->nodes[k].name);
+            return i8_ctx_fail(ctx, &err);
+        }
+
+    path_list images = {0};
+    calib_state c = {0};
+    void *bctx = NULL;
+    float *batch = NULL, *logits = NULL;
+    uint8_t *file = NULL;
+    i8_scales sc;
+    memset(&sc, 0, sizeof sc);
+    infer8_calibrate_report rep;
+    infer8_calibrate_report_init(&rep);
+    infer8_status s = list_images(o.images, &ctx->limits, &images, &err);
+    if (s) goto done;
+    size_t total = o.count > 0 && (size_t)o.count < images.n ? (size_t)o.count : images.n;
+    if (total == 0) {
+        s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "%s: no images to calibrate on", o.images);
+        goto done;
+    }
+    const size_t nn = (size_t)g->n_nodes;
+    if (!(c.hist = i8_calloc(nn, sizeof *c.hist, &err)) || !(c.seen = i8_calloc(nn, sizeof *c.seen, &err))) {
+        s = INFER8_E_NOMEM;
+        goto done;
+    }
+    for (int k = 0; k < g->n_nodes; k++) {
+        const i8_node *nd = &g->nodes[k];
+        if (nd->op != I8_OP_CONV) continue;
+        for (int j = 0; j < nd->n_inputs && j < 2; j++) {
+            int p = nd->inputs[j];
+            if (!c.hist[p] && !(c.hist[p] = i8_malloc(sizeof(i8_calib_hist), &err))) {
+                s = INFER8_E_NOMEM;
+                goto done;
+            }
+            i8_calib_init(c.hist[p]);
+            c.seen[p] = -1;
+        }
+    }
+    i8_backend_options bo;
+    memset(&bo, 0, sizeof bo);
+    bo.max_batch = o.batch;
+    bo.threads = m->options.threads;
+    bo.pre_node_hook = calib_hook;
+    bo.hook_user = &c;
+    if ((s = i8_backend_cpu_reference.prepare(&bctx, &m->graph, &bo, &err))) goto done;
+    const size_t per_image = (size_t)g->input_c * g->input_h * g->input_w;
+    if (!(batch = i8_calloc((size_t)o.batch, per_image * sizeof(float), &err)) ||
+        !(logits = i8_calloc((size_t)o.batch, (size_t)m->config.num_classes * sizeof(float) + sizeof(float), &err))) {
+        s = INFER8_E_NOMEM;
+        goto done;
+    }
+    if (o.progress) o.progress(o.progress_user, "calibrate", 0, total);
+    int filled = 0;
+    for (size_t i = 0; i < total; i++) {
+        size_t size = 0;
+        i8_err ie;
+        i8_err_clear(&ie);
+        infer8_status is = i8_read_file(images.v[i], ctx->limits.max_image_bytes, &file, &size, &ie);
+        if (!is) {
+            i8_image im = {0};
+            is = i8_image_decode(&im, file, size, images.v[i], &ctx->limits, &ie);
+            if (!is) is = i8_preprocess(&im, &m->config.pre, batch + (size_t)filled * per_image, &ie);
+            i8_image_free(&im);
+        }
+        free(file);
+        file = NULL;
+        if (is == INFER8_E_NOMEM) {
+            err = ie;
+            s = is;
+            goto done;
+        }
+        if (is) {
+            i8_ctx_log(ctx, 1, "calibrate: skipping %s: %s", images.v[i], ie.msg);
+            rep.images_skipped++;
+        } else {
+            filled++;
+        }
+        if (filled == o.batch || (i + 1 == total && filled > 0)) {
+            if ((s = i8_backend_cpu_reference.run(bctx, filled, batch, logits, &err))) goto done;
+            rep.images_used += filled;
+            c.batch_id++;
+            filled = 0;
+            if (o.progress) o.progress(o.progress_user, "calibrate", i + 1, total);
+        } else if (i + 1 == total && o.progress) {
+            o.progress(o.progress_user, "calibrate", total, total);
+        }
+    }
+    if (rep.images_used == 0) {
+        s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "%s: none of the %zu images could be read", o.images, total);
+        goto done;
+    }
+    snprintf(sc.method, sizeof sc.method, "%s", i8_calib_method_name((i8_calib_method)o.method));
+    sc.percentile = o.percentile;
+    sc.images = (uint64_t)rep.images_used;
+    for (int k = 0; k < g->n_nodes; k++) {
+        if (!c.hist[k]) continue;
+        float amax = 0;
+        rep.nonfinite_values += c.hist[k]->nonfinite;
+        if (c.hist[k]->nonfinite)
+            i8_ctx_log(ctx, 1, "calibrate: tensor %s: %llu NaN/Inf values ignored", g->nodes[k].name,
+                       (unsigned long long)c.hist[k]->nonfinite);
+        if ((s = i8_calib_compute_amax(c.hist[k], (i8_calib_method)o.method, o.percentile, g->nodes[k].name, &amax,
+                                       &err)) ||
+            (s = i8_scales_add(&sc, g->nodes[k].name, amax, i8_fp8_scale_from_amax(amax), &err)))
+            goto done;
+        rep.tensors++;
+    }
+    if ((s = i8_scales_write(out_path, &sc, &err))) goto done;
+    i8_ctx_log(ctx, 2, "calibrate: %d images (%d skipped), %d tensors, method %s -> %s", rep.images_used,
+               rep.images_skipped, rep.tensors, sc.method, out_path);
+    if (o.report && o.report->struct_size >= sizeof(uint32_t)) {
+        size_t n = o.report->struct_size < sizeof rep ? o.report->struct_size : sizeof rep;
+        uint32_t keep = o.report->struct_size;
+        memcpy(o.report, &rep, n);
+        o.report->struct_size = keep;
+    }
+done:
+    if (bctx) i8_backend_cpu_reference.destroy(bctx);
+    if (c.hist)
+        for (size_t k = 0; k < (size_t)g->n_nodes; k++) free(c.hist[k]);
+    free(c.hist);
+    free(c.seen);
+    free(batch);
+    free(logits);
+    free(file);
+    i8_scales_free(&sc);
+    paths_free(&images);
+    return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
+}

@@ -1,0 +1,214 @@
+/* FP8 part of the CUDA backend (host side): which tensors get an e4m3 twin written by their
+ * producers' epilogues (dual fp16 + e4m3 output, or e4m3 only), weight upload as e4m3 codes
+ * with per-channel multipliers, and the launch of the FP8 conv kernel (cuda_fp8.cu).
+ *
+ * Placement: e4m3 twins mirror the fp16 storages (same ld, same channel slices, so a concat's
+ * inputs write their e4m3 slices in place just as their fp16 ones). A twin lives in the same
+ * arena slot as its fp16 storage, after it (max_batch images of fp16, then of e4m3), so the
+ * liveness planning of cuda_backend.c covers it unchanged. A storage whose nodes are read only
+ * as FP8 keeps no fp16 copy at all. Where a twin cannot be made (a pool, an fp16 conv or a
+ * concat copy writes the storage, or two FP8 readers want different scales), the FP8 conv
+ * quantizes the fp16 tensor while loading it, with the same rounding. Numerics: docs/fp8.md. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/cuda/cuda_private.h"
+#include "quant/fp8.h"
+
+static int scale_ok(float s) {
+    return s >= 1.17549435e-38f && s <= 3.40282347e38f && i8_fp8_inv_scale(s) <= 3.40282347e38f;
+}
+
+static int is_fp8_conv(const i8_node *nd) { return nd->op == I8_OP_CONV && nd->precision == I8_PREC_FP8; }
+
+/* Is slot k of node j an FP8 read (input of an FP8 conv, residual x of a residual_fp8 conv)? */
+static int fp8_read(const i8_node *nd, int k) {
+    if (nd->op != I8_OP_CONV) return 0;
+    if (k == 0) return nd->precision == I8_PREC_FP8;
+    return k == 1 && nd->residual_fp8 && nd->residual == nd->inputs[1];
+}
+
+infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
+    const i8_graph *g = c->g;
+    int n = g->n_nodes, ns = c->n_stor, any = 0;
+    for (int j = 0; j < n; j++) {
+        const i8_node *nd = &g->nodes[j];
+        if (nd->residual_fp8 && (nd->op != I8_OP_CONV || nd->residual < 0 || nd->n_inputs < 2 ||
+                                 !scale_ok(g->nodes[nd->residual].out_scale)))
+            return i8_fail(err, INFER8_E_INVALID_ARGUMENT,
+                           "cuda: node '%s': residual_fp8 needs a fused residual conv whose x has an out_scale",
+                           nd->name);
+        if (!is_fp8_conv(nd)) continue;
+        any = 1;
+        const i8_node *in = &g->nodes[nd->inputs[0]];
+        if (!scale_ok(in->out_scale))
+            return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "cuda: FP8 conv '%s': input '%s' has out_scale %g (need > 0)",
+                           nd->name, in->name, (double)in->out_scale);
+        if (nd->weight_scales < 0 || nd->weight_scales >= g->n_weights)
+            return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "cuda: FP8 conv '%s' has no weight scales", nd->name);
+        const i8_weight *ws = &g->weights[nd->weight_scales];
+        if (ws->ndim != 1 || ws->shape[0] != nd->c)
+            return i8_fail(err, INFER8_E_SHAPE, "cuda: FP8 conv '%s': weight scales '%s' are not [%d]", nd->name,
+                           ws->name, nd->c);
+    }
+    if (!any) return INFER8_OK; /* fp16 graphs: nothing changes */
+
+    unsigned char *rd8 = i8_calloc((size_t)ns, 4, err);
+    float *scale = i8_calloc((size_t)ns, sizeof(float), err);
+    if (!rd8 || !scale) {
+        free(rd8);
+        free(scale);
+        return err->code;
+    }
+    /* per storage: [0] read as FP8, [1] FP8 scales disagree, [2] read as fp16, [3] bad writer */
+    for (int j = 0; j < n; j++) {
+        const i8_node *nd = &g->nodes[j];
+        for (int k = 0; k < nd->n_inputs; k++) {
+            int p = nd->inputs[k], s = c->views[p].storage;
+            if (nd->op == I8_OP_CONCAT && (c->rt[j].alias_mask >> k) & 1u) continue; /* written in place */
+            if (fp8_read(nd, k)) {
+                float sc = g->nodes[p].out_scale;
+                if (!rd8[4 * s]) rd8[4 * s] = 1, scale[s] = sc;
+                else if (scale[s] != sc) rd8[4 * s + 1] = 1;
+            } else {
+                rd8[4 * s + 2] = 1;
+            }
+        }
+        int s = c->views[j].storage;
+        if (nd->op == I8_OP_CONCAT) {
+            unsigned all = nd->n_inputs >= 32 ? ~0u : (1u << nd->n_inputs) - 1u;
+            if ((c->rt[j].alias_mask & all) != all) rd8[4 * s + 3] = 1; /* copies fp16 slices */
+        } else if (!is_fp8_conv(nd)) {
+            rd8[4 * s + 3] = 1;
+        }
+    }
+    rd8[4 * c->views[g->output].storage + 2] = 1;
+    for (int s = 0; s < ns; s++) {
+        cu_storage *st = &c->stor[s];
+        if (!rd8[4 * s] || rd8[4 * s + 1] || rd8[4 * s + 3] || st->f32 || st->ld % 8) continue;
+        size_t f16 = st->bytes_per_image;
+        st->q = 1;
+        st->q_scale = scale[s];
+        st->no_f16 = !rd8[4 * s + 2];
+        st->bytes_per_image = (st->no_f16 ? 0 : f16) + f16 / 2;
+        st->q_offset = st->no_f16 ? 0 : f16 * (size_t)c->max_batch; /* overflow excluded by plan_arena */
+    }
+    free(rd8);
+    free(scale);
+    return INFER8_OK;
+}
+
+void *i8_cuda_view_qptr(const cu_ctx *c, int node) {
+    const cu_view *v = &c->views[node];
+    const cu_storage *s = &c->stor[v->storage];
+    if (!s->q) return NULL;
+    return c->arena + s->offset + s->q_offset + (size_t)v->ch_off;
+}
+
+static infer8_status upload(void **dst, const void *src, size_t bytes, i8_err *err) {
+    cudaError_t e = cudaMalloc(dst, bytes ? bytes : 16);
+    if (e == cudaSuccess) e = cudaMemcpy(*dst, src, bytes, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) return i8_fail(err, INFER8_E_DEVICE, "cuda: FP8 weight upload: %s", cudaGetErrorString(e));
+    return INFER8_OK;
+}
+
+infer8_status i8_cuda_fp8_upload(cu_ctx *c, int i, i8_err *err) {
+    const i8_graph *g = c->g;
+    const i8_node *nd = &g->nodes[i];
+    cu_node_rt *rt = &c->rt[i];
+    const i8_node *in = &g->nodes[nd->inputs[0]];
+    const i8_weight *wt = &g->weights[nd->weight];
+    const float *wsc = g->weights[nd->weight_scales].data;
+    int ci = in->c, cp = in->op == I8_OP_INPUT ? c->stor[c->views[nd->inputs[0]].storage].ld : ci;
+    int co = nd->c, kh = nd->kh, kw = nd->kw;
+    rt->c_in_phys = cp;
+    if (wt->ndim != 4 || wt->shape[0] != co || wt->shape[1] != ci || wt->shape[2] != kh || wt->shape[3] != kw)
+        return i8_fail(err, INFER8_E_SHAPE, "cuda: conv '%s': weight '%s' shape does not match the node", nd->name,
+                       wt->name);
+    float rs = nd->residual >= 0 ? nd->residual_scale : 1.0f, in_scale = in->out_scale;
+    size_t count = (size_t)co * kh * kw * cp;
+    infer8_status rc = INFER8_OK;
+    uint8_t *wq = i8_calloc(count, 1, err); /* code 0 = +0 for padded channels */
+    float *mult = i8_calloc((size_t)co, 4, err), *b32 = i8_calloc((size_t)co, 4, err);
+    if (!wq || !mult || !b32) {
+        rc = err->code;
+        goto out;
+    }
+    for (int o = 0; o < co; o++) {
+        float s = wsc[o];
+        if (!scale_ok(s)) {
+            rc = i8_fail(err, INFER8_E_FORMAT, "cuda: FP8 conv '%s': weight scale [%d] = %g", nd->name, o, (double)s);
+            goto out;
+        }
+        for (int y = 0; y < kh; y++)
+            for (int x = 0; x < kw; x++)
+                for (int k = 0; k < ci; k++) {
+                    float w = wt->data[(((size_t)o * ci + k) * kh + y) * kw + x];
+                    /* w = e4m3(q) * s rounded once: w / s recovers e4m3(q) to within an ulp */
+                    uint8_t q = i8_fp8_from_f32(w / s);
+                    float back = i8_fp8_to_f32(q) * s;
+                    if (!(fabsf(back - w) <= 1e-6f * fabsf(w))) {
+                        rc = i8_fail(err, INFER8_E_INVALID_ARGUMENT,
+                                     "cuda: FP8 conv '%s': weight '%s' [%d][%d][%d][%d] = %g is not an e4m3 value "
+                                     "times its scale %g",
+                                     nd->name, wt->name, o, k, y, x, (double)w, (double)s);
+                        goto out;
+                    }
+                    wq[(((size_t)o * kh + y) * kw + x) * cp + k] = q;
+                }
+        mult[o] = in_scale * s * rs;
+        b32[o] = nd->bias >= 0 ? rs * g->weights[nd->bias].data[o] : 0.0f;
+    }
+    if ((rc = upload((void **)&rt->wq, wq, count, err)) || (rc = upload((void **)&rt->mult, mult, (size_t)co * 4, err)) ||
+        (rc = upload((void **)&rt->b32, b32, (size_t)co * 4, err)))
+        goto out;
+    c->weight_bytes += count + (size_t)co * 8;
+out:
+    free(wq);
+    free(mult);
+    free(b32);
+    return rc;
+}
+
+void i8_cuda_fp8_sig(const cu_ctx *c, int node, cu_conv_sig *s) {
+    const i8_node *nd = &c->g->nodes[node];
+    if (!is_fp8_conv(nd)) return;
+    const cu_storage *st = &c->stor[c->views[node].storage];
+    s->fp8 = 1;
+    s->a_q = i8_cuda_view_qptr(c, nd->inputs[0]) != NULL;
+    if (nd->residual < 0) s->res_mode = I8_FP8_RES_NONE;
+    else if (!nd->residual_fp8) s->res_mode = I8_FP8_RES_F16;
+    else s->res_mode = i8_cuda_view_qptr(c, nd->inputs[1]) ? I8_FP8_RES_Q : I8_FP8_RES_F16_FQ;
+    s->out_f16 = !st->no_f16;
+    s->out_q = st->q;
+}
+
+int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *g, int node, int variant, cudaStream_t s) {
+    const i8_node *nd = &c->g->nodes[node];
+    int in = nd->inputs[0];
+    i8_cuda_fp8_conv_args a;
+    memset(&a, 0, sizeof a);
+    a.x = g->a_q ? i8_cuda_view_qptr(c, in) : i8_cuda_view_ptr(c, in);
+    a.x_fp8 = g->a_q;
+    a.x_inv = i8_fp8_inv_scale(c->g->nodes[in].out_scale);
+    a.n = n, a.h = g->h, a.w = g->w, a.c_in = g->c_in, a.x_ld = g->x_ld;
+    a.wq = c->rt[node].wq;
+    a.mult = c->rt[node].mult;
+    a.bias = c->rt[node].b32;
+    a.res_mode = g->res_mode;
+    if (g->res_mode != I8_FP8_RES_NONE) {
+        int r = nd->inputs[1];
+        a.res = g->res_mode == I8_FP8_RES_Q ? i8_cuda_view_qptr(c, r) : i8_cuda_view_ptr(c, r);
+        a.res_ld = i8_cuda_view_ld(c, r);
+        a.res_scale = c->g->nodes[r].out_scale;
+        a.res_inv = i8_fp8_inv_scale(a.res_scale);
+    }
+    a.y = g->out_f16 ? i8_cuda_view_ptr(c, node) : NULL;
+    a.yq = g->out_q ? i8_cuda_view_qptr(c, node) : NULL;
+    a.y_ld = g->y_ld;
+    a.y_inv = g->out_q ? i8_fp8_inv_scale(c->stor[c->views[node].storage].q_scale) : 0.0f;
+    a.ho = g->ho, a.wo = g->wo, a.c_out = g->c_out, a.kh = g->kh, a.kw = g->kw;
+    a.sh = g->sh, a.sw = g->sw, a.ph = g->ph, a.pw = g->pw, a.relu = g->relu;
+    return i8_cuda_conv_fp8(&a, variant, s);
+}

@@ -1,0 +1,56 @@
+/* FP8 e4m3 convolution kernel of the CUDA backend (cuda_fp8.cu), callable from C host code.
+ *
+ * Implicit GEMM on FP8 tensor cores (mma.sync m16n8k32 e4m3 x e4m3 -> fp32, sm_89+) with the
+ * quantization of the *next* layer's input fused into the epilogue ("dual output"): the conv
+ * writes its fp16 output, its e4m3 copy, or both. Semantics (docs/fp8.md, quant/fp8.h):
+ *   input:    e4m3 codes read as they are (x_fp8 = 1), or fp16 values quantized while loading
+ *             q = e4m3_satfinite_rne(x * x_inv) (x_fp8 = 0; float32 multiply, no FMA);
+ *   acc      = sum over taps of q_x * q_w (exact products, fp32 accumulation);
+ *   v        = acc * mult[o] + bias[o]  (mult = in_scale * w_scale[o] * residual_scale,
+ *              bias already scaled by the residual scale);
+ *   residual: v += x' where x' = fp16 x (res_mode 1), e4m3(code) * res_scale (2: the e4m3 copy),
+ *             or e4m3(fp16 x * res_inv) * res_scale (3: fp16 x quantized on the fly);
+ *   relu last; y = fp16(v) when y != NULL; yq = e4m3_satfinite_rne(v * y_inv) when yq != NULL.
+ * Activations NHWC, pixel m at base + m * ld (elements; 1 byte for e4m3, 2 for fp16).
+ * Requirements (checked, cudaErrorInvalidValue otherwise): c_in % 8 == 0, x_ld % 8 == 0,
+ * x 8-byte (e4m3) / 16-byte (fp16) aligned, wq 8-byte aligned. */
+#ifndef I8_CUDA_FP8_H
+#define I8_CUDA_FP8_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { I8_FP8_RES_NONE = 0, I8_FP8_RES_F16 = 1, I8_FP8_RES_Q = 2, I8_FP8_RES_F16_FQ = 3 };
+
+typedef struct i8_cuda_fp8_conv_args {
+    const void *x;          /* e4m3 or fp16 [n][h][w] stride x_ld */
+    int x_fp8;
+    float x_inv;            /* 1.0f / input scale (x_fp8 == 0) */
+    int n, h, w, c_in, x_ld;
+    const uint8_t *wq;      /* e4m3 [c_out][kh][kw][c_in] */
+    const float *mult;      /* [c_out] */
+    const float *bias;      /* [c_out] or NULL */
+    const void *res;        /* residual x, stride res_ld, format per res_mode */
+    int res_ld, res_mode;
+    float res_scale, res_inv;
+    void *y;                /* fp16 output or NULL */
+    void *yq;               /* e4m3 output or NULL (same stride y_ld) */
+    int y_ld;
+    float y_inv;            /* 1.0f / out scale of the e4m3 copy */
+    int ho, wo, c_out, kh, kw, sh, sw, ph, pw, relu;
+} i8_cuda_fp8_conv_args;
+
+/* Number of tile variants; launch with variant in [0, count). */
+int i8_cuda_conv_fp8_variants(void);
+const char *i8_cuda_conv_fp8_name(int variant);
+int i8_cuda_conv_fp8(const i8_cuda_fp8_conv_args *a, int variant, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

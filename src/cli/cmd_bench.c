@@ -1,0 +1,339 @@
+/* `infer8 bench`: latency of one or more models measured the way the FP8 study says studies
+ * must be measured: warm-up, CUDA-graph replay (on CUDA), rounds interleaved across models
+ * (A B A B ...) so drift hits all alike, median with min and max per model and batch, and the
+ * speed-up against the first model. --profile adds a per-layer-type breakdown. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+static const char *const bench_help =
+    "usage: infer8 bench MODEL [MODEL ...] [--device ref|cpu|cuda] [--batch 1,32] [--rounds R]\n"
+    "                    [--iters N] [--profile] [--json] [-o OUT.json] [options]\n"
+    "\n"
+    "Times forward passes of each MODEL (snapshot folder, .safetensors with --arch, or bundle).\n"
+    "Per batch size: one warm-up round per model (on CUDA this tunes each layer and captures the\n"
+    "CUDA graph), then R rounds interleaved across models; a round is N back-to-back forwards\n"
+    "(CUDA: graph replays between two events; CPU: wall clock). Reports the median, min and max\n"
+    "milliseconds per batch, images/s, and x = first model's median / this model's median.\n"
+    "\n"
+    "  --device DEV       cuda, cpu (oneDNN) or ref (reference executor); default cpu\n"
+    "  --batch LIST       comma-separated batch sizes (default 1,32)\n"
+    "  --rounds R         timed rounds per model and batch (default 7)\n"
+    "  --iters N          forwards per round (default 200 on cuda, 3 on cpu, 1 on ref)\n"
+    "  --profile          also time every layer separately (outside any graph) and print the time\n"
+    "                     per layer type for each model\n"
+    "  --json             print the results as one JSON document\n"
+    "  -o, --output FILE  also write the JSON document to FILE (atomically)\n"
+    "  --threads N, --max-batch N, --arch ARCH  as for the other model commands\n";
+
+#define MAX_MODELS 16
+#define MAX_BATCHES 16
+
+typedef struct bench_row {
+    int model, batch;
+    double *rounds;
+    double median, min, max;
+} bench_row;
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void summarize(bench_row *r, int n) {
+    double *sorted = malloc(sizeof(double) * (size_t)n);
+    if (!sorted) return;
+    memcpy(sorted, r->rounds, sizeof(double) * (size_t)n);
+    qsort(sorted, (size_t)n, sizeof(double), cmp_double);
+    r->min = sorted[0];
+    r->max = sorted[n - 1];
+    r->median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    free(sorted);
+}
+
+static void json_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+/* Per-layer-type aggregation of a profile. */
+typedef struct type_time {
+    char type[64];
+    double ms;
+    int count;
+} type_time;
+
+static int aggregate_profile(const infer8_model *model, const double *ms, int layers, type_time *out, int cap) {
+    int n = 0;
+    for (int i = 0; i < layers; i++) {
+        char buf[64];
+        const char *type = infer8_layer_type(model, i, buf, sizeof buf);
+        if (!type) continue;
+        int k = 0;
+        while (k < n && strcmp(out[k].type, type) != 0) k++;
+        if (k == n) {
+            if (n == cap) continue;
+            snprintf(out[n].type, sizeof out[n].type, "%s", type);
+            out[n].ms = 0;
+            out[n].count = 0;
+            n++;
+        }
+        out[k].ms += ms[i];
+        out[k].count++;
+    }
+    return n;
+}
+
+int cmd_bench(int argc, char **argv) {
+    cli_args a = {argc, argv, 1, "bench"};
+    cli_model_opts mo = {0};
+    mo.device = "cpu";
+    const char *models[MAX_MODELS];
+    int n_models = 0, n_batches = 0, json = 0, profile = 0, error = 0;
+    long batches[MAX_BATCHES], rounds = 7, iters = 0;
+    const char *v = NULL, *out_path = NULL;
+    while (a.i < argc && !error) {
+        if (!strcmp(argv[a.i], "--help") || !strcmp(argv[a.i], "-h")) {
+            fputs(bench_help, stdout);
+            return 0;
+        }
+        int r = cli_model_option(&a, &mo);
+        if (r < 0) return EXIT_USAGE;
+        if (r > 0) continue;
+        if (cli_opt_value(&a, "--batch", &v, &error)) {
+            if (error) break;
+            char *copy = strdup(v), *save = NULL;
+            n_batches = 0;
+            for (char *tok = strtok_r(copy, ",", &save); tok && !error; tok = strtok_r(NULL, ",", &save)) {
+                if (n_batches == MAX_BATCHES) {
+                    error = cli_usage_error("bench", "at most %d batch sizes", MAX_BATCHES);
+                    break;
+                }
+                if (!cli_parse_int("bench", "--batch", tok, 1, 4096, &batches[n_batches++])) error = 1;
+            }
+            free(copy);
+        } else if (cli_opt_value(&a, "--rounds", &v, &error)) {
+            if (!error && !cli_parse_int("bench", "--rounds", v, 1, 1000, &rounds)) error = 1;
+        } else if (cli_opt_value(&a, "--iters", &v, &error)) {
+            if (!error && !cli_parse_int("bench", "--iters", v, 1, 1000000, &iters)) error = 1;
+        } else if (cli_opt_value(&a, "-o", &out_path, &error) || cli_opt_value(&a, "--output", &out_path, &error)) {
+        } else if (cli_opt_flag(&a, "--json")) {
+            json = 1;
+        } else if (cli_opt_flag(&a, "--profile")) {
+            profile = 1;
+        } else if (argv[a.i][0] == '-') {
+            return cli_usage_error("bench", "unknown option %s", argv[a.i]);
+        } else if (n_models == MAX_MODELS) {
+            return cli_usage_error("bench", "at most %d models", MAX_MODELS);
+        } else {
+            models[n_models++] = argv[a.i++];
+        }
+    }
+    if (error) return EXIT_USAGE;
+    if (n_models == 0) return cli_usage_error("bench", "give at least one MODEL");
+    if (n_batches == 0) {
+        batches[0] = 1;
+        batches[1] = 32;
+        n_batches = 2;
+    }
+    int is_cuda = !strcmp(mo.device, "cuda"), is_ref = !strcmp(mo.device, "ref");
+    if (!iters) iters = is_cuda ? 200 : is_ref ? 1 : 3;
+    long max_batch = 1;
+    for (int b = 0; b < n_batches; b++)
+        if (batches[b] > max_batch) max_batch = batches[b];
+    if (!mo.max_batch || mo.max_batch < max_batch) mo.max_batch = max_batch;
+
+    infer8_context *ctx = infer8_context_new();
+    if (!ctx) return EXIT_RUNTIME;
+    infer8_model *handles[MAX_MODELS] = {0};
+    bench_row *rows = calloc((size_t)n_models * n_batches, sizeof *rows);
+    double *round_store = calloc((size_t)n_models * n_batches * rounds, sizeof(double));
+    type_time(*profiles)[128] = profile ? calloc((size_t)n_models * n_batches, sizeof *profiles) : NULL;
+    int *profile_counts = calloc((size_t)n_models * n_batches, sizeof(int));
+    int rc = 0;
+    char device[512] = "";
+    if (!rows || !round_store || !profile_counts || (profile && !profiles)) {
+        rc = EXIT_RUNTIME;
+        goto done;
+    }
+    for (int m = 0; m < n_models; m++) {
+        if (cli_open_model(ctx, models[m], &mo, &handles[m])) {
+            rc = cli_fail(ctx, "bench");
+            goto done;
+        }
+    }
+    if (infer8_device_info(ctx, handles[0], device, sizeof device)) {
+        rc = cli_fail(ctx, "bench");
+        goto done;
+    }
+    fprintf(stderr, "infer8 bench: %s; %d model(s), batches", device, n_models);
+    for (int b = 0; b < n_batches; b++) fprintf(stderr, " %ld", batches[b]);
+    fprintf(stderr, "; %ld rounds of %ld forwards\n", rounds, iters);
+
+    for (int b = 0; b < n_batches; b++) {
+        int n = (int)batches[b];
+        for (int m = 0; m < n_models; m++) { /* warm-up: tuning, capture, caches */
+            double ms;
+            fprintf(stderr, "  warm-up %s batch %d\n", models[m], n);
+            if (infer8_time_forward(ctx, handles[m], n, (int)(iters < 20 ? iters : 20), &ms)) {
+                rc = cli_fail(ctx, "bench");
+                goto done;
+            }
+        }
+        cli_progress(NULL, "timed rounds", 0, (uint64_t)rounds);
+        for (int r = 0; r < rounds; r++) {
+            for (int m = 0; m < n_models; m++) {
+                bench_row *row = &rows[b * n_models + m];
+                row->model = m;
+                row->batch = n;
+                row->rounds = round_store + ((size_t)b * n_models + m) * rounds;
+                if (infer8_time_forward(ctx, handles[m], n, (int)iters, &row->rounds[r])) {
+                    rc = cli_fail(ctx, "bench");
+                    goto done;
+                }
+            }
+            cli_progress(NULL, "timed rounds", (uint64_t)r + 1, (uint64_t)rounds);
+        }
+        for (int m = 0; m < n_models; m++) summarize(&rows[b * n_models + m], (int)rounds);
+        if (profile) {
+            for (int m = 0; m < n_models; m++) {
+                infer8_model_info info;
+                infer8_model_info_init(&info);
+                infer8_model_get_info(handles[m], &info);
+                double *ms = calloc((size_t)info.num_layers, sizeof(double));
+                if (!ms) {
+                    rc = EXIT_RUNTIME;
+                    goto done;
+                }
+                if (infer8_profile(ctx, handles[m], n, (int)(iters < 20 ? iters : 20), ms)) {
+                    free(ms);
+                    rc = cli_fail(ctx, "bench");
+                    goto done;
+                }
+                profile_counts[b * n_models + m] =
+                    aggregate_profile(handles[m], ms, info.num_layers, profiles[b * n_models + m], 128);
+                free(ms);
+            }
+        }
+    }
+
+    /* text table */
+    FILE *txt = json ? stderr : stdout;
+    fprintf(txt, "%-40s %5s %10s %10s %10s %10s %8s\n", "model", "batch", "median_ms", "min_ms", "max_ms", "images/s",
+            "x_first");
+    for (int b = 0; b < n_batches; b++)
+        for (int m = 0; m < n_models; m++) {
+            bench_row *row = &rows[b * n_models + m];
+            double first = rows[b * n_models].median;
+            fprintf(txt, "%-40.40s %5d %10.4f %10.4f %10.4f %10.1f %8.3f\n", models[m], row->batch, row->median,
+                    row->min, row->max, row->batch * 1000.0 / row->median, first / row->median);
+        }
+    if (profile) {
+        for (int b = 0; b < n_batches; b++)
+            for (int m = 0; m < n_models; m++) {
+                fprintf(txt, "\nprofile %s batch %ld (layers timed one by one, outside the graph):\n", models[m],
+                        batches[b]);
+                type_time *t = profiles[b * n_models + m];
+                int nt = profile_counts[b * n_models + m];
+                double total = 0;
+                for (int k = 0; k < nt; k++) total += t[k].ms;
+                for (int k = 0; k < nt; k++)
+                    fprintf(txt, "  %-28s %4d layers %9.4f ms %5.1f%%\n", t[k].type, t[k].count, t[k].ms,
+                            total > 0 ? 100 * t[k].ms / total : 0);
+                fprintf(txt, "  %-28s            %9.4f ms\n", "sum", total);
+            }
+    }
+
+    /* JSON document */
+    if (json || out_path) {
+        char tmp_path[4096] = "";
+        FILE *f = stdout;
+        if (out_path) {
+            snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", out_path, (long)getpid());
+            f = fopen(tmp_path, "w");
+            if (!f) {
+                fprintf(stderr, "infer8 bench: error (i/o error): %s: %s\n", tmp_path, strerror(errno));
+                rc = EXIT_INPUT;
+                goto done;
+            }
+        }
+        struct utsname un;
+        uname(&un);
+        time_t now = time(NULL);
+        char stamp[64];
+        strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+        fprintf(f, "{\n  \"tool\": \"infer8 %s\",\n  \"date\": \"%s\",\n  \"host\": ", infer8_version(), stamp);
+        json_string(f, un.nodename);
+        fprintf(f, ",\n  \"device\": ");
+        json_string(f, device);
+        fprintf(f, ",\n  \"executor\": ");
+        json_string(f, mo.device);
+        fprintf(f, ",\n  \"command\": \"infer8");
+        for (int i = 0; i < argc; i++) {
+            fputc(' ', f);
+            for (const char *p = argv[i]; *p; p++) {
+                if (*p == '"' || *p == '\\') fputc('\\', f);
+                fputc(*p, f);
+            }
+        }
+        fprintf(f, "\",\n  \"rounds\": %ld,\n  \"iters\": %ld,\n  \"rows\": [\n", rounds, iters);
+        for (int b = 0; b < n_batches; b++)
+            for (int m = 0; m < n_models; m++) {
+                bench_row *row = &rows[b * n_models + m];
+                infer8_model_info info;
+                infer8_model_info_init(&info);
+                infer8_model_get_info(handles[m], &info);
+                fprintf(f, "    {\"model\": ");
+                json_string(f, models[m]);
+                fprintf(f, ", \"arch\": ");
+                json_string(f, info.arch);
+                fprintf(f,
+                        ", \"batch\": %d, \"median_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, "
+                        "\"images_per_s\": %.2f, \"x_vs_first\": %.4f, \"rounds_ms\": [",
+                        row->batch, row->median, row->min, row->max, row->batch * 1000.0 / row->median,
+                        rows[b * n_models].median / row->median);
+                for (int r = 0; r < rounds; r++) fprintf(f, "%s%.6f", r ? ", " : "", row->rounds[r]);
+                fprintf(f, "]");
+                if (profile) {
+                    fprintf(f, ", \"profile_ms_by_type\": {");
+                    type_time *t = profiles[b * n_models + m];
+                    for (int k = 0; k < profile_counts[b * n_models + m]; k++) {
+                        fprintf(f, "%s", k ? ", " : "");
+                        json_string(f, t[k].type);
+                        fprintf(f, ": {\"ms\": %.6f, \"layers\": %d}", t[k].ms, t[k].count);
+                    }
+                    fprintf(f, "}");
+                }
+                fprintf(f, "}%s\n", b == n_batches - 1 && m == n_models - 1 ? "" : ",");
+            }
+        fprintf(f, "  ]\n}\n");
+        if (out_path) {
+            int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
+            bad |= fclose(f) != 0;
+            if (bad || rename(tmp_path, out_path) != 0) {
+                fprintf(stderr, "infer8 bench: error (i/o error): cannot write %s\n", out_path);
+                unlink(tmp_path);
+                rc = EXIT_INPUT;
+            }
+        }
+    }
+done:
+    for (int m = 0; m < n_models; m++) infer8_model_close(handles[m]);
+    free(rows);
+    free(round_store);
+    free(profiles);
+    free(profile_counts);
+    infer8_context_free(ctx);
+    return rc;
+}

@@ -1,0 +1,494 @@
+/* Bundles: build a small hand-made model (input 3x75x75, an FP8 stem conv with per-channel
+ * scales, a fused residual 1x1 conv, maxpool, global pool, linear, 3 labelled classes) into a
+ * bundle, open it from path and from memory, and check:
+ *   - fp32: every node field and weight bit round-trips, logits identical to the source model,
+ *     the FP8 conv's weights stored as 1-byte e4m3 codes (weights section size computed by
+ *     hand), act_scales present, provenance SHA-256 of the source equals the known digest of "abc";
+ *   - fp16: kernels are the binary16 rounding of the source, biases exact, conv/linear layers
+ *     marked fp16, logits identical to the source model with those kernels rounded by hand;
+ *   - corruption: wrong magic, unknown version, truncation at every offset, a flipped byte at
+ *     six places in every section, in the header and in the section table, a section pointing
+ *     outside the file, huge lengths and file size, too many sections, non-zero padding, and a
+ *     graph record with a bad weight index behind valid checksums: each refused with the
+ *     status and a message naming the section and the failed check. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "api/model.h"
+#include "formats/bundle.h"
+#include "quant/fp8.h"
+#include "quant/scales.h"
+
+static char work[1024];
+
+static float *rand_data(i8_rng *r, size_t n, double scale) {
+    float *p = malloc(n * sizeof *p);
+    for (size_t i = 0; i < n; i++) p[i] = (float)((i8_rng_uniform(r) * 2 - 1) * scale);
+    return p;
+}
+
+static int add_w(i8_graph *g, const char *name, int ndim, const int64_t *shape, float *data) {
+    int idx = -1;
+    i8_err err = {0};
+    assert_int_equal(i8_graph_add_weight(g, name, ndim, shape, data, &idx, &err), INFER8_OK);
+    return idx;
+}
+
+/* The hand-made graph; round_kernels: kernels of non-FP8 conv/linear rounded to binary16. */
+static void build_graph(i8_graph *g, int round_kernels) {
+    i8_err err = {0};
+    i8_rng r;
+    i8_rng_seed(&r, 7);
+    assert_int_equal(i8_graph_init(g, "inception_v3", 3, 75, 75, &err), INFER8_OK);
+    g->nodes[0].out_scale = 0.0173f; /* the FP8 stem reads the input as e4m3 */
+    int64_t ws[4] = {4, 3, 3, 3}, c4[1] = {4}, w1[4] = {4, 4, 1, 1}, wl[2] = {3, 4}, c3[1] = {3};
+    float *w = rand_data(&r, 108, 0.5), *sc = malloc(4 * sizeof *sc);
+    assert_int_equal(i8_fp8_weight_scales(w, 4, 27, "stem", NULL, sc, &err), INFER8_OK);
+    for (int o = 0; o < 4; o++)
+        for (int k = 0; k < 27; k++) w[o * 27 + k] = i8_fp8_fake_quant(w[o * 27 + k], i8_fp8_inv_scale(sc[o]), sc[o]);
+    i8_node n = i8_node_blank(I8_OP_CONV, "stem");
+    n.n_inputs = 1, n.inputs[0] = 0, n.c = 4, n.h = n.w = 37, n.kh = n.kw = 3, n.sh = n.sw = 2, n.act = I8_ACT_RELU;
+    n.weight = add_w(g, "stem.weight", 4, ws, w);
+    n.bias = add_w(g, "stem.bias", 1, c4, rand_data(&r, 4, 0.1));
+    n.weight_scales = add_w(g, "stem.weight_scales", 1, c4, sc);
+    n.precision = I8_PREC_FP8;
+    n.out_scale = 0.0041f;
+    assert_int_equal(i8_graph_add_node(g, &n, NULL, &err), INFER8_OK);
+    n = i8_node_blank(I8_OP_CONV, "side");
+    n.n_inputs = 2, n.inputs[0] = 1, n.inputs[1] = 1, n.residual = 1, n.residual_scale = 0.17f, n.residual_fp8 = 1;
+    n.c = 4, n.h = n.w = 37, n.kh = n.kw = 1, n.sh = n.sw = 1, n.act = I8_ACT_RELU, n.block = 3;
+    float *k1 = rand_data(&r, 16, 0.7);
+    float *kl = rand_data(&r, 12, 2.0);
+    if (round_kernels) {
+        for (int i = 0; i < 16; i++) k1[i] = i8_f16_to_f32(i8_f32_to_f16(k1[i]));
+        for (int i = 0; i < 12; i++) kl[i] = i8_f16_to_f32(i8_f32_to_f16(kl[i]));
+    }
+    n.weight = add_w(g, "side.weight", 4, w1, k1);
+    n.bias = add_w(g, "side.bias", 1, c4, rand_data(&r, 4, 0.1));
+    assert_int_equal(i8_graph_add_node(g, &n, NULL, &err), INFER8_OK);
+    n = i8_node_blank(I8_OP_MAXPOOL, "pool");
+    n.n_inputs = 1, n.inputs[0] = 2, n.c = 4, n.h = n.w = 18, n.kh = n.kw = 3, n.sh = n.sw = 2;
+    assert_int_equal(i8_graph_add_node(g, &n, NULL, &err), INFER8_OK);
+    n = i8_node_blank(I8_OP_GLOBAL_AVGPOOL, "global_pool");
+    n.n_inputs = 1, n.inputs[0] = 3, n.c = 4, n.h = n.w = 1;
+    assert_int_equal(i8_graph_add_node(g, &n, NULL, &err), INFER8_OK);
+    n = i8_node_blank(I8_OP_LINEAR, "fc");
+    n.n_inputs = 1, n.inputs[0] = 4, n.c = 3, n.h = n.w = 1;
+    n.weight = add_w(g, "fc.weight", 2, wl, kl);
+    n.bias = add_w(g, "fc.bias", 1, c3, rand_data(&r, 3, 0.3));
+    assert_int_equal(i8_graph_add_node(g, &n, NULL, &err), INFER8_OK);
+    g->output = 5;
+    g->num_classes = 3;
+    g->checkpoint_parameters = 183;
+    assert_int_equal(i8_graph_validate(g, &err), INFER8_OK);
+}
+
+static infer8_model *make_model(int round_kernels) {
+    infer8_model *m = calloc(1, sizeof *m);
+    pthread_mutex_init(&m->lock, NULL);
+    infer8_open_options_init(&m->options);
+    i8_limits_default(&m->limits);
+    char src[1100];
+    snprintf(src, sizeof src, "%s/source.bin", work);
+    m->source = strdup(src);
+    m->family = i8_family_find("inception_v3");
+    i8_model_config *c = &m->config;
+    snprintf(c->architecture, sizeof c->architecture, "inception_v3");
+    c->num_classes = 3;
+    c->pre.input_size[0] = 3, c->pre.input_size[1] = c->pre.input_size[2] = 75;
+    c->pre.crop_pct = 0.875f;
+    c->pre.interpolation = I8_INTERP_BILINEAR;
+    for (int k = 0; k < 3; k++) c->pre.mean[k] = 0.25f * (float)(k + 1), c->pre.std[k] = 0.5f;
+    c->n_labels = 3;
+    c->labels = malloc(3 * sizeof *c->labels);
+    c->labels[0] = strdup("alpha"), c->labels[1] = strdup("beta"), c->labels[2] = strdup("gamma \"q\"");
+    build_graph(&m->graph, round_kernels);
+    return m;
+}
+
+static void input_tensor(float *x) {
+    i8_rng r;
+    i8_rng_seed(&r, 99);
+    for (int i = 0; i < 3 * 75 * 75; i++) x[i] = (float)(i8_rng_uniform(&r) * 4 - 2);
+}
+
+static void logits_of(infer8_context *ctx, infer8_model *m, float out[3]) {
+    static float x[3 * 75 * 75];
+    input_tensor(x);
+    assert_int_equal(infer8_classify_tensor(ctx, m, 1, x, out), INFER8_OK);
+}
+
+static void bundle_path(char *buf, size_t size, const char *name) { snprintf(buf, size, "%s/%s", work, name); }
+
+static void build(infer8_model *m, infer8_precision p, const char *name) {
+    infer8_context *ctx = infer8_context_new();
+    infer8_build_options o;
+    infer8_build_options_init(&o);
+    o.precision = p;
+    o.max_batch = 4;
+    char path[1100];
+    bundle_path(path, sizeof path, name);
+    infer8_status s = infer8_build(ctx, m, &o, path);
+    if (s) fprintf(stderr, "%s\n", infer8_errmsg(ctx));
+    assert_int_equal(s, INFER8_OK);
+    infer8_context_free(ctx);
+}
+
+static int setup(void **state) {
+    const char *w = getenv("INFER8_WORK");
+    snprintf(work, sizeof work, "%s", w ? w : "/tmp/infer8_test_bundle");
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", work);
+    if (system(cmd)) return -1;
+    char src[1100];
+    snprintf(src, sizeof src, "%s/source.bin", work);
+    i8_err err;
+    if (i8_write_file_atomic(src, "abc", 3, &err)) return -1;
+    infer8_model *m = make_model(0);
+    build(m, INFER8_PRECISION_FP32, "small.bundle");
+    build(m, INFER8_PRECISION_FP16, "small16.bundle");
+    infer8_model_close(m);
+    *state = NULL;
+    return 0;
+}
+
+static infer8_model *open_bundle(infer8_context *ctx, const char *name) {
+    char path[1100];
+    bundle_path(path, sizeof path, name);
+    infer8_model *m = NULL;
+    infer8_status s = infer8_model_open(ctx, path, NULL, &m);
+    if (s) fprintf(stderr, "%s\n", infer8_errmsg(ctx));
+    assert_int_equal(s, INFER8_OK);
+    return m;
+}
+
+static void test_roundtrip_fp32(void **state) {
+    (void)state;
+    infer8_context *ctx = infer8_context_new();
+    infer8_model *src = make_model(0), *b = open_bundle(ctx, "small.bundle");
+    const i8_graph *g = &src->graph, *h = &b->graph;
+    assert_int_equal(h->n_nodes, g->n_nodes);
+    assert_int_equal(h->n_weights, g->n_weights);
+    assert_string_equal(h->arch, g->arch);
+    assert_int_equal(h->output, g->output);
+    assert_int_equal(h->checkpoint_parameters, 183);
+    for (int i = 0; i < g->n_nodes; i++) assert_memory_equal(&h->nodes[i], &g->nodes[i], sizeof(i8_node));
+    for (int i = 0; i < g->n_weights; i++) {
+        assert_string_equal(h->weights[i].name, g->weights[i].name);
+        assert_int_equal(h->weights[i].ndim, g->weights[i].ndim);
+        assert_memory_equal(h->weights[i].shape, g->weights[i].shape, sizeof g->weights[i].shape);
+        size_t n = 1;
+        for (int k = 0; k < g->weights[i].ndim; k++) n *= (size_t)g->weights[i].shape[k];
+        assert_memory_equal(h->weights[i].data, g->weights[i].data, n * sizeof(float));
+    }
+    float a[3], c[3];
+    logits_of(ctx, src, a);
+    logits_of(ctx, b, c);
+    assert_memory_equal(a, c, sizeof a);
+    infer8_model_info info;
+    infer8_model_info_init(&info);
+    assert_int_equal(infer8_model_get_info(b, &info), INFER8_OK);
+    assert_string_equal(info.precision, "fp32");
+    assert_int_equal(info.is_bundle, 1);
+    assert_string_equal(info.source_sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    assert_int_equal(info.input_height, 75);
+    assert_true(info.interpolation == INFER8_INTERP_BILINEAR);
+    assert_true(info.mean[2] == 0.75f && info.std[0] == 0.5f && info.crop_pct == 0.875f);
+    assert_string_equal(infer8_model_label(b, 2), "gamma \"q\"");
+    /* sections: header config labels graph act_scales weights; weights: stem kernel as 108 e4m3
+     * bytes (padded to 128) + six tensors of <= 64 bytes, each at a 64-byte boundary */
+    assert_int_equal(info.num_sections, 6);
+    const char *names[6] = {"header", "config", "labels", "graph", "act_scales", "weights"};
+    uint64_t total = 0;
+    for (int i = 0; i < 6; i++) {
+        assert_string_equal(info.sections[i].name, names[i]);
+        assert_int_equal(info.sections[i].offset % 64, 0);
+        total = info.sections[i].offset + info.sections[i].length;
+    }
+    assert_int_equal(info.file_bytes, total);
+    assert_int_equal(info.sections[4].length, 6 * 4);
+    assert_int_equal(info.sections[5].length, 128 + 6 * 64);
+    assert_int_equal(info.sections[3].length, 128 + 6 * 256 + 7 * 192);
+    assert_int_equal(info.sections[2].length, 4 + 6 + 5 + 10);
+    char *text = NULL;
+    assert_int_equal(infer8_model_describe(ctx, b, INFER8_DESCRIBE_JSON, &text), INFER8_OK);
+    assert_non_null(strstr(text, "\"out_scale\":0.0041"));
+    assert_non_null(strstr(text, "\"name\":\"act_scales\""));
+    infer8_free(text);
+    infer8_model_close(b);
+    infer8_model_close(src);
+    infer8_context_free(ctx);
+}
+
+static void test_roundtrip_fp16(void **state) {
+    (void)state;
+    infer8_context *ctx = infer8_context_new();
+    infer8_model *src = make_model(0), *oracle = make_model(1), *b = open_bundle(ctx, "small16.bundle");
+    const i8_graph *g = &oracle->graph, *h = &b->graph;
+    assert_int_equal(h->n_weights, g->n_weights);
+    for (int i = 0; i < g->n_weights; i++) {
+        size_t n = 1;
+        for (int k = 0; k < g->weights[i].ndim; k++) n *= (size_t)g->weights[i].shape[k];
+        assert_memory_equal(h->weights[i].data, g->weights[i].data, n * sizeof(float));
+    }
+    /* kernels really changed by the rounding (the test can fail) */
+    assert_memory_not_equal(src->graph.weights[src->graph.nodes[2].weight].data, h->weights[h->nodes[2].weight].data,
+                            16 * sizeof(float));
+    assert_int_equal(h->nodes[1].precision, I8_PREC_FP8);
+    assert_int_equal(h->nodes[2].precision, I8_PREC_FP16);
+    assert_int_equal(h->nodes[5].precision, I8_PREC_FP16);
+    assert_int_equal(h->nodes[3].precision, I8_PREC_FP32);
+    float a[3], c[3];
+    logits_of(ctx, oracle, a);
+    logits_of(ctx, b, c);
+    assert_memory_equal(a, c, sizeof a);
+    infer8_model_info info;
+    infer8_model_info_init(&info);
+    infer8_model_get_info(b, &info);
+    assert_string_equal(info.precision, "fp16");
+    /* side kernel 32 B, fc kernel 24 B: still one 64-byte slot each */
+    assert_int_equal(info.sections[5].length, 128 + 6 * 64);
+    infer8_model_close(b);
+    infer8_model_close(oracle);
+    infer8_model_close(src);
+    infer8_context_free(ctx);
+}
+
+/* ---- corruption ---- */
+
+static uint8_t *load(const char *name, size_t *size) {
+    char path[1100];
+    bundle_path(path, sizeof path, name);
+    uint8_t *d = NULL;
+    i8_err err;
+    assert_int_equal(i8_read_file(path, 1 << 30, &d, size, &err), INFER8_OK);
+    return d;
+}
+
+static void put64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static uint64_t get64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* Recomputes every checksum (section payloads that lie in the file, table, header) so a
+ * test reaches the checks behind them. */
+static void reseal(uint8_t *d, size_t size) {
+    uint32_t n = d[32] | d[33] << 8;
+    for (uint32_t i = 0; i < n && i < 32; i++) {
+        uint8_t *e = d + 64 + 64 * i;
+        uint64_t off = get64(e + 32), len = get64(e + 40);
+        if (off <= size && len <= size - off) put64(e + 48, i8_xxh3_64(d + off, (size_t)len));
+    }
+    if (64 + 64 * (size_t)n <= size) put64(d + 40, i8_xxh3_64(d + 64, 64 * (size_t)n));
+    put64(d + 56, i8_xxh3_64(d, 56));
+}
+
+static int expect_bad(const uint8_t *d, size_t size, infer8_status code, const char *s1, const char *s2) {
+    infer8_context *ctx = infer8_context_new();
+    infer8_model *m = NULL;
+    infer8_status s = infer8_model_open_memory(ctx, d, size, NULL, &m);
+    int ok = s == code && m == NULL && strstr(infer8_errmsg(ctx), s1) && (!s2 || strstr(infer8_errmsg(ctx), s2));
+    if (!ok)
+        fprintf(stderr, "expected status %d with '%s' '%s', got %d: %s\n", (int)code, s1, s2 ? s2 : "", (int)s,
+                infer8_errmsg(ctx));
+    infer8_model_close(m);
+    infer8_context_free(ctx);
+    return ok;
+}
+
+static void test_open_memory(void **state) {
+    (void)state;
+    size_t size;
+    uint8_t *d = load("small.bundle", &size);
+    infer8_context *ctx = infer8_context_new();
+    infer8_model *m = NULL, *p = open_bundle(ctx, "small.bundle");
+    assert_int_equal(infer8_model_open_memory(ctx, d, size, NULL, &m), INFER8_OK);
+    memset(d, 0xAB, size); /* the model must not keep pointers into the buffer */
+    float a[3], c[3];
+    logits_of(ctx, p, a);
+    logits_of(ctx, m, c);
+    assert_memory_equal(a, c, sizeof a);
+    infer8_model_close(m);
+    infer8_model_close(p);
+    infer8_context_free(ctx);
+    free(d);
+}
+
+static void test_bad_magic_version(void **state) {
+    (void)state;
+    size_t size;
+    uint8_t *d = load("small.bundle", &size);
+    d[1] ^= 0x20;
+    assert_true(expect_bad(d, size, INFER8_E_FORMAT, "not an infer8 bundle", "magic"));
+    d[1] ^= 0x20;
+    d[8] = 2;
+    assert_true(expect_bad(d, size, INFER8_E_UNSUPPORTED, "header: format version 2 is unknown", NULL));
+    reseal(d, size); /* even with a valid checksum */
+    assert_true(expect_bad(d, size, INFER8_E_UNSUPPORTED, "format version 2", NULL));
+    free(d);
+}
+
+static void test_truncation(void **state) {
+    (void)state;
+    size_t size;
+    uint8_t *d = load("small.bundle", &size);
+    for (size_t cut = 0; cut < size; cut++) {
+        uint8_t *t = malloc(cut ? cut : 1); /* exact-size copy so ASan sees any over-read */
+        memcpy(t, d, cut);
+        if (cut < 8) assert_true(expect_bad(t, cut, INFER8_E_FORMAT, "magic", NULL));
+        else assert_true(expect_bad(t, cut, INFER8_E_INTEGRITY, "truncated", NULL));
+        free(t);
+    }
+    free(d);
+}
+
+static void test_flipped_bytes(void **state) {
+    (void)state;
+    size_t size;
+    uint8_t *d = load("small.bundle", &size);
+    i8_bundle b;
+    i8_err err;
+    assert_int_equal(i8_bundle_parse(&b, d, size, "x", &err), INFER8_OK);
+    assert_int_equal(b.n_sections, 6);
+    i8_rng r;
+    i8_rng_seed(&r, 5);
+    for (int i = 0; i < b.n_sections; i++) {
+        const i8_bundle_section *s = &b.sections[i];
+        char want[64];
+        snprintf(want, sizeof want, "section '%s': checksum mismatch", s->name);
+        uint64_t at[6] = {0, s->length / 2, s->length - 1, i8_rng_next(&r) % s->length, i8_rng_next(&r) % s->length,
+                          i8_rng_next(&r) % s->length};
+        for (int k = 0; k < 6; k++) {
+            uint8_t *t = malloc(size);
+            memcpy(t, d, size);
+            t[s->offset + at[k]] ^= (uint8_t)(1u << (k % 8));
+            assert_true(expect_bad(t, size, INFER8_E_INTEGRITY, want, NULL));
+            free(t);
+        }
+    }
+    for (size_t p = 12; p < 56; p += 7) { /* header fields */
+        d[p] ^= 0x10;
+        assert_true(expect_bad(d, size, INFER8_E_INTEGRITY, "header: checksum mismatch", NULL));
+        d[p] ^= 0x10;
+    }
+    for (size_t p = 64; p < 64 + 6 * 64; p += 29) { /* section table */
+        d[p] ^= 0x01;
+        assert_true(expect_bad(d, size, INFER8_E_INTEGRITY, "section table: checksum mismatch", NULL));
+        d[p] ^= 0x01;
+    }
+    /* padding between the config and labels sections */
+    uint64_t gap = b.sections[1].offset + b.sections[1].length;
+    assert_true(gap < b.sections[2].offset);
+    d[gap] = 1;
+    assert_true(expect_bad(d, size, INFER8_E_INTEGRITY, "section 'labels': padding byte", NULL));
+    free(d);
+}
+
+static void test_bad_table(void **state) {
+    (void)state;
+    size_t size;
+    uint8_t *d = load("small.bundle", &size);
+    uint8_t *t = malloc(size);
+    const char *names[6] = {"header", "config", "labels", "graph", "act_scales", "weights"};
+    for (int i = 0; i < 6; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "section '%s': bounds check failed", names[i]);
+        uint8_t *e = t + 64 + 64 * i;
+        memcpy(t, d, size);
+        put64(e + 32, ((uint64_t)size + 64) & ~(uint64_t)63); /* offset past the end */
+        reseal(t, size);
+        assert_true(expect_bad(t, size, INFER8_E_FORMAT, want, NULL));
+        memcpy(t, d, size);
+        put64(e + 40, UINT64_MAX - 7); /* huge length */
+        reseal(t, size);
+        assert_true(expect_bad(t, size, INFER8_E_FORMAT, want, NULL));
+        memcpy(t, d, size);
+        put64(e + 32, UINT64_MAX & ~(uint64_t)63); /* offset + length wraps */
+        reseal(t, size);
+        assert_true(expect_bad(t, size, INFER8_E_FORMAT, want, NULL));
+    }
+    memcpy(t, d, size);
+    put64(t + 16, UINT64_C(1) << 62); /* header claims a huge file */
+    reseal(t, size);
+    assert_true(expect_bad(t, size, INFER8_E_INTEGRITY, "header: file size check failed", "truncated"));
+    memcpy(t, d, size);
+    t[32] = 0xE8, t[33] = 0x03; /* 1000 sections */
+    reseal(t, size);
+    assert_true(expect_bad(t, size, INFER8_E_FORMAT, "header: section count 1000", NULL));
+    memcpy(t, d, size);
+    put64(t + 64 + 64 * 3 + 32, get64(t + 64 + 64 * 3 + 32) + 8); /* misaligned graph */
+    reseal(t, size);
+    assert_true(expect_bad(t, size, INFER8_E_FORMAT, "section 'graph': offset", "not aligned"));
+    memcpy(t, d, size);
+    memcpy(t + 64 + 64 * 2, "config", 7); /* duplicate name */
+    reseal(t, size);
+    assert_true(expect_bad(t, size, INFER8_E_FORMAT, "section 'config': appears twice", NULL));
+    free(t);
+    free(d);
+}
+
+/* Valid checksums over bad contents: the section decoders' own checks. */
+static void test_bad_contents(void **state) {
+    (void)state;
+    size_t size;
+    uint8_t *d = load("small.bundle", &size);
+    i8_bundle b;
+    i8_err err;
+    assert_int_equal(i8_bundle_parse(&b, d, size, "x", &err), INFER8_OK);
+    uint64_t goff = b.sections[3].offset, loff = b.sections[2].offset, woff = b.sections[5].offset;
+    uint8_t *t = malloc(size);
+    /* node 1 (stem): weight index field (after name[96] and 24 ints) set to 1000 */
+    memcpy(t, d, size);
+    t[goff + 128 + 256 + 96 + 4 * 20] = 0xE8, t[goff + 128 + 256 + 96 + 4 * 20 + 1] = 0x03;
+    reseal(t, size);
+    assert_true(expect_bad(t, size, INFER8_E_FORMAT, "section 'graph': node 1 'stem': weight index 1000", NULL));
+    /* node count larger than the section */
+    memcpy(t, d, size);
+    t[goff + 4] = 200;
+    reseal(t, size);
+    assert_true(expect_bad(t, size, INFER8_E_FORMAT, "section 'graph': size check failed", NULL));
+    /* a weight record's byte count past the weights section */
+    memcpy(t, d, size);
+    put64(t + goff + 128 + 6 * 256 + 176, b.sections[5].length); /* offset = section end */
+    reseal(t, size);
+    assert_true(expect_bad(t, size, INFER8_E_FORMAT, "section 'weights': weight 0 'stem.weight'", "bounds check failed"));
+    /* conv output shape changed: graph validation names the layer */
+    memcpy(t, d, size);
+    t[goff + 128 + 256 + 96 + 4 * 10 + 1] = 1; /* stem c: 4 -> 260 */
+    reseal(t, size);
+    assert_true(expect_bad(t, size, INFER8_E_FORMAT, "section 'graph': validation failed", "stem"));
+    /* labels: count says 4 */
+    memcpy(t, d, size);
+    t[loff] = 4;
+    reseal(t, size);
+    assert_true(expect_bad(t, size, INFER8_E_FORMAT, "section 'labels'", NULL));
+    /* the FP8 stem's scales tensor (weight 2, the third tensor at offset 128 + 64) zeroed */
+    memcpy(t, d, size);
+    memset(t + woff + 128 + 64, 0, 16);
+    reseal(t, size);
+    assert_true(expect_bad(t, size, INFER8_E_FORMAT, "section 'graph': weight 'stem.weight_scales'", "not positive"));
+    free(t);
+    free(d);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip_fp32), cmocka_unit_test(test_roundtrip_fp16),
+        cmocka_unit_test(test_open_memory),    cmocka_unit_test(test_bad_magic_version),
+        cmocka_unit_test(test_truncation),     cmocka_unit_test(test_flipped_bytes),
+        cmocka_unit_test(test_bad_table),      cmocka_unit_test(test_bad_contents),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}

@@ -1,0 +1,682 @@
+/* Tests of the CUDA backend's FP8 path (cuda_fp8.c / cuda_fp8.cu) against the CPU reference
+ * executor's FP8 emulation (docs/fp8.md) as the oracle, on the GPU:
+ *   - per op on small hand-built graphs, quantized here like i8_quantize_graph_fp8 does
+ *     (per-channel weight scales amax/448, weights replaced by e4m3 * scale, out_scale of each
+ *     tensor read as FP8 from a max calibration on the fp32 graph): FP8 1x1 conv, 3x3 / strided
+ *     / 1x7 convs, a conv reading the image input (quantized while loading), a fused residual
+ *     conv with and without residual_fp8, a dual-output producer (read by an FP8 conv and a
+ *     pool: fp16 and e4m3 written by one epilogue), an e4m3-only producer (read only by FP8
+ *     convs), FP8 branches written into a concat read as FP8, a pool read by an FP8 conv
+ *     (quantized while loading), and two FP8 readers with different scales (one falls back);
+ *     batch 1 and 3;
+ *   - quantized inception_v3 and inception_resnet_v2 (deterministic random weights, folded and
+ *     fused, recipe "default"; IRv2 also "residual-fp8"), scales from a max calibration over
+ *     4 generated images through the reference executor, batch 1 and 4.
+ * Criterion (the differences allowed are accumulation order and fp16 rounding of fp16
+ * tensors): max |cuda - ref| / max |ref| <= 2e-2 and top-1 agreement >= 99% of the inputs
+ * (whole models: INFER8_FP8_TEST_IMAGES inputs, default 64 for v3, 16 for IRv2). Also checks
+ * that FP8 convs got the FP8 tactic and that fp16 graphs are planned as before (no twin).
+ * Without CUDA in the build or without a GPU prints "SKIP: no CUDA device" and exits 0. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "backends/backend.h"
+#include "families/family.h"
+#include "image/image.h"
+#include "quant/fp8.h"
+#include "quant/quantize.h"
+#include "quant/recipe.h"
+#include "quant/scales.h"
+
+#ifdef INFER8_HAVE_CUDA
+#include "backends/cuda/cuda_backend.h"
+
+typedef struct tg {
+    i8_graph g;
+    i8_rng rng;
+    i8_err err;
+} tg;
+
+static void tg_init(tg *t, int c, int h, int w, uint64_t seed) {
+    memset(t, 0, sizeof *t);
+    assert_int_equal(i8_graph_init(&t->g, "test", c, h, w, &t->err), INFER8_OK);
+    i8_rng_seed(&t->rng, seed);
+}
+
+static int add_weight(tg *t, const char *name, int ndim, int64_t a, int64_t b, int64_t c, int64_t d, double std) {
+    int64_t shape[4] = {a, b, c, d};
+    size_t count = 1;
+    for (int k = 0; k < ndim; k++) count *= (size_t)shape[k];
+    float *data = malloc(sizeof(float) * count);
+    assert_non_null(data);
+    for (size_t k = 0; k < count; k++) data[k] = (float)(std * i8_rng_normal(&t->rng));
+    int idx;
+    assert_int_equal(i8_graph_add_weight(&t->g, name, ndim, shape, data, &idx, &t->err), INFER8_OK);
+    return idx;
+}
+
+static int add(tg *t, i8_node *nd) {
+    int idx;
+    infer8_status st = i8_graph_add_node(&t->g, nd, &idx, &t->err);
+    if (st) fprintf(stderr, "add %s: %s\n", nd->name, t->err.msg);
+    assert_int_equal(st, INFER8_OK);
+    return idx;
+}
+
+static int out_size(int in, int k, int s, int p) { return (in + 2 * p - k) / s + 1; }
+
+static int conv(tg *t, const char *name, int in, int oc, int kh, int kw, int sh, int sw, int ph, int pw, i8_act act,
+                int x, float scale) {
+    const i8_node *src = &t->g.nodes[in];
+    i8_node n = i8_node_blank(I8_OP_CONV, name);
+    n.n_inputs = 1;
+    n.inputs[0] = in;
+    n.c = oc;
+    n.h = out_size(src->h, kh, sh, ph);
+    n.w = out_size(src->w, kw, sw, pw);
+    n.kh = kh, n.kw = kw, n.sh = sh, n.sw = sw, n.ph = ph, n.pw = pw;
+    char wn[128];
+    snprintf(wn, sizeof wn, "%s.weight", name);
+    n.weight = add_weight(t, wn, 4, oc, src->c, kh, kw, sqrt(2.0 / (src->c * kh * kw)));
+    snprintf(wn, sizeof wn, "%s.bias", name);
+    n.bias = add_weight(t, wn, 1, oc, 1, 1, 1, 0.1);
+    n.act = act;
+    if (x >= 0) {
+        n.residual = x;
+        n.residual_scale = scale;
+        n.n_inputs = 2;
+        n.inputs[1] = x;
+    }
+    return add(t, &n);
+}
+
+static int pool(tg *t, const char *name, i8_op op, int in, int k, int s, int p) {
+    const i8_node *src = &t->g.nodes[in];
+    i8_node n = i8_node_blank(op, name);
+    n.n_inputs = 1;
+    n.inputs[0] = in;
+    n.c = src->c;
+    n.kh = n.kw = k, n.sh = n.sw = s, n.ph = n.pw = p;
+    n.h = out_size(src->h, k, s, p);
+    n.w = out_size(src->w, k, s, p);
+    return add(t, &n);
+}
+
+static int concat(tg *t, const char *name, int count, const int *ins) {
+    i8_node n = i8_node_blank(I8_OP_CONCAT, name);
+    n.n_inputs = count;
+    for (int k = 0; k < count; k++) {
+        n.inputs[k] = ins[k];
+        n.c += t->g.nodes[ins[k]].c;
+    }
+    n.h = t->g.nodes[ins[0]].h;
+    n.w = t->g.nodes[ins[0]].w;
+    return add(t, &n);
+}
+
+static void finish(tg *t, int output) {
+    t->g.output = output;
+    const i8_node *o = &t->g.nodes[output];
+    t->g.num_classes = o->c * o->h * o->w;
+    infer8_status st = i8_graph_validate(&t->g, &t->err);
+    if (st == INFER8_E_SHAPE && (o->h > 1 || o->w > 1) && strstr(t->err.msg, "logits")) st = INFER8_OK;
+    if (st) fprintf(stderr, "validate: %s\n", t->err.msg);
+    assert_int_equal(st, INFER8_OK);
+}
+
+/* ------------------------------------------------------------ calibration and quantization */
+
+/* pre-node hook: amax[p] = max |value| of every tensor p read by any node */
+typedef struct amax_ctx {
+    float *amax;
+} amax_ctx;
+
+static infer8_status amax_hook(void *user, i8_graph *g, int node, int n, const float *const *inputs, i8_err *err) {
+    (void)err;
+    amax_ctx *a = user;
+    const i8_node *nd = &g->nodes[node];
+    for (int k = 0; k < nd->n_inputs; k++) {
+        const i8_node *p = &g->nodes[nd->inputs[k]];
+        size_t count = (size_t)n * p->c * p->h * p->w;
+        float m = a->amax[nd->inputs[k]];
+        for (size_t i = 0; i < count; i++) m = fmaxf(m, fabsf(inputs[k][i]));
+        a->amax[nd->inputs[k]] = m;
+    }
+    return INFER8_OK;
+}
+
+/* amax of every tensor over `images` inputs (float32 NCHW, batches of up to 4) on the fp32 graph */
+static float *calibrate(i8_graph *g, const float *in, int images) {
+    float *amax = calloc((size_t)g->n_nodes, sizeof(float));
+    assert_non_null(amax);
+    amax_ctx a = {amax};
+    i8_backend_options o = {.max_batch = 4, .pre_node_hook = amax_hook, .hook_user = &a};
+    void *ctx = NULL;
+    i8_err err = {0};
+    assert_int_equal(i8_backend_cpu_reference.prepare(&ctx, g, &o, &err), INFER8_OK);
+    const i8_node *out = &g->nodes[g->output];
+    size_t per = (size_t)g->input_c * g->input_h * g->input_w, outc = (size_t)out->c * out->h * out->w;
+    float *logits = malloc(sizeof(float) * outc * 4);
+    assert_non_null(logits);
+    for (int b = 0; b < images; b += 4) {
+        int n = images - b < 4 ? images - b : 4;
+        assert_int_equal(i8_backend_cpu_reference.run(ctx, n, in + per * b, logits, &err), INFER8_OK);
+    }
+    free(logits);
+    i8_backend_cpu_reference.destroy(ctx);
+    return amax;
+}
+
+/* Makes conv node k FP8 as i8_quantize_graph_fp8 does; the tensors it reads as FP8 get
+ * out_scale = amax / 448 (or scale_mul times that, to force two readers apart). */
+static void make_fp8(tg *t, int k, const float *amax, int residual_fp8) {
+    i8_graph *g = &t->g;
+    i8_node *nd = &g->nodes[k];
+    i8_weight *w = &g->weights[nd->weight];
+    size_t per = (size_t)(w->shape[1] * w->shape[2] * w->shape[3]);
+    float *s = malloc(sizeof(float) * (size_t)nd->c);
+    assert_non_null(s);
+    assert_int_equal(i8_fp8_weight_scales(w->data, (size_t)nd->c, per, w->name, NULL, s, &t->err), INFER8_OK);
+    for (int o = 0; o < nd->c; o++)
+        for (size_t i = 0; i < per; i++) {
+            float *v = &w->data[(size_t)o * per + i];
+            *v = i8_fp8_to_f32(i8_fp8_from_f32(*v * i8_fp8_inv_scale(s[o]))) * s[o];
+        }
+    char name[160];
+    snprintf(name, sizeof name, "%s.weight_scale", nd->name);
+    int64_t shape[1] = {nd->c};
+    int idx;
+    assert_int_equal(i8_graph_add_weight(g, name, 1, shape, s, &idx, &t->err), INFER8_OK);
+    nd = &g->nodes[k];
+    nd->weight_scales = idx;
+    nd->precision = I8_PREC_FP8;
+    g->nodes[nd->inputs[0]].out_scale = i8_fp8_scale_from_amax(amax[nd->inputs[0]]);
+    if (residual_fp8) {
+        nd->residual_fp8 = 1;
+        g->nodes[nd->residual].out_scale = i8_fp8_scale_from_amax(amax[nd->residual]);
+    }
+}
+
+/* ------------------------------------------------------------ comparison ----------------- */
+
+static int argmax(const float *v, int k) {
+    int a = 0;
+    for (int i = 1; i < k; i++)
+        if (v[i] > v[a]) a = i;
+    return a;
+}
+
+/* Runs ref (FP8 emulation) and CUDA on the same inputs at each batch size of ns, in chunks;
+ * returns the max relative difference and counts top-1 agreements (per image). */
+static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns, int count, double *rel_out,
+                        int *agree_out, int *total_out, int report) {
+    int max_n = 0;
+    for (int k = 0; k < count; k++) max_n = I8_MAX(max_n, ns[k]);
+    i8_backend_options ro = {.max_batch = max_n}, co = {.max_batch = max_n};
+    void *rc = NULL, *cc = NULL;
+    i8_err err = {0};
+    assert_int_equal(i8_backend_cpu_reference.prepare(&rc, g, &ro, &err), INFER8_OK);
+    infer8_status st = i8_backend_cuda.prepare(&cc, g, &co, &err);
+    if (st) fprintf(stderr, "cuda prepare: %s\n", err.msg);
+    assert_int_equal(st, INFER8_OK);
+    const i8_node *out = &g->nodes[g->output];
+    size_t per = (size_t)g->input_c * g->input_h * g->input_w, outc = (size_t)out->c * out->h * out->w;
+    /* the reference once per image (batches of max_n), then CUDA at each batch size */
+    float *ref_all = malloc(sizeof(float) * outc * images), *got = malloc(sizeof(float) * outc * max_n);
+    assert_true(ref_all && got);
+    for (int b = 0; b < images; b += max_n) {
+        int n = images - b < max_n ? images - b : max_n;
+        assert_int_equal(i8_backend_cpu_reference.run(rc, n, in + per * b, ref_all + outc * b, &err), INFER8_OK);
+    }
+    double maxd = 0, maxr = 0;
+    int agree = 0, total = 0;
+    for (int k = 0; k < count; k++) {
+        int n = ns[k];
+        for (int b = 0; b + n <= images; b += n) {
+            const float *ref = ref_all + outc * b;
+            memset(got, 0xff, sizeof(float) * outc * max_n); /* NaN: unwritten values fail */
+            st = i8_backend_cuda.run(cc, n, in + per * b, got, &err);
+            if (st) fprintf(stderr, "cuda run: %s\n", err.msg);
+            assert_int_equal(st, INFER8_OK);
+            for (size_t i = 0; i < (size_t)n * outc; i++) {
+                double d = fabs((double)got[i] - ref[i]);
+                if (!(d <= maxd)) maxd = d; /* NaN counts as failure */
+                if (fabs(ref[i]) > maxr) maxr = fabs(ref[i]);
+            }
+            for (int i = 0; i < n; i++, total++)
+                agree += argmax(got + outc * i, (int)outc) == argmax(ref + outc * i, (int)outc);
+        }
+    }
+    /* every FP8 conv ran the FP8 kernel; fp16 convs did not */
+    const i8_cuda_tactic *tac = NULL;
+    assert_int_equal(i8_cuda_tactics(cc, ns[0], &tac, &err), INFER8_OK);
+    int n_fp8 = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (g->nodes[i].op != I8_OP_CONV) continue;
+        int is8 = g->nodes[i].precision == I8_PREC_FP8;
+        n_fp8 += is8;
+        assert_int_equal(tac[i].kind == I8_CUDA_TACTIC_FP8, is8);
+    }
+    if (report) {
+        i8_cuda_stats s;
+        i8_cuda_get_stats(cc, ns[count - 1], &s);
+        double ms = 0;
+        assert_int_equal(i8_backend_cuda.time_forward(cc, ns[count - 1], 20, &ms, &err), INFER8_OK);
+        fprintf(stderr,
+                "  %s n=%d: %.3f ms/forward; convs fp8 %d own %d cublaslt %d cudnn %d; arena %.1f MiB, weights %.1f "
+                "MiB\n",
+                g->arch, ns[count - 1], ms, s.convs_per_kind[4], s.convs_per_kind[1], s.convs_per_kind[2],
+                s.convs_per_kind[3], s.arena_bytes / 1048576.0, s.weight_bytes / 1048576.0);
+    }
+    assert_true(n_fp8 > 0);
+    *rel_out = maxr > 0 ? maxd / maxr : maxd;
+    *agree_out = agree;
+    *total_out = total;
+    free(ref_all);
+    free(got);
+    i8_backend_cpu_reference.destroy(rc);
+    i8_backend_cuda.destroy(cc);
+}
+
+static void random_inputs(tg *t, float *in, size_t count) {
+    for (size_t i = 0; i < count; i++) in[i] = (float)(2.0 * i8_rng_uniform(&t->rng) - 1.0);
+}
+
+/* Per-op check: calibrate on 8 random inputs, quantize the nodes listed (fp8[k] = node,
+ * rfp8[k] = residual_fp8 flag), compare on 6 more at batch 1 and 3. Frees the graph. */
+static void check_op(tg *t, const int *fp8, const int *rfp8, int count, const char *what) {
+    i8_graph *g = &t->g;
+    size_t per = (size_t)g->input_c * g->input_h * g->input_w;
+    float *in = malloc(sizeof(float) * per * 14);
+    assert_non_null(in);
+    random_inputs(t, in, per * 14);
+    float *amax = calibrate(g, in, 8);
+    for (int k = 0; k < count; k++) make_fp8(t, fp8[k], amax, rfp8 ? rfp8[k] : 0);
+    static const int ns[] = {1, 3};
+    double rel;
+    int agree, total;
+    compare_fp8(g, in + per * 8, 6, ns, 2, &rel, &agree, &total, 0);
+    fprintf(stderr, "  %s: max rel diff %.3g\n", what, rel);
+    assert_true(rel <= 2e-2);
+    free(amax);
+    free(in);
+    i8_graph_free(g);
+}
+
+/* ------------------------------------------------------------ per-op cases --------------- */
+
+static void test_fp8_1x1(void **state) {
+    (void)state;
+    tg t;
+    tg_init(&t, 3, 17, 13, 11);
+    int a = conv(&t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int b = conv(&t, "pw", a, 96, 1, 1, 1, 1, 0, 0, I8_ACT_RELU, -1, 1);
+    int c = conv(&t, "pw2", b, 40, 1, 1, 1, 1, 0, 0, I8_ACT_NONE, -1, 1); /* c_out not a tile multiple */
+    finish(&t, c);
+    int f[] = {b, c};
+    check_op(&t, f, NULL, 2, "fp8 1x1 (fp16 input quantized on load, then e4m3-only producer)");
+}
+
+static void test_fp8_spatial(void **state) {
+    (void)state;
+    tg t;
+    tg_init(&t, 3, 19, 17, 12);
+    int a = conv(&t, "img", 0, 32, 3, 3, 2, 2, 0, 0, I8_ACT_RELU, -1, 1); /* FP8 reading the image */
+    int b = conv(&t, "c3", a, 48, 3, 3, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int c = conv(&t, "c1x7", b, 32, 1, 7, 1, 1, 0, 3, I8_ACT_RELU, -1, 1);
+    int d = conv(&t, "c3s2", c, 64, 3, 3, 2, 2, 0, 0, I8_ACT_NONE, -1, 1);
+    finish(&t, d);
+    int f[] = {a, b, c, d};
+    check_op(&t, f, NULL, 4, "fp8 3x3 / 1x7 / strided, image input");
+}
+
+/* x -> branch convs -> fused residual conv (reads x as residual); then a second block */
+static void residual_case(int rfp8) {
+    tg t;
+    tg_init(&t, 3, 15, 15, 13 + rfp8);
+    int x = conv(&t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int b1 = conv(&t, "b.0", x, 32, 1, 1, 1, 1, 0, 0, I8_ACT_RELU, -1, 1);
+    int b2 = conv(&t, "b.1", b1, 32, 3, 3, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int r1 = conv(&t, "b.conv2d", b2, 64, 1, 1, 1, 1, 0, 0, I8_ACT_RELU, x, 0.17f);
+    int c1 = conv(&t, "c.0", r1, 32, 1, 1, 1, 1, 0, 0, I8_ACT_RELU, -1, 1);
+    int r2 = conv(&t, "c.conv2d", c1, 64, 1, 1, 1, 1, 0, 0, I8_ACT_NONE, r1, 0.2f);
+    finish(&t, r2);
+    int f[] = {b1, b2, r1, c1, r2};
+    int rf[] = {0, 0, rfp8, 0, rfp8};
+    check_op(&t, f, rf, 5, rfp8 ? "fused residual, residual_fp8" : "fused residual, exact x");
+}
+
+static void test_fp8_residual(void **state) {
+    (void)state;
+    residual_case(0);
+}
+
+static void test_fp8_residual_fp8(void **state) {
+    (void)state;
+    residual_case(1);
+}
+
+/* dual output: p is read by an FP8 conv and by a maxpool (fp16) -> p writes fp16 and e4m3;
+ * the pool output is read by an FP8 conv (quantized on load); FP8 branches into a concat read
+ * as FP8 (e4m3 slices written in place); two FP8 readers of q with different scales. */
+static void dual_case(int conflict) {
+    tg t;
+    tg_init(&t, 3, 16, 16, 14 + conflict);
+    int s = conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int p = conv(&t, "p", s, 48, 3, 3, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int mp = pool(&t, "maxpool", I8_OP_MAXPOOL, p, 3, 1, 1);
+    int ap = pool(&t, "avgpool", I8_OP_AVGPOOL, p, 3, 1, 1);
+    int b0 = conv(&t, "b0", p, 32, 1, 1, 1, 1, 0, 0, I8_ACT_RELU, -1, 1);
+    int b1 = conv(&t, "b1", mp, 24, 3, 3, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int b2 = conv(&t, "b2", ap, 40, 1, 1, 1, 1, 0, 0, I8_ACT_RELU, -1, 1);
+    int ins[] = {b0, b1, b2};
+    int cat = concat(&t, "cat", 3, ins);
+    int d = conv(&t, "d", cat, 64, 1, 1, 1, 1, 0, 0, I8_ACT_RELU, -1, 1);
+    int e = conv(&t, "e", cat, 32, 3, 3, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    /* conflict: b0 (a slice of cat) is also read as FP8 on its own, with its own scale, so the
+     * concat storage gets no twin and both readers quantize while loading */
+    int x = conflict ? conv(&t, "x", b0, 16, 1, 1, 1, 1, 0, 0, I8_ACT_NONE, -1, 1) : -1;
+    int outs[] = {d, e, x};
+    int o = concat(&t, "out", conflict ? 3 : 2, outs);
+    finish(&t, o);
+    int f[] = {p, b0, b1, b2, d, e, x};
+    check_op(&t, f, NULL, conflict ? 7 : 6,
+             conflict ? "concat slice and concat read as FP8 with different scales"
+                      : "dual fp16 + e4m3 output, concat read as FP8");
+}
+
+static void test_fp8_dual_output_and_concat(void **state) {
+    (void)state;
+    dual_case(0);
+}
+
+static void test_fp8_scale_conflict(void **state) {
+    (void)state;
+    dual_case(1);
+}
+
+/* the fp16 graph of a case above runs with no e4m3 twin and no FP8 tactic */
+static void test_fp16_unchanged(void **state) {
+    (void)state;
+    tg t;
+    tg_init(&t, 3, 12, 12, 15);
+    int a = conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int b = conv(&t, "pw", a, 32, 1, 1, 1, 1, 0, 0, I8_ACT_RELU, -1, 1);
+    finish(&t, b);
+    i8_backend_options co = {.max_batch = 2};
+    void *cc = NULL;
+    i8_err err = {0};
+    assert_int_equal(i8_backend_cuda.prepare(&cc, &t.g, &co, &err), INFER8_OK);
+    /* two fp16 storages of 12x12x32 halves, 2 images; input 12x12x8 halves; no twins */
+    assert_true(i8_cuda_arena_bytes(cc) <= (size_t)3 * 2 * 12 * 12 * 32 * 2 + 3 * 256);
+    const i8_cuda_tactic *tac = NULL;
+    assert_int_equal(i8_cuda_tactics(cc, 1, &tac, &err), INFER8_OK);
+    assert_true(tac[a].kind != I8_CUDA_TACTIC_FP8 && tac[b].kind != I8_CUDA_TACTIC_FP8);
+    i8_backend_cuda.destroy(cc);
+    /* an FP8 conv without a usable input scale is refused at prepare, naming the tensor */
+    i8_node *nb = &t.g.nodes[b];
+    nb->precision = I8_PREC_FP8;
+    int64_t shape[1] = {32};
+    float *s = malloc(sizeof(float) * 32);
+    for (int k = 0; k < 32; k++) s[k] = 1.0f;
+    int idx;
+    assert_int_equal(i8_graph_add_weight(&t.g, "pw.weight_scale", 1, shape, s, &idx, &err), INFER8_OK);
+    t.g.nodes[b].weight_scales = idx;
+    assert_int_equal(i8_backend_cuda.prepare(&cc, &t.g, &co, &err), INFER8_E_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.msg, "stem"));
+    /* with a scale, weights that are not e4m3 codes times the scale are refused */
+    t.g.nodes[a].out_scale = 0.01f;
+    assert_int_equal(i8_backend_cuda.prepare(&cc, &t.g, &co, &err), INFER8_E_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.msg, "e4m3"));
+    i8_graph_free(&t.g);
+}
+
+/* ------------------------------------------------------------ whole networks ------------- */
+
+static infer8_status rand_get(void *ctx, const char *key, int ndim, const int64_t *shape, float **data, i8_err *err) {
+    (void)ctx;
+    size_t count = 1;
+    for (int k = 0; k < ndim; k++) count *= (size_t)shape[k];
+    float *d = i8_malloc(sizeof(float) * (count ? count : 1), err);
+    if (!d) return err->code;
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = key; *p; p++) h = (h ^ (uint8_t)*p) * 1099511628211ull;
+    i8_rng r;
+    i8_rng_seed(&r, h);
+    size_t len = strlen(key);
+#define ENDS(s) (len >= strlen(s) && !strcmp(key + len - strlen(s), s))
+    double fill = -1, std = 0;
+    if (ENDS("running_var") || (ENDS(".bn.weight"))) fill = 1;
+    else if (ENDS("running_mean") || ENDS(".bn.bias")) fill = 0;
+    else if (ndim == 4) std = sqrt(2.0 / (double)(shape[1] * shape[2] * shape[3]));
+    else if (ndim == 2) std = sqrt(1.0 / (double)shape[1]);
+    else std = 0.01;
+#undef ENDS
+    for (size_t k = 0; k < count; k++) d[k] = fill >= 0 ? (float)fill : (float)(std * i8_rng_normal(&r));
+    *data = d;
+    return INFER8_OK;
+}
+
+/* n preprocessed generated images (seeds seed0..), float32 NCHW 3x299x299 each */
+static float *gen_inputs(int n, uint64_t seed0) {
+    size_t per = (size_t)3 * 299 * 299;
+    float *in = malloc(sizeof(float) * per * n);
+    assert_non_null(in);
+    i8_preproc pre = {{3, 299, 299}, 0.875f, I8_INTERP_BICUBIC, {0.5f, 0.5f, 0.5f}, {0.5f, 0.5f, 0.5f}};
+    for (int i = 0; i < n; i++) {
+        i8_image im;
+        i8_err err = {0};
+        memset(&im, 0, sizeof im);
+        assert_int_equal(i8_image_generate(&im, seed0 + (uint64_t)i, 320 + 16 * (i % 3), 300, &err), INFER8_OK);
+        assert_int_equal(i8_preprocess(&im, &pre, in + per * i, &err), INFER8_OK);
+        i8_image_free(&im);
+    }
+    return in;
+}
+
+/* Folded and fused fp32 graph of arch with deterministic weights; with recipe != NULL also
+ * quantized with scales from a max calibration over 4 generated images. */
+static void build_model(tg *t, const i8_family *fam, const char *recipe) {
+    memset(t, 0, sizeof *t);
+    i8_weight_source src = {NULL, rand_get};
+    assert_int_equal(fam->build(&t->g, &src, 1000, 299, 299, &t->err), INFER8_OK);
+    assert_int_equal(i8_pass_fold_batchnorm(&t->g, &t->err), INFER8_OK);
+    assert_int_equal(i8_pass_fuse(&t->g, &t->err), INFER8_OK);
+    if (!recipe) return;
+    float *calib = gen_inputs(4, 0);
+    float *amax = calibrate(&t->g, calib, 4);
+    i8_scales sc;
+    memset(&sc, 0, sizeof sc);
+    snprintf(sc.method, sizeof sc.method, "max");
+    sc.images = 4;
+    for (int i = 0; i < t->g.n_nodes; i++)
+        if (amax[i] > 0)
+            assert_int_equal(
+                i8_scales_add(&sc, t->g.nodes[i].name, amax[i], i8_fp8_scale_from_amax(amax[i]), &t->err), INFER8_OK);
+    i8_fp8_recipe r;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(i8_fp8_recipe_from_spec(recipe, NULL, &r, &t->err), INFER8_OK);
+    infer8_status st = i8_quantize_graph_fp8(&t->g, &r, &sc, &t->err);
+    if (st) fprintf(stderr, "quantize: %s\n", t->err.msg);
+    assert_int_equal(st, INFER8_OK);
+    i8_fp8_recipe_free(&r);
+    i8_scales_free(&sc);
+    free(calib);
+    free(amax);
+}
+
+static void check_family_fp8(const char *arch, const char *recipe, int default_images) {
+    const i8_family *fam = i8_family_find(arch);
+    if (!fam) {
+        fprintf(stderr, "family %s not built: skipped\n", arch);
+        skip();
+    }
+    tg t;
+    build_model(&t, fam, recipe);
+    const char *env = getenv("INFER8_FP8_TEST_IMAGES");
+    int images = env ? atoi(env) : default_images;
+    if (images < 4) images = 4;
+    images = images / 4 * 4;
+    float *in = gen_inputs(images, 1000);
+    static const int ns[] = {1, 4};
+    double rel;
+    int agree, total;
+    compare_fp8(&t.g, in, images, ns, 2, &rel, &agree, &total, 1);
+    fprintf(stderr, "  %s %s: %d inputs x batch 1 and 4: max rel logit diff %.4f (tol 2e-2), top-1 agreement %d/%d\n",
+            arch, recipe, images, rel, agree, total);
+    assert_true(rel <= 2e-2);
+    assert_true(agree * 100 >= total * 99);
+    free(in);
+    i8_graph_free(&t.g);
+}
+
+static void test_inception_v3_fp8(void **state) {
+    (void)state;
+    check_family_fp8("inception_v3", "default", 64);
+}
+static void test_inception_resnet_v2_fp8(void **state) {
+    (void)state;
+    check_family_fp8("inception_resnet_v2", "default", 16);
+}
+static void test_inception_resnet_v2_residual_fp8(void **state) {
+    (void)state;
+    check_family_fp8("inception_resnet_v2", "residual-fp8", 8);
+}
+
+/* ------------------------------------------------------------ benchmark mode ------------- */
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* per-layer-type profile of one context at batch n: conv fp8 / conv fp16 / other op kinds */
+static void profile_line(const char *label, void *c, const i8_graph *g, int n) {
+    i8_err err = {0};
+    double *pm = calloc((size_t)g->n_nodes, sizeof(double));
+    if (!pm || i8_backend_cuda.profile(c, n, 5, pm, &err)) {
+        fprintf(stderr, "%s profile failed: %s\n", label, err.msg);
+        free(pm);
+        return;
+    }
+    double per_op[I8_OP_COUNT] = {0}, conv8 = 0, total = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        double v = pm[i] / 5;
+        total += v;
+        if (g->nodes[i].op == I8_OP_CONV && g->nodes[i].precision == I8_PREC_FP8) conv8 += v;
+        else per_op[g->nodes[i].op] += v;
+    }
+    printf("  profile %s b%d (isolated nodes, sum %.3f ms): conv-fp8 %.3f conv-fp16 %.3f", label, n, total, conv8,
+           per_op[I8_OP_CONV]);
+    for (int k = 0; k < I8_OP_COUNT; k++)
+        if (k != I8_OP_CONV && per_op[k] > 0) printf(" %s %.3f", i8_op_name((i8_op)k), per_op[k]);
+    printf("\n");
+    free(pm);
+}
+
+/* INFER8_FP8_BENCH=1: per family (INFER8_FP8_BENCH_ARCHES, default IRv2 and v3), the fp16
+ * graph and its FP8 graph (recipe INFER8_FP8_BENCH_RECIPE, default "default") on two CUDA
+ * contexts; batch 1 and 32: 7 interleaved rounds (fp16, fp8, fp16, ...) of CUDA-graph replays,
+ * median / min / max ms and x = fp16 / fp8; then the per-layer-type profile of both. */
+static void bench_arch(const char *arch, const char *recipe) {
+    const i8_family *fam = i8_family_find(arch);
+    if (!fam) return;
+    static tg a, b; /* large; kept off the stack */
+    build_model(&a, fam, NULL);
+    build_model(&b, fam, recipe);
+    i8_backend_options o = {.max_batch = 32};
+    void *ca = NULL, *cb = NULL;
+    i8_err err = {0};
+    if (i8_backend_cuda.prepare(&ca, &a.g, &o, &err) || i8_backend_cuda.prepare(&cb, &b.g, &o, &err)) {
+        printf("%s: prepare failed: %s\n", arch, err.msg);
+        goto out;
+    }
+    static const int batches[] = {1, 32};
+    for (int bi = 0; bi < 2; bi++) {
+        int n = batches[bi], iters = n == 1 ? 200 : 40;
+        double ra[7], rb[7];
+        infer8_status st = INFER8_OK;
+        for (int k = 0; k < 7 && !st; k++) {
+            st = i8_backend_cuda.time_forward(ca, n, iters, &ra[k], &err);
+            if (!st) st = i8_backend_cuda.time_forward(cb, n, iters, &rb[k], &err);
+        }
+        if (st) {
+            printf("%s b%d: %s\n", arch, n, err.msg);
+            continue;
+        }
+        qsort(ra, 7, sizeof ra[0], cmp_double);
+        qsort(rb, 7, sizeof rb[0], cmp_double);
+        i8_cuda_stats sa, sb;
+        i8_cuda_get_stats(ca, n, &sa);
+        i8_cuda_get_stats(cb, n, &sb);
+        printf("| %s | %s | %d | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | fp8 convs %d, fp16 convs %d | arena "
+               "%.1f -> %.1f MiB, weights %.1f -> %.1f MiB |\n",
+               arch, recipe, n, ra[3], ra[0], ra[6], rb[3], rb[0], rb[6], ra[3] / rb[3], sb.convs_per_kind[4],
+               sb.convs_per_kind[1] + sb.convs_per_kind[2] + sb.convs_per_kind[3], sa.arena_bytes / 1048576.0,
+               sb.arena_bytes / 1048576.0, sa.weight_bytes / 1048576.0, sb.weight_bytes / 1048576.0);
+        fflush(stdout);
+        profile_line("fp16", ca, &a.g, n);
+        profile_line("fp8", cb, &b.g, n);
+        fflush(stdout);
+    }
+out:
+    if (ca) i8_backend_cuda.destroy(ca);
+    if (cb) i8_backend_cuda.destroy(cb);
+    i8_graph_free(&a.g);
+    i8_graph_free(&b.g);
+}
+
+static int bench_main(void) {
+    const char *archs = getenv("INFER8_FP8_BENCH_ARCHES");
+    const char *recipe = getenv("INFER8_FP8_BENCH_RECIPE");
+    char list[256];
+    snprintf(list, sizeof list, "%s", archs ? archs : "inception_resnet_v2 inception_v3");
+    printf("| model | recipe | batch | fp16 ms median (min-max) | fp8 ms | x | convs | memory |\n"
+           "|---|---|---|---|---|---|---|---|\n");
+    for (char *arch = list; *arch;) {
+        size_t len = strcspn(arch, " ,");
+        char end = arch[len];
+        arch[len] = '\0';
+        if (len) bench_arch(arch, recipe ? recipe : "default");
+        arch += len + (end != '\0');
+    }
+    return 0;
+}
+
+int main(void) {
+    if (i8_cuda_device_count() < 1) {
+        printf("SKIP: no CUDA device\n");
+        return 0;
+    }
+    if (getenv("INFER8_FP8_BENCH")) return bench_main();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fp16_unchanged),
+        cmocka_unit_test(test_fp8_1x1),
+        cmocka_unit_test(test_fp8_spatial),
+        cmocka_unit_test(test_fp8_residual),
+        cmocka_unit_test(test_fp8_residual_fp8),
+        cmocka_unit_test(test_fp8_dual_output_and_concat),
+        cmocka_unit_test(test_fp8_scale_conflict),
+        cmocka_unit_test(test_inception_v3_fp8),
+        cmocka_unit_test(test_inception_resnet_v2_fp8),
+        cmocka_unit_test(test_inception_resnet_v2_residual_fp8),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#else
+
+int main(void) {
+    printf("SKIP: no CUDA device (built without CUDA)\n");
+    return 0;
+}
+
+#endif

@@ -1,0 +1,35 @@
+# Benchmark step of tools/gpu-check (sourced by it): infer8 fp16 on CUDA against the PyTorch
+# peers on the same weights (synth snapshots), in one call; merged into $OUT/cuda-fp16.json.
+STEPS+=(bench_fp16 bench_peers)
+BENCH_ARCHES=${BENCH_ARCHES:-"inception_resnet_v2 inception_v4 inception_v3"}
+
+bench_snapshots() {
+  local arch
+  for arch in $BENCH_ARCHES; do
+    [ -f "$WORK/$arch/model.safetensors" ] || "$INFER8" synth --arch "$arch" --seed 0 -o "$WORK/$arch" 2>/dev/null || return 1
+  done
+}
+
+# infer8: the three families in one interleaved run, batch 1 and 32, with the per-layer profile.
+bench_fp16() {
+  gpu_env >/dev/null
+  bench_snapshots || return 1
+  local dirs=() arch
+  for arch in $BENCH_ARCHES; do dirs+=("$WORK/$arch"); done
+  INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-15} "$INFER8" bench "${dirs[@]}" --device cuda \
+    --batch ${BENCH_BATCHES:-1,32} --rounds 7 --iters 200 --profile -o "$OUT/infer8-cuda-fp16.json" 2>"$OUT/bench_fp16.log"
+  local rc=$?
+  tail -n 5 "$OUT/bench_fp16.log"
+  return $rc
+}
+
+# PyTorch eager-in-graph and torch.compile on the same weights (one snapshot per model).
+bench_peers() {
+  [ -f .devcarry/peers_torch.py ] || { echo "peers_torch.py not carried"; return 1; }
+  bench_snapshots || return 1
+  local arch
+  for arch in $BENCH_ARCHES; do
+    python3 .devcarry/peers_torch.py --models "$arch" --batch ${BENCH_BATCHES:-1,32} --modes ${PEER_MODES:-graph,compile} \
+      --snapshot "$WORK/$arch" --out "$OUT/peers-$arch.json" || return 1
+  done
+}

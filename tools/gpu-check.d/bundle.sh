@@ -1,0 +1,32 @@
+# Bundle steps of tools/gpu-check (sourced by it): bundle_tactics.
+# Builds an inception_v3 bundle with --device cuda (tactics tuned for batch 1 and 8 and stored),
+# checks the tactics.cuda section is present, that opening it on this GPU restores them (info log
+# "restored CUDA tactics"), that its CUDA logits stay within 1e-2 of the CPU reference, and that
+# the same bundle still runs on the CPU. Results under $OUT/bundle_*.
+STEPS+=(bundle_tactics)
+
+bundle_tactics() {
+  gpu_env >/dev/null
+  local cli=${INFER8:-$PWD/build-device/bin/infer8} w=${WORK:-/tmp/gpu-check-work}/bundle
+  mkdir -p "$w"
+  {
+    "$cli" synth --arch inception_v3 -o "$w/v3" >/dev/null &&
+    "$cli" gen-images --count 2 -o "$w/img" >/dev/null &&
+    "$cli" build "$w/v3" --precision fp16 --device cuda --max-batch 8 -o "$w/v3.cuda.bundle" &&
+    "$cli" inspect "$w/v3.cuda.bundle" | grep -E "tactics.cuda|tuned_gpu" &&
+    "$cli" classify "$w/v3.cuda.bundle" "$w"/img/*.png --device cuda --json >"$w/cuda.json" 2>"$w/cuda.log" &&
+    "$cli" classify "$w/v3.cuda.bundle" "$w"/img/*.png --json >"$w/ref.json" &&
+    python3 - "$w/ref.json" "$w/cuda.json" <<'PY'
+import json, sys
+for a, b in zip(open(sys.argv[1]), open(sys.argv[2])):
+    x, y = json.loads(a)["logits"], json.loads(b)["logits"]
+    rel = max(abs(p - q) for p, q in zip(x, y)) / max(abs(p) for p in x)
+    print("cuda vs ref (fp16 bundle):", rel)
+    assert rel <= 1e-2
+PY
+    cat "$w/cuda.log"
+  } >"$OUT/bundle_tactics.log" 2>&1
+  local rc=$?
+  cat "$OUT/bundle_tactics.log"
+  return $rc
+}
