@@ -8,15 +8,22 @@
 #include "cli/cli.h"
 
 static const char *const build_help =
-    "usage: infer8 build MODEL --precision fp32|fp16 [--max-batch N] [--device cpu|cuda] -o OUT.bundle\n"
+    "usage: infer8 build MODEL --precision fp32|fp16|fp8 [--max-batch N] [--device cpu|cuda] -o OUT.bundle\n"
+    "       infer8 build MODEL --precision fp8 --recipe R (--scales F | --calib-images SRC) -o OUT.bundle\n"
     "\n"
     "Writes MODEL (a snapshot folder, a bare .safetensors file with --arch, or a bundle) as one\n"
     "bundle file (docs/bundle-format.md): the optimized graph, weights in the build precision,\n"
     "preprocessing config, labels, provenance (source path and SHA-256). The file is written to a\n"
     "temporary name, fsynced and renamed: an interrupted build leaves no partial OUT.\n"
     "\n"
-    "  --precision P      fp32 (default; logits identical to the checkpoint's) or fp16 (weights\n"
-    "                     stored as binary16, about half the size)\n"
+    "  --precision P      fp32 (default; logits identical to the checkpoint's), fp16 (weights\n"
+    "                     stored as binary16, about half the size) or fp8 (the recipe's layers as\n"
+    "                     e4m3 with per-channel weight scales and static activation scales, the\n"
+    "                     other kernels as fp16)\n"
+    "  --recipe R         fp8: default, residual-fp8[:FIRST-LAST] or a recipe JSON file (infer8 recipe)\n"
+    "  --scales F         fp8: activation scales from infer8 calibrate\n"
+    "  --calib-images SRC fp8: calibrate here instead (max method) over SRC (folder or list file)\n"
+    "  --calib-count N    fp8 with --calib-images: images used (default 500)\n"
     "  --max-batch N      largest batch recorded in the header and tuned for (default 32)\n"
     "  --device cpu|cuda  cuda: tune CUDA tactics on this GPU for batch 1 and N and store them\n"
     "                     (restored when the bundle runs on a GPU of the same name)\n"
@@ -32,7 +39,8 @@ static double now_s(void) {
 int cmd_build(int argc, char **argv) {
     cli_args a = {argc, argv, 1, "build"};
     const char *model_path = NULL, *out = NULL, *prec = "fp32", *device = "cpu", *arch = NULL, *v = NULL;
-    long max_batch = 32;
+    const char *recipe = NULL, *scales = NULL, *calib_images = NULL;
+    long max_batch = 32, calib_count = 500;
     int error = 0;
     while (a.i < argc && !error) {
         if (!strcmp(argv[a.i], "--help") || !strcmp(argv[a.i], "-h")) {
@@ -41,8 +49,13 @@ int cmd_build(int argc, char **argv) {
         }
         if (cli_opt_value(&a, "--precision", &prec, &error) || cli_opt_value(&a, "--device", &device, &error) ||
             cli_opt_value(&a, "--arch", &arch, &error) || cli_opt_value(&a, "-o", &out, &error) ||
-            cli_opt_value(&a, "--output", &out, &error))
+            cli_opt_value(&a, "--output", &out, &error) || cli_opt_value(&a, "--recipe", &recipe, &error) ||
+            cli_opt_value(&a, "--scales", &scales, &error) || cli_opt_value(&a, "--calib-images", &calib_images, &error))
             continue;
+        if (cli_opt_value(&a, "--calib-count", &v, &error)) {
+            if (!error && !cli_parse_int("build", "--calib-count", v, 0, 10000000, &calib_count)) return EXIT_USAGE;
+            continue;
+        }
         if (cli_opt_value(&a, "--max-batch", &v, &error)) {
             if (!error && !cli_parse_int("build", "--max-batch", v, 1, 4096, &max_batch)) return EXIT_USAGE;
             continue;
@@ -58,7 +71,12 @@ int cmd_build(int argc, char **argv) {
     if (!strcmp(prec, "fp32")) bo.precision = INFER8_PRECISION_FP32;
     else if (!strcmp(prec, "fp16")) bo.precision = INFER8_PRECISION_FP16;
     else if (!strcmp(prec, "fp8")) bo.precision = INFER8_PRECISION_FP8;
-    else return cli_usage_error("build", "--precision must be fp32 or fp16, got '%s'", prec);
+    else return cli_usage_error("build", "--precision must be fp32, fp16 or fp8, got '%s'", prec);
+    int fp8 = bo.precision == INFER8_PRECISION_FP8;
+    if (fp8 && !scales == !calib_images)
+        return cli_usage_error("build", "--precision fp8 needs exactly one of --scales F and --calib-images SRC");
+    if (!fp8 && (recipe || scales || calib_images))
+        return cli_usage_error("build", "--recipe, --scales and --calib-images go with --precision fp8");
     if (!strcmp(device, "cuda")) bo.device = INFER8_DEVICE_CUDA;
     else if (strcmp(device, "cpu")) return cli_usage_error("build", "--device must be cpu or cuda, got '%s'", device);
     bo.max_batch = (int)max_batch;
@@ -72,6 +90,29 @@ int cmd_build(int argc, char **argv) {
     infer8_open_options oo;
     infer8_open_options_init(&oo);
     oo.arch = arch;
+    char scales_tmp[4096] = "";
+    if (fp8 && calib_images) {
+        /* calibrate the fp32 model first; the scales go next to the bundle (OUT.scales.json) */
+        snprintf(scales_tmp, sizeof scales_tmp, "%s.scales.json", out);
+        infer8_calibrate_options co;
+        infer8_calibrate_options_init(&co);
+        co.images = calib_images;
+        co.count = (int)calib_count;
+        co.progress = cli_progress;
+        if (infer8_model_open(ctx, model_path, &oo, &model) || infer8_calibrate(ctx, model, &co, scales_tmp)) {
+            rc = cli_fail(ctx, "build");
+            goto done;
+        }
+        infer8_model_close(model);
+        model = NULL;
+        scales = scales_tmp;
+        printf("calibrated %s over %s: activation scales in %s\n", model_path, calib_images, scales_tmp);
+    }
+    if (fp8) {
+        oo.precision = INFER8_PRECISION_FP8;
+        oo.fp8_recipe = recipe ? recipe : "default";
+        oo.fp8_scales_path = scales;
+    }
     if (infer8_model_open(ctx, model_path, &oo, &model) || infer8_build(ctx, model, &bo, out) ||
         infer8_model_open(ctx, out, NULL, &check)) {
         rc = cli_fail(ctx, "build");
@@ -87,6 +128,7 @@ int cmd_build(int argc, char **argv) {
             printf("  %-14s %14llu bytes\n", info.sections[i].name, (unsigned long long)info.sections[i].length);
         printf("total %llu bytes in %.2f s\n", (unsigned long long)info.file_bytes, now_s() - t0);
     }
+done:
     infer8_model_close(check);
     infer8_model_close(model);
     infer8_context_free(ctx);

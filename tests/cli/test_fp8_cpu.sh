@@ -84,3 +84,26 @@ assert agree >= 2 and top5 >= 6, (agree, top5)
 assert corr >= 0.7, corr
 assert skl > 10 * kl and scorr < 0.5, (skl, scorr)
 EOF
+
+# An FP8 bundle built from the same recipe and scales: its FP8 convolutions are stored as e4m3
+# codes + scales (lossless: unit/test_bundle checks the bits) and the other kernels (stem,
+# classifier) as fp16, so its logits differ from the fp32-stem emulation of the checkpoint only
+# by that fp16 rounding; inspect lists the recipe's 89 FP8 convolutions.
+"$INFER8" build "$snap" --precision fp8 --recipe default --scales "$WORK/scales.json" -o "$WORK/v3-fp8.bundle" > "$WORK/build.log"
+"$INFER8" classify "$WORK/v3-fp8.bundle" --json "$WORK"/eval/*.png > "$WORK/bundle-fp8.jsonl"
+/usr/bin/python3 - "$WORK/fp8.jsonl" "$WORK/bundle-fp8.jsonl" <<'PY'
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1])]
+b = [json.loads(l) for l in open(sys.argv[2])]
+agree = sum(x["top"][0]["index"] == y["top"][0]["index"] for x, y in zip(a, b))
+err = max(max(abs(p - q) for p, q in zip(x["logits"], y["logits"])) / max(abs(p) for p in x["logits"]) for x, y in zip(a, b))
+print(f"fp8 bundle vs fp8 emulation of the checkpoint: top-1 agreement {agree}/{len(a)}, max rel logit diff {err:.3g}")
+assert agree >= len(a) // 2, agree  # synth weights amplify the fp16 stem rounding (README caveat)
+PY
+"$INFER8" inspect "$WORK/v3-fp8.bundle" --json | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+fp8 = [l for l in d["layers"] if l.get("precision") == "fp8"]
+assert len(fp8) == 89, len(fp8)
+print("ok: fp8 bundle with 89 FP8 layers")'
+expect_fail 64 "exactly one of --scales" "$INFER8" build "$snap" --precision fp8 -o "$WORK/x.bundle"
