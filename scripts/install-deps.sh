@@ -5,7 +5,8 @@ set -euo pipefail
 packages=(build-essential cmake pkg-config
           libcjson-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libarchive-dev libdnnl-dev
           libcmocka-dev python3-pil python3-numpy
-          libxxhash-dev nettle-dev)
+          libxxhash-dev nettle-dev
+          python3-torchvision)   # PyTorch 1.13 CPU: second logits oracle (tests/py/test_torchvision_oracle.py)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

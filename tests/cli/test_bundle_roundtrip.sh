@@ -103,7 +103,7 @@ expect_fail 2 "truncated" "$INFER8" classify "$WORK/trunc.bundle" "${imgs[0]}"
 cp "$b" "$WORK/flip.bundle"
 printf '\x55' | dd of="$WORK/flip.bundle" bs=1 seek=$((size - 12345)) conv=notrunc 2>/dev/null
 expect_fail 2 "section 'weights': checksum mismatch" "$INFER8" inspect "$WORK/flip.bundle"
-expect_fail 64 "precision must be fp32 or fp16" "$INFER8" build "$(snapshot inception_v3)" --precision fp64 -o "$WORK/x.bundle"
+expect_fail 64 "precision must be fp32, fp16 or fp8" "$INFER8" build "$(snapshot inception_v3)" --precision fp64 -o "$WORK/x.bundle"
 expect_fail 2 "fp8 is not available" "$INFER8" build "$(snapshot inception_v3)" --precision fp8 -o "$WORK/x.bundle"
 [ ! -e "$WORK/x.bundle" ] || fail "a failed build left $WORK/x.bundle"
 

@@ -30,7 +30,8 @@ img=$(ls "$WORK"/img/*.png | head -1)
 # OpenMP worker threads keep pool memory that valgrind reports as "possibly lost" at exit:
 # one thread (and OMP_NUM_THREADS=1) keeps the report about infer8 itself.
 export OMP_NUM_THREADS=1
-VG=(valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet)
+VG=(valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet
+    --suppressions="$SRC/tests/lib/valgrind.supp")
 run_vg() {
   local name=$1; shift
   local start=$SECONDS rc=0

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Second, CPU-side logits oracle for inception_v3: Debian's PyTorch 1.13 + torchvision 0.14
+(torchvision's inception_v3 has the same state_dict names as timm's) loads an `infer8 synth`
+snapshot with load_state_dict(strict=True) and classifies tensors that `infer8 preprocess`
+wrote; infer8's CPU reference and oneDNN executors must agree: max |diff| / max |ref| <= 1e-4
+and the same top-5. Runs in CI (scripts/install-deps.sh installs python3-torchvision).
+Env: INFER8 (CLI), WORK (scratch)."""
+import json, os, struct, subprocess, sys
+
+import numpy as np
+import torch
+import torchvision
+
+INFER8, WORK = os.environ["INFER8"], os.environ["WORK"]
+os.makedirs(WORK, exist_ok=True)
+TOL = 1e-4
+
+
+def run(*args):
+    return subprocess.run([INFER8, *args], check=True, capture_output=True, text=True).stdout
+
+
+def read_safetensors(path):
+    data = open(path, "rb").read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    out = {}
+    for key, t in header.items():
+        if key == "__metadata__":
+            continue
+        b, e = t["data_offsets"]
+        dtype = {"F32": np.float32, "I64": np.int64}[t["dtype"]]
+        out[key] = torch.from_numpy(np.frombuffer(data[8 + n + b:8 + n + e], dtype=dtype).reshape(t["shape"]).copy())
+    return out
+
+
+snap = os.path.join(WORK, "v3")
+run("synth", "--arch", "inception_v3", "--seed", "3", "--calib-images", "8", "-o", snap)
+run("gen-images", "--count", "3", "--seed", "4242", "-o", os.path.join(WORK, "img"))
+images = sorted(os.path.join(WORK, "img", f) for f in os.listdir(os.path.join(WORK, "img")))
+
+model = torchvision.models.inception_v3(weights=None, aux_logits=False, init_weights=False, transform_input=False)
+model.load_state_dict(read_safetensors(os.path.join(snap, "model.safetensors")), strict=True)
+model.eval()
+torch.set_num_threads(2)
+
+ours = {dev: [json.loads(l) for l in run("classify", snap, "--json", "--device", dev, *images).splitlines()]
+        for dev in ("ref", "cpu")}
+worst = 0.0
+for i, img in enumerate(images):
+    npy = os.path.join(WORK, f"x{i}.npy")
+    run("preprocess", snap, "--image", img, "-o", npy)
+    with torch.no_grad():
+        ref = model(torch.from_numpy(np.load(npy)))[0].double().numpy()
+    top5 = list(np.argsort(-ref, kind="stable")[:5])
+    for dev, rows in ours.items():
+        mine = np.array(rows[i]["logits"], dtype=np.float64)
+        err = float(np.abs(mine - ref).max() / np.abs(ref).max())
+        worst = max(worst, err)
+        mine_top5 = list(np.argsort(-mine, kind="stable")[:5])
+        if err > TOL or mine_top5 != top5:
+            sys.exit(f"FAIL {os.path.basename(img)} on {dev}: max|diff|/max|ref| {err:.3g}, top-5 {mine_top5} vs {top5}")
+print(f"ok: torchvision {torchvision.__version__} / torch {torch.__version__} inception_v3 agrees with infer8 "
+      f"(ref and oneDNN) on {len(images)} images: worst max|diff|/max|ref| = {worst:.3g}, top-5 identical")
