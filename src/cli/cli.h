@@ -54,6 +54,9 @@ typedef struct cli_model_opts {
 /* Consumes a model option at a->i if it is one; returns 1 if consumed, -1 on error. */
 int cli_model_option(cli_args *a, cli_model_opts *m);
 infer8_status cli_open_model(infer8_context *ctx, const char *path, const cli_model_opts *m, infer8_model **out);
+/* Parses `CMD MODEL [--json] [model options]` (inspect, recipe). Returns -1 when the command
+ * should go on, otherwise the exit code to return at once (0 after printing help). */
+int cli_parse_model_json(cli_args *a, cli_model_opts *mo, const char *help, const char **model_path, int *json);
 #define CLI_MODEL_OPTIONS_HELP                                                                     \
     "  --arch ARCH        family of a bare .safetensors file (inception_resnet_v2, inception_v4,\n" \
     "                     inception_v3); read from config.json otherwise\n"                          \

@@ -131,20 +131,8 @@ int cmd_recipe(int argc, char **argv) {
     cli_model_opts mo = {0};
     const char *model_path = NULL;
     int json = 0;
-    while (a.i < argc) {
-        if (!strcmp(argv[a.i], "--help") || !strcmp(argv[a.i], "-h")) {
-            fputs(recipe_help, stdout);
-            return 0;
-        }
-        int r = cli_model_option(&a, &mo);
-        if (r < 0) return EXIT_USAGE;
-        if (r > 0) continue;
-        if (cli_opt_flag(&a, "--json")) json = 1;
-        else if (argv[a.i][0] == '-') return cli_usage_error("recipe", "unknown option %s", argv[a.i]);
-        else if (!model_path) model_path = argv[a.i++];
-        else return cli_usage_error("recipe", "unexpected argument %s", argv[a.i]);
-    }
-    if (!model_path) return cli_usage_error("recipe", "MODEL is required");
+    int parsed = cli_parse_model_json(&a, &mo, recipe_help, &model_path, &json);
+    if (parsed >= 0) return parsed;
     const char *recipe = mo.recipe ? mo.recipe : "default";
     mo.recipe = NULL;
     mo.precision = NULL; /* list against the fp32 graph */

@@ -58,20 +58,8 @@ int cmd_inspect(int argc, char **argv) {
     cli_model_opts mo = {0};
     const char *model_path = NULL;
     int json = 0;
-    while (a.i < argc) {
-        if (!strcmp(argv[a.i], "--help") || !strcmp(argv[a.i], "-h")) {
-            fputs(inspect_help, stdout);
-            return 0;
-        }
-        int r = cli_model_option(&a, &mo);
-        if (r < 0) return EXIT_USAGE;
-        if (r > 0) continue;
-        if (cli_opt_flag(&a, "--json")) json = 1;
-        else if (argv[a.i][0] == '-') return cli_usage_error("inspect", "unknown option %s", argv[a.i]);
-        else if (!model_path) model_path = argv[a.i++];
-        else return cli_usage_error("inspect", "unexpected argument %s", argv[a.i]);
-    }
-    if (!model_path) return cli_usage_error("inspect", "MODEL is required");
+    int parsed = cli_parse_model_json(&a, &mo, inspect_help, &model_path, &json);
+    if (parsed >= 0) return parsed;
     infer8_context *ctx = infer8_context_new();
     if (!ctx) return EXIT_RUNTIME;
     infer8_model *model = NULL;

@@ -176,6 +176,25 @@ int cli_model_option(cli_args *a, cli_model_opts *m) {
     return 0;
 }
 
+int cli_parse_model_json(cli_args *a, cli_model_opts *mo, const char *help, const char **model_path, int *json) {
+    while (a->i < a->argc) {
+        const char *arg = a->argv[a->i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            fputs(help, stdout);
+            return 0;
+        }
+        int r = cli_model_option(a, mo);
+        if (r < 0) return EXIT_USAGE;
+        if (r > 0) continue;
+        if (cli_opt_flag(a, "--json")) *json = 1;
+        else if (arg[0] == '-') return cli_usage_error(a->cmd, "unknown option %s", arg);
+        else if (!*model_path) *model_path = a->argv[a->i++];
+        else return cli_usage_error(a->cmd, "unexpected argument %s", arg);
+    }
+    if (!*model_path) return cli_usage_error(a->cmd, "MODEL is required");
+    return -1;
+}
+
 infer8_status cli_open_model(infer8_context *ctx, const char *path, const cli_model_opts *m, infer8_model **out) {
     infer8_open_options o;
     infer8_open_options_init(&o);
