@@ -48,40 +48,6 @@ enum { SPLIT_HELD = 0, SPLIT_CALIB = 1, SPLIT_STRESS = 2, N_SPLITS = 3 };
 static const char *const split_key[N_SPLITS] = {"held_out", "calibration", "stress"};
 static const char *const split_title[N_SPLITS] = {"held-out", "calibration", "stress"};
 
-/* ---- growing string ---- */
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    int oom;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-    if (b->oom) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->oom = 1;
-            return;
-        }
-        if (b->p && b->len + (size_t)n < b->cap) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)n + 1;
-        char *t = realloc(b->p, cap);
-        if (!t) {
-            b->oom = 1;
-            return;
-        }
-        b->p = t;
-        b->cap = cap;
-    }
-}
 
 /* ---- state ---- */
 
@@ -156,7 +122,7 @@ typedef struct study {
     double t0, t_calib, t_build, t_quality, t_stress, t_speed;
     int decision;
     char best[192];
-    sbuf reason;
+    i8_strbuf reason;
 } study;
 
 static double now_s(void) {
@@ -841,7 +807,7 @@ static infer8_status speed(study *S, i8_err *err) {
 
 static void decide(study *S) {
     const infer8_study_options *o = &S->o;
-    sbuf *r = &S->reason;
+    i8_strbuf *r = &S->reason;
     int any_q = 0, ship = -1;
     double best_x = -1;
     S->best[0] = 0;
@@ -849,7 +815,7 @@ static void decide(study *S) {
     for (int k = 1; k < S->nv; k++) {
         variant *v = &S->v[k];
         if (!v->applicable) {
-            sb_printf(r, "%s: %s. ", v->name, v->note);
+            i8_strbuf_printf(r, "%s: %s. ", v->name, v->note);
             continue;
         }
         i8_metrics_summary h;
@@ -859,28 +825,28 @@ static void decide(study *S) {
         v->q_ok = h.compared > 0 && h.kl_mean <= o->max_kl && h.agreement >= o->min_agreement && nonfinite == 0;
         any_q |= v->q_ok;
         if (h.compared > 0 && h.kl_mean < best_kl) best_kl = h.kl_mean, snprintf(S->best, sizeof S->best, "%s", v->name);
-        sb_printf(r, "%s: ", v->name);
-        if (h.compared == 0) sb_printf(r, "no held-out image scored (quality unknown)");
+        i8_strbuf_printf(r, "%s: ", v->name);
+        if (h.compared == 0) i8_strbuf_printf(r, "no held-out image scored (quality unknown)");
         else
-            sb_printf(r, "KL %.6f %s %g, agreement %.2f%% %s %.2f%%, %llu non-finite images", h.kl_mean,
+            i8_strbuf_printf(r, "KL %.6f %s %g, agreement %.2f%% %s %.2f%%, %llu non-finite images", h.kl_mean,
                       h.kl_mean <= o->max_kl ? "<=" : ">", o->max_kl, 100 * h.agreement,
                       h.agreement >= o->min_agreement ? ">=" : "<", 100 * o->min_agreement, (unsigned long long)nonfinite);
-        sb_printf(r, " -> quality %s", v->q_ok ? "passes" : "fails");
+        i8_strbuf_printf(r, " -> quality %s", v->q_ok ? "passes" : "fails");
         if (!S->speed_measured) {
-            sb_printf(r, "; speed not measured. ");
+            i8_strbuf_printf(r, "; speed not measured. ");
             continue;
         }
         if (!v->speed_ok) {
-            sb_printf(r, "; speed not measured: cannot run on the device. ");
+            i8_strbuf_printf(r, "; speed not measured: cannot run on the device. ");
             continue;
         }
         v->s_ok = 1;
         for (int b = 0; b < S->nbatches; b++) {
             double x = S->v[0].med[b] / v->med[b];
-            sb_printf(r, "; batch %d x %.3f %s %.2f", S->batches[b], x, x >= o->min_speedup ? ">=" : "<", o->min_speedup);
+            i8_strbuf_printf(r, "; batch %d x %.3f %s %.2f", S->batches[b], x, x >= o->min_speedup ? ">=" : "<", o->min_speedup);
             if (!(x >= o->min_speedup)) v->s_ok = 0;
         }
-        sb_printf(r, " -> speed %s. ", v->s_ok ? "passes" : "fails");
+        i8_strbuf_printf(r, " -> speed %s. ", v->s_ok ? "passes" : "fails");
         if (v->q_ok && v->s_ok) {
             double x = S->v[0].med[0] / v->med[0];
             if (x > best_x) best_x = x, ship = k;
@@ -888,7 +854,7 @@ static void decide(study *S) {
     }
     if (S->nv == 1) {
         S->decision = 0;
-        sb_printf(r, "no FP8 variant was asked for.");
+        i8_strbuf_printf(r, "no FP8 variant was asked for.");
         return;
     }
     if (ship >= 0) {
@@ -966,7 +932,7 @@ static char *study_json(study *S, double wall) {
     cJSON_AddStringToObject(dec, "decision", decision_word(S->decision));
     cJSON_AddNumberToObject(dec, "code", S->decision);
     cJSON_AddStringToObject(dec, "variant", S->best);
-    cJSON_AddStringToObject(dec, "reason", S->reason.p ? S->reason.p : "");
+    cJSON_AddStringToObject(dec, "reason", S->reason.s ? S->reason.s : "");
     cJSON *ds = cJSON_AddObjectToObject(root, "dataset");
     cJSON_AddStringToObject(ds, "source", o->images);
     cJSON_AddNumberToObject(ds, "take", (double)o->take);
@@ -1098,18 +1064,18 @@ static void fmt_fix(char *b, size_t n, double x, int digits) {
     else snprintf(b, n, "%s", isinf(x) ? "inf" : "n/a");
 }
 
-static void quality_table(study *S, sbuf *b, int sp) {
-    sb_printf(b, "| variant | images | top-1 | top-5 | top-1 agreement | KL mean | KL p99 | KL max | max logit error | NaN | Inf |\n");
-    sb_printf(b, "|---|---|---|---|---|---|---|---|---|---|---|\n");
+static void quality_table(study *S, i8_strbuf *b, int sp) {
+    i8_strbuf_printf(b, "| variant | images | top-1 | top-5 | top-1 agreement | KL mean | KL p99 | KL max | max logit error | NaN | Inf |\n");
+    i8_strbuf_printf(b, "|---|---|---|---|---|---|---|---|---|---|---|\n");
     i8_metrics_summary r;
     i8_metrics_summarize(&S->ref_met[sp], &r);
     char t1[32], t5[32];
     fmt_pct(t1, sizeof t1, r.top1), fmt_pct(t5, sizeof t5, r.top5);
-    sb_printf(b, "| fp32 (reference) | %llu | %s | %s | - | - | - | - | - | - | - |\n", (unsigned long long)r.images, t1, t5);
+    i8_strbuf_printf(b, "| fp32 (reference) | %llu | %s | %s | - | - | - | - | - | - | - |\n", (unsigned long long)r.images, t1, t5);
     for (int k = 0; k < S->nv; k++) {
         variant *v = &S->v[k];
         if (!v->applicable) {
-            sb_printf(b, "| %s | n/a | not applicable | | | | | | | | |\n", v->name);
+            i8_strbuf_printf(b, "| %s | n/a | not applicable | | | | | | | | |\n", v->name);
             continue;
         }
         i8_metrics_summary s;
@@ -1118,10 +1084,10 @@ static void quality_table(study *S, sbuf *b, int sp) {
         fmt_pct(t1, sizeof t1, s.top1), fmt_pct(t5, sizeof t5, s.top5), fmt_pct(ag, sizeof ag, s.agreement);
         fmt_fix(km, sizeof km, s.kl_mean, 6), fmt_fix(kp, sizeof kp, s.kl_p99, 6), fmt_fix(kx, sizeof kx, s.kl_max, 6);
         fmt_fix(le, sizeof le, s.compared ? s.max_abs_logit_err : NAN, 4);
-        sb_printf(b, "| %s | %llu | %s | %s | %s | %s | %s | %s | %s | %llu | %llu |\n", v->name, (unsigned long long)s.images,
+        i8_strbuf_printf(b, "| %s | %llu | %s | %s | %s | %s | %s | %s | %s | %llu | %llu |\n", v->name, (unsigned long long)s.images,
                   t1, t5, ag, km, kp, kx, le, (unsigned long long)s.nan_logits, (unsigned long long)s.inf_logits);
     }
-    sb_printf(b, "\n");
+    i8_strbuf_printf(b, "\n");
 }
 
 static int any_fp8_timed(const study *S) {
@@ -1130,8 +1096,8 @@ static int any_fp8_timed(const study *S) {
     return 0;
 }
 
-static void why_section(study *S, sbuf *b) {
-    sb_printf(b, "## Why there is or is not a gain\n\n");
+static void why_section(study *S, i8_strbuf *b) {
+    i8_strbuf_printf(b, "## Why there is or is not a gain\n\n");
     const variant *f = &S->v[0];
     int said = 0;
     for (int k = 1; k < S->nv && S->speed_measured; k++) {
@@ -1145,7 +1111,7 @@ static void why_section(study *S, sbuf *b) {
             if (t && !strncmp(t, "fp8 ", 4)) a8 += v->layer_ms[i], a16 += f->layer_ms[i], n8++;
             else o8 += v->layer_ms[i], o16 += f->layer_ms[i];
         }
-        sb_printf(b,
+        i8_strbuf_printf(b,
                   "- **%s** (batch %d, layers timed one by one): the %d FP8 layers took %.4f ms against %.4f ms for the "
                   "same layers in fp16 (x %.3f); the other layers took %.4f ms against %.4f ms (x %.3f). %d tensors "
                   "are quantized (one shared Quantize per tensor): where a Quantize is not fused into its producer it "
@@ -1155,16 +1121,16 @@ static void why_section(study *S, sbuf *b) {
         said = 1;
     }
     if (!said) {
-        sb_printf(b, "- No speed gain can be claimed, because none was measured: %s\n",
+        i8_strbuf_printf(b, "- No speed gain can be claimed, because none was measured: %s\n",
                   S->speed_measured ? "no FP8 variant could run on the device" : S->speed_reason);
         for (int k = 1; k < S->nv; k++)
             if (S->v[k].applicable && S->speed_measured && !S->v[k].speed_ok)
-                sb_printf(b, "  - %s: %s\n", S->v[k].name, S->v[k].speed_note);
+                i8_strbuf_printf(b, "  - %s: %s\n", S->v[k].name, S->v[k].speed_note);
     }
     for (int k = 1; k < S->nv; k++) {
         const variant *v = &S->v[k];
         if (!v->applicable) continue;
-        sb_printf(b,
+        i8_strbuf_printf(b,
                   "- %s: %d FP8 convolutions read %d quantized tensors%s; its bundle is %.1f MiB against %.1f MiB for fp16 "
                   "(%.1f%% smaller).\n",
                   v->name, v->fp8_count, v->n_quantized,
@@ -1172,213 +1138,213 @@ static void why_section(study *S, sbuf *b) {
                   v->bundle_bytes / 1048576.0, f->bundle_bytes / 1048576.0,
                   f->bundle_bytes ? 100.0 * (1.0 - (double)v->bundle_bytes / (double)f->bundle_bytes) : 0.0);
     }
-    sb_printf(b,
+    i8_strbuf_printf(b,
               "- The reference study (TensorRT, B200/B300) found the FP8 convolutions about 6%% faster but lost the gain "
               "to one extra Quantize kernel per residual block output (needed in fp16 for the add and in FP8 for the next "
               "convolutions); feeding the add from the FP8 copy (residual-fp8 variants) removes those kernels at a cost "
               "in KL.\n");
     if (S->is_synth)
-        sb_printf(b,
+        i8_strbuf_printf(b,
                   "- This checkpoint is synthetic (`infer8 synth`, tag infer8_synth): its random weights make logits "
                   "much more sensitive to rounding than a trained model's, so its KL figures are far above what a "
                   "trained checkpoint gives (docs/fp8.md); the quality verdict applies to this checkpoint only.\n");
-    sb_printf(b, "\n");
+    i8_strbuf_printf(b, "\n");
 }
 
-static void not_tried(study *S, sbuf *b) {
-    sb_printf(b, "## What was not tried\n\n");
+static void not_tried(study *S, i8_strbuf *b) {
+    i8_strbuf_printf(b, "## What was not tried\n\n");
     static const char *const all[] = {"max", "percentile", "entropy", "mse"};
-    sbuf m = {0};
+    i8_strbuf m = {0};
     for (int i = 0; i < 4; i++) {
         int used = 0;
         for (int k = 0; k < S->nmethods; k++) used |= !strcmp(i8_calib_method_name((i8_calib_method)S->methods[k]), all[i]);
-        if (!used) sb_printf(&m, "%s%s", m.len ? ", " : "", all[i]);
+        if (!used) i8_strbuf_printf(&m, "%s%s", m.len ? ", " : "", all[i]);
     }
-    if (m.len) sb_printf(b, "- Calibration methods %s (`--calib-methods`).\n", m.p);
-    free(m.p);
-    if (!S->speed_measured) sb_printf(b, "- Any latency measurement: %s.\n", S->speed_reason);
-    sb_printf(b, "- Batch sizes other than");
-    for (int i = 0; i < S->nbatches; i++) sb_printf(b, " %d", S->batches[i]);
-    sb_printf(b, "; GPUs other than this machine's.\n");
-    sb_printf(b,
+    if (m.len) i8_strbuf_printf(b, "- Calibration methods %s (`--calib-methods`).\n", m.s);
+    free(m.s);
+    if (!S->speed_measured) i8_strbuf_printf(b, "- Any latency measurement: %s.\n", S->speed_reason);
+    i8_strbuf_printf(b, "- Batch sizes other than");
+    for (int i = 0; i < S->nbatches; i++) i8_strbuf_printf(b, " %d", S->batches[i]);
+    i8_strbuf_printf(b, "; GPUs other than this machine's.\n");
+    i8_strbuf_printf(b,
               "- Quantization-aware training, NVFP4, per-tensor weight scales, FP8 for the stem or classifier, recipes "
               "that keep sensitive layers in fp16 (a recipe .json with `exclude` globs: `fp8:my-recipe.json`).\n"
               "- FP8 on the CPU backends (the CPU runs FP8 only as the reference emulation, for quality).\n\n");
 }
 
-static void revisit(study *S, sbuf *b) {
-    sb_printf(b, "## When to revisit\n\n");
+static void revisit(study *S, i8_strbuf *b) {
+    i8_strbuf_printf(b, "## When to revisit\n\n");
     int unrunnable = 0, any_q = 0;
     for (int k = 1; k < S->nv; k++)
         if (S->v[k].applicable) unrunnable |= !S->v[k].speed_ok, any_q |= S->v[k].q_ok;
-    if (!S->speed_measured) sb_printf(b, "- Run the study on a GPU (`--device cuda`) to measure speed.\n");
-    else if (unrunnable) sb_printf(b, "- When the CUDA backend has FP8 convolution kernels (the variants above could not run on the device).\n");
-    sb_printf(b,
+    if (!S->speed_measured) i8_strbuf_printf(b, "- Run the study on a GPU (`--device cuda`) to measure speed.\n");
+    else if (unrunnable) i8_strbuf_printf(b, "- When the CUDA backend has FP8 convolution kernels (the variants above could not run on the device).\n");
+    i8_strbuf_printf(b,
               "- When the Quantize of a residual block output is fused into the residual add while its fp16 output is "
               "kept (infer8 owns its kernels, so this fusion is possible here): it removes the extra kernels that cost "
               "the reference study its gain without rounding the residual stream.\n");
     if (!any_q)
-        sb_printf(b, "- When a calibration method or recipe brings the held-out KL under %g and agreement over %.2f%% "
+        i8_strbuf_printf(b, "- When a calibration method or recipe brings the held-out KL under %g and agreement over %.2f%% "
                      "(try percentile / entropy / mse, or keep the most sensitive layers in fp16).\n",
                   S->o.max_kl, 100 * S->o.min_agreement);
-    if (S->is_synth) sb_printf(b, "- With the trained checkpoint (this one is synthetic).\n");
-    sb_printf(b, "- On GPUs with higher FP8 tensor throughput relative to fp16, or at batch sizes where convolutions dominate.\n\n");
+    if (S->is_synth) i8_strbuf_printf(b, "- With the trained checkpoint (this one is synthetic).\n");
+    i8_strbuf_printf(b, "- On GPUs with higher FP8 tensor throughput relative to fp16, or at batch sizes where convolutions dominate.\n\n");
 }
 
 static char *readme(study *S, double wall) {
     const infer8_study_options *o = &S->o;
-    sbuf b = {0};
-    sb_printf(&b, "# FP8 study: %s\n\n", S->ref->family->arch);
-    sb_printf(&b, "- Command: `%s`\n", o->command ? o->command : "(API call)");
-    sb_printf(&b, "- Date: %s; infer8 %s; %s\n", S->date, infer8_version(), S->compiler);
-    sb_printf(&b, "- Host: %s; CPU: %s (%d online)\n", S->host, S->cpu, S->cpu_count);
-    sb_printf(&b, "- Device: %s; %s\n", o->device == INFER8_DEVICE_CUDA ? "cuda" : "cpu", S->device_desc);
-    sb_printf(&b, "- Model: `%s` (%s%s, %d layers, %d classes)\n", S->model_path, S->ref->family->arch,
+    i8_strbuf b = {0};
+    i8_strbuf_printf(&b, "# FP8 study: %s\n\n", S->ref->family->arch);
+    i8_strbuf_printf(&b, "- Command: `%s`\n", o->command ? o->command : "(API call)");
+    i8_strbuf_printf(&b, "- Date: %s; infer8 %s; %s\n", S->date, infer8_version(), S->compiler);
+    i8_strbuf_printf(&b, "- Host: %s; CPU: %s (%d online)\n", S->host, S->cpu, S->cpu_count);
+    i8_strbuf_printf(&b, "- Device: %s; %s\n", o->device == INFER8_DEVICE_CUDA ? "cuda" : "cpu", S->device_desc);
+    i8_strbuf_printf(&b, "- Model: `%s` (%s%s, %d layers, %d classes)\n", S->model_path, S->ref->family->arch,
               S->is_synth ? ", synthetic checkpoint" : "", S->ref->graph.n_nodes, S->num_classes);
-    sb_printf(&b, "- Study wall time: %.1f s\n\n", wall);
+    i8_strbuf_printf(&b, "- Study wall time: %.1f s\n\n", wall);
 
-    sb_printf(&b, "## Summary and decision\n\n");
-    sb_printf(&b, "**Decision: %s**%s%s%s\n\n", decision_word(S->decision), S->decision > 0 ? " (" : "",
+    i8_strbuf_printf(&b, "## Summary and decision\n\n");
+    i8_strbuf_printf(&b, "**Decision: %s**%s%s%s\n\n", decision_word(S->decision), S->decision > 0 ? " (" : "",
               S->decision > 0 ? S->best : "", S->decision > 0 ? ")" : "");
-    sb_printf(&b, "Thresholds: held-out KL(fp32 || variant) mean <= %g, top-1 agreement with fp32 >= %.2f%%, no NaN/Inf, "
+    i8_strbuf_printf(&b, "Thresholds: held-out KL(fp32 || variant) mean <= %g, top-1 agreement with fp32 >= %.2f%%, no NaN/Inf, "
                   "and x = fp16 time / variant time >= %.2f at every batch size measured.\n\n",
               o->max_kl, 100 * o->min_agreement, o->min_speedup);
-    sb_printf(&b, "Reason: %s\n\n", S->reason.p ? S->reason.p : "");
-    sb_printf(&b, "- Images: %llu held out, %llu calibration, %llu stress inputs; %llu dataset items skipped as corrupt or "
+    i8_strbuf_printf(&b, "Reason: %s\n\n", S->reason.s ? S->reason.s : "");
+    i8_strbuf_printf(&b, "- Images: %llu held out, %llu calibration, %llu stress inputs; %llu dataset items skipped as corrupt or "
                   "unusable.\n",
               (unsigned long long)(S->stats.yielded - S->stats.yielded_calib), (unsigned long long)S->stats.yielded_calib,
               (unsigned long long)S->nkeys[SPLIT_STRESS], (unsigned long long)S->stats.skipped);
-    sb_printf(&b, "- Speed: %s\n", S->speed_measured ? (any_fp8_timed(S) ? "measured (see Results)"
+    i8_strbuf_printf(&b, "- Speed: %s\n", S->speed_measured ? (any_fp8_timed(S) ? "measured (see Results)"
                                                                          : "fp16 measured; no FP8 variant could run on the device")
                                                      : S->speed_reason);
-    if (S->best[0]) sb_printf(&b, "- Best FP8 variant by held-out KL: %s\n", S->best);
-    sb_printf(&b, "\n");
+    if (S->best[0]) i8_strbuf_printf(&b, "- Best FP8 variant by held-out KL: %s\n", S->best);
+    i8_strbuf_printf(&b, "\n");
 
-    sb_printf(&b, "## Recipe\n\n");
-    sb_printf(&b, "Weights: per-output-channel scale = amax / 448 of the batch-norm-folded kernel (e4m3). Activations: one "
+    i8_strbuf_printf(&b, "## Recipe\n\n");
+    i8_strbuf_printf(&b, "Weights: per-output-channel scale = amax / 448 of the batch-norm-folded kernel (e4m3). Activations: one "
                   "static per-tensor scale per tensor read as FP8 (one shared Quantize per tensor), calibrated on the "
                   "calibration split; the stem, the classifier and pointwise layers stay as they are (fp16 in the "
                   "bundle). Every convolution's precision:\n\n");
     for (int i = 0; i < S->nrecipes; i++) {
         const recipe_list *r = &S->recipes[i];
-        sb_printf(&b, "### Recipe `%s`: %d of %d convolutions FP8\n\n", r->spec, r->fp8_count, r->n_convs);
-        sb_printf(&b, "Listing (also in `recipes/%s`):\n\n```\n%s%s```\n\n", r->file, r->text,
+        i8_strbuf_printf(&b, "### Recipe `%s`: %d of %d convolutions FP8\n\n", r->spec, r->fp8_count, r->n_convs);
+        i8_strbuf_printf(&b, "Listing (also in `recipes/%s`):\n\n```\n%s%s```\n\n", r->file, r->text,
                   r->text[0] && r->text[strlen(r->text) - 1] == '\n' ? "" : "\n");
     }
-    if (!S->nrecipes) sb_printf(&b, "No FP8 recipe applied (no applicable FP8 variant).\n\n");
+    if (!S->nrecipes) i8_strbuf_printf(&b, "No FP8 recipe applied (no applicable FP8 variant).\n\n");
 
-    sb_printf(&b, "## Method\n\n");
+    i8_strbuf_printf(&b, "## Method\n\n");
     char takes[32];
     if (o->take) snprintf(takes, sizeof takes, "%llu", (unsigned long long)o->take);
     else snprintf(takes, sizeof takes, "all");
-    sb_printf(&b, "- Dataset `%s`: take %s every %llu; the first %llu of those calibrate, the rest are held out; corrupt "
+    i8_strbuf_printf(&b, "- Dataset `%s`: take %s every %llu; the first %llu of those calibrate, the rest are held out; corrupt "
                   "items are reported, skipped and counted.\n",
               o->images, takes, (unsigned long long)o->every, (unsigned long long)o->calib);
-    sb_printf(&b, "- Reference: the fp32 checkpoint on the CPU reference executor (the oracle).\n");
-    sb_printf(&b, "- Calibration: one pass over the calibration images in batches of %d on the fp32 reference, one "
+    i8_strbuf_printf(&b, "- Reference: the fp32 checkpoint on the CPU reference executor (the oracle).\n");
+    i8_strbuf_printf(&b, "- Calibration: one pass over the calibration images in batches of %d on the fp32 reference, one "
                   "histogram per tensor read by a convolution; the scales of every method (",
               o->batch);
     for (int k = 0; k < S->nmethods; k++)
-        sb_printf(&b, "%s%s", k ? ", " : "", i8_calib_method_name((i8_calib_method)S->methods[k]));
-    sb_printf(&b, ") come from the same histograms (`scales/METHOD.json`).\n");
-    sb_printf(&b, "- Variants: built as bundles from the same checkpoint (`bundles/`); the bundle is what is scored. "
+        i8_strbuf_printf(&b, "%s%s", k ? ", " : "", i8_calib_method_name((i8_calib_method)S->methods[k]));
+    i8_strbuf_printf(&b, ") come from the same histograms (`scales/METHOD.json`).\n");
+    i8_strbuf_printf(&b, "- Variants: built as bundles from the same checkpoint (`bundles/`); the bundle is what is scored. "
                   "Executors: ");
     for (int k = 0; k < S->nv; k++)
-        if (S->v[k].applicable) sb_printf(&b, "%s%s: %s", k ? "; " : "", S->v[k].name, S->v[k].quality_executor);
-    sb_printf(&b, ".\n");
-    sb_printf(&b, "- Quality: top-1 / top-5 against labels (when present), top-1 agreement and KL(softmax fp32 || "
+        if (S->v[k].applicable) i8_strbuf_printf(&b, "%s%s: %s", k ? "; " : "", S->v[k].name, S->v[k].quality_executor);
+    i8_strbuf_printf(&b, ".\n");
+    i8_strbuf_printf(&b, "- Quality: top-1 / top-5 against labels (when present), top-1 agreement and KL(softmax fp32 || "
                   "softmax variant) per image (double precision), its mean / p99 / max, the largest |logit - fp32 "
                   "logit|, NaN/Inf counts; held-out, calibration and %llu stress inputs (docs/stress-inputs.md) "
                   "separately.\n",
               (unsigned long long)S->nkeys[SPLIT_STRESS]);
     if (S->speed_measured)
-        sb_printf(&b, "- Speed: per batch size, one warm-up round per variant (tuning, CUDA graph capture), then %d rounds "
+        i8_strbuf_printf(&b, "- Speed: per batch size, one warm-up round per variant (tuning, CUDA graph capture), then %d rounds "
                       "interleaved across variants (A B C A B C ...), each %d CUDA-graph replays timed with events; "
                       "median, min and max per forward; x = fp16 median / variant median. Per-layer-type time: every "
                       "layer timed separately, outside the graph.\n",
                   o->rounds, o->iters);
-    else sb_printf(&b, "- Speed: not measured (%s).\n", S->speed_reason);
-    sb_printf(&b, "\n");
+    else i8_strbuf_printf(&b, "- Speed: not measured (%s).\n", S->speed_reason);
+    i8_strbuf_printf(&b, "\n");
 
-    sb_printf(&b, "## Results\n\n");
+    i8_strbuf_printf(&b, "## Results\n\n");
     for (int sp = 0; sp < N_SPLITS; sp++) {
-        sb_printf(&b, "### Quality: %s\n\n", split_title[sp]);
+        i8_strbuf_printf(&b, "### Quality: %s\n\n", split_title[sp]);
         quality_table(S, &b, sp);
     }
-    sb_printf(&b, "### Bundle size\n\n| variant | bundle | bytes | MiB | vs fp16 |\n|---|---|---|---|---|\n");
+    i8_strbuf_printf(&b, "### Bundle size\n\n| variant | bundle | bytes | MiB | vs fp16 |\n|---|---|---|---|---|\n");
     for (int k = 0; k < S->nv; k++) {
         const variant *v = &S->v[k];
         if (!v->applicable) {
-            sb_printf(&b, "| %s | - | n/a | n/a | n/a |\n", v->name);
+            i8_strbuf_printf(&b, "| %s | - | n/a | n/a | n/a |\n", v->name);
             continue;
         }
         const char *base = strrchr(v->bundle, '/');
-        sb_printf(&b, "| %s | `bundles/%s` | %llu | %.1f | %.3f |\n", v->name, base ? base + 1 : v->bundle,
+        i8_strbuf_printf(&b, "| %s | `bundles/%s` | %llu | %.1f | %.3f |\n", v->name, base ? base + 1 : v->bundle,
                   (unsigned long long)v->bundle_bytes, v->bundle_bytes / 1048576.0,
                   S->v[0].bundle_bytes ? (double)v->bundle_bytes / (double)S->v[0].bundle_bytes : NAN);
     }
-    sb_printf(&b, "\n### Speed\n\n");
+    i8_strbuf_printf(&b, "\n### Speed\n\n");
     if (!S->speed_measured) {
-        sb_printf(&b, "Speed was not measured: %s. `kl.svg` shows KL per variant instead of KL against speed-up.\n\n",
+        i8_strbuf_printf(&b, "Speed was not measured: %s. `kl.svg` shows KL per variant instead of KL against speed-up.\n\n",
                   S->speed_reason);
     } else {
-        sb_printf(&b, "| variant | batch | median ms | min ms | max ms | x vs fp16 | note |\n|---|---|---|---|---|---|---|\n");
+        i8_strbuf_printf(&b, "| variant | batch | median ms | min ms | max ms | x vs fp16 | note |\n|---|---|---|---|---|---|---|\n");
         for (int k = 0; k < S->nv; k++) {
             const variant *v = &S->v[k];
             if (!v->applicable) continue;
             if (!v->speed_ok) {
-                sb_printf(&b, "| %s | - | not measured | | | | %s |\n", v->name, v->speed_note);
+                i8_strbuf_printf(&b, "| %s | - | not measured | | | | %s |\n", v->name, v->speed_note);
                 continue;
             }
             for (int bi = 0; bi < S->nbatches; bi++)
-                sb_printf(&b, "| %s | %d | %.4f | %.4f | %.4f | %.3f | |\n", v->name, S->batches[bi], v->med[bi], v->mn[bi],
+                i8_strbuf_printf(&b, "| %s | %d | %.4f | %.4f | %.4f | %.3f | |\n", v->name, S->batches[bi], v->med[bi], v->mn[bi],
                           v->mx[bi], S->v[0].med[bi] / v->med[bi]);
         }
-        sb_printf(&b, "\nPlots: ");
-        for (int bi = 0; bi < S->nbatches; bi++) sb_printf(&b, "`latency-b%d.svg`, ", S->batches[bi]);
-        sb_printf(&b, "%s.\n\n", any_fp8_timed(S) ? "`kl-speedup.svg`, `layer-types.svg`"
+        i8_strbuf_printf(&b, "\nPlots: ");
+        for (int bi = 0; bi < S->nbatches; bi++) i8_strbuf_printf(&b, "`latency-b%d.svg`, ", S->batches[bi]);
+        i8_strbuf_printf(&b, "%s.\n\n", any_fp8_timed(S) ? "`kl-speedup.svg`, `layer-types.svg`"
                                                   : "`kl.svg` (KL per variant: no FP8 variant was timed), `layer-types.svg`");
-        sb_printf(&b, "### Per-layer-type time (batch %d, ms, layers timed one by one)\n\n", S->batches[0]);
-        sb_printf(&b, "| variant | layer type | layers | ms |\n|---|---|---|---|\n");
+        i8_strbuf_printf(&b, "### Per-layer-type time (batch %d, ms, layers timed one by one)\n\n", S->batches[0]);
+        i8_strbuf_printf(&b, "| variant | layer type | layers | ms |\n|---|---|---|---|\n");
         for (int k = 0; k < S->nv; k++) {
             const variant *v = &S->v[k];
             if (!v->applicable || !v->speed_ok) continue;
             for (int t = 0; t < v->nprof[0]; t++)
-                sb_printf(&b, "| %s | %s | %d | %.4f |\n", v->name, v->prof[0][t].type, v->prof[0][t].count, v->prof[0][t].ms);
+                i8_strbuf_printf(&b, "| %s | %s | %d | %.4f |\n", v->name, v->prof[0][t].type, v->prof[0][t].count, v->prof[0][t].ms);
         }
-        sb_printf(&b, "\n");
+        i8_strbuf_printf(&b, "\n");
     }
     for (int k = 0; k < S->nv; k++)
-        if (!S->v[k].applicable) sb_printf(&b, "- %s: %s\n", S->v[k].name, S->v[k].note);
-    sb_printf(&b, "\n");
+        if (!S->v[k].applicable) i8_strbuf_printf(&b, "- %s: %s\n", S->v[k].name, S->v[k].note);
+    i8_strbuf_printf(&b, "\n");
     why_section(S, &b);
     not_tried(S, &b);
     revisit(S, &b);
 
-    sb_printf(&b, "## Data\n\n");
-    sb_printf(&b, "| source | seen | selected | used | calibration | held out | skipped | bad shards | issues |\n");
-    sb_printf(&b, "|---|---|---|---|---|---|---|---|---|\n");
-    sb_printf(&b, "| `%s` | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu |\n\n", o->images,
+    i8_strbuf_printf(&b, "## Data\n\n");
+    i8_strbuf_printf(&b, "| source | seen | selected | used | calibration | held out | skipped | bad shards | issues |\n");
+    i8_strbuf_printf(&b, "|---|---|---|---|---|---|---|---|---|\n");
+    i8_strbuf_printf(&b, "| `%s` | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu |\n\n", o->images,
               (unsigned long long)S->stats.seen, (unsigned long long)S->stats.selected, (unsigned long long)S->stats.yielded,
               (unsigned long long)S->stats.yielded_calib, (unsigned long long)(S->stats.yielded - S->stats.yielded_calib),
               (unsigned long long)S->stats.skipped, (unsigned long long)S->stats.bad_shards,
               (unsigned long long)S->n_issues);
     if (S->n_issues) {
-        sb_printf(&b, "Issues (first 20; the first %d are in study.json):\n\n```\n", I8_DATASET_MAX_KEPT_ISSUES);
-        for (size_t i = 0; i < 20 && i < S->n_issues; i++) sb_printf(&b, "%s\n", S->issues[i] ? S->issues[i] : "(out of memory)");
-        sb_printf(&b, "```\n\n");
+        i8_strbuf_printf(&b, "Issues (first 20; the first %d are in study.json):\n\n```\n", I8_DATASET_MAX_KEPT_ISSUES);
+        for (size_t i = 0; i < 20 && i < S->n_issues; i++) i8_strbuf_printf(&b, "%s\n", S->issues[i] ? S->issues[i] : "(out of memory)");
+        i8_strbuf_printf(&b, "```\n\n");
     }
-    sb_printf(&b, "## Files\n\n- `study.json`: every raw figure (per-image KL, rounds, profiles, dataset issues)\n"
+    i8_strbuf_printf(&b, "## Files\n\n- `study.json`: every raw figure (per-image KL, rounds, profiles, dataset issues)\n"
                   "- `scales/`: scales.json per calibration method; `recipes/`: layer listings; `bundles/`: one bundle per variant\n"
                   "- plots: %s\n",
               S->speed_measured ? (any_fp8_timed(S) ? "`latency-b*.svg`, `kl-speedup.svg`, `layer-types.svg`"
                                                     : "`latency-b*.svg`, `kl.svg`, `layer-types.svg`")
                                 : "`kl.svg`");
     if (b.oom) {
-        free(b.p);
+        free(b.s);
         return NULL;
     }
-    return b.p;
+    return b.s;
 }
 
 /* ---- plots ---- */
@@ -1494,7 +1460,7 @@ static void study_free(study *S) {
     }
     for (int i = 0; i < S->nrecipes; i++) infer8_free(S->recipes[i].text);
     free(S->calib_logits);
-    free(S->reason.p);
+    free(S->reason.s);
     for (size_t i = 0; i < S->n_issues && i < I8_DATASET_MAX_KEPT_ISSUES; i++) free(S->issues[i]);
     if (S->ds) i8_dataset_close(S->ds);
     infer8_model_close(S->ref);
@@ -1593,14 +1559,14 @@ EXPORT infer8_status infer8_study(infer8_context *ctx, const char *model_path, c
     free(md);
     if (!s) {
         i8_ctx_log(ctx, 2, "study: decision %s%s%s: %s", decision_word(S->decision), S->decision > 0 ? " " : "",
-                   S->decision > 0 ? S->best : "", S->reason.p ? S->reason.p : "");
+                   S->decision > 0 ? S->best : "", S->reason.s ? S->reason.s : "");
         infer8_study_summary *sum = S->o.summary;
         if (sum && sum->struct_size >= sizeof(uint32_t)) {
             infer8_study_summary r;
             infer8_study_summary_init(&r);
             r.decision = S->decision;
             snprintf(r.best_variant, sizeof r.best_variant, "%s", S->best);
-            snprintf(r.reason, sizeof r.reason, "%s", S->reason.p ? S->reason.p : "");
+            snprintf(r.reason, sizeof r.reason, "%s", S->reason.s ? S->reason.s : "");
             r.speed_measured = S->speed_measured;
             r.held_out_images = S->stats.yielded - S->stats.yielded_calib;
             r.calib_images = S->stats.yielded_calib;

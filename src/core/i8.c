@@ -91,6 +91,32 @@ char *i8_strdup(const char *s, i8_err *err) {
     return p;
 }
 
+void i8_strbuf_printf(i8_strbuf *b, const char *fmt, ...) {
+    if (b->oom) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->s && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)n + 1;
+        char *t = realloc(b->s, cap);
+        if (!t) {
+            b->oom = 1;
+            return;
+        }
+        b->s = t;
+        b->cap = cap;
+    }
+}
+
 /* ---- half precision ---- */
 
 uint16_t i8_f32_to_f16(float f) {

@@ -312,38 +312,6 @@ infer8_status i8_fp8_plan_make(const i8_graph *g, const i8_fp8_recipe *r, i8_fp8
 
 /* ---- listing ---- */
 
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-    int oom;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-    if (b->oom) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->oom = 1;
-            return;
-        }
-        if (b->s && b->len + (size_t)n < b->cap) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)n;
-        char *t = realloc(b->s, cap);
-        if (!t) {
-            b->oom = 1;
-            return;
-        }
-        b->s = t;
-        b->cap = cap;
-    }
-}
 
 infer8_status i8_fp8_plan_describe(const i8_graph *g, const i8_fp8_recipe *r, const i8_fp8_plan *p, int json,
                                    char **out, i8_err *err) {
@@ -382,22 +350,22 @@ infer8_status i8_fp8_plan_describe(const i8_graph *g, const i8_fp8_recipe *r, co
         *out = s;
         return INFER8_OK;
     }
-    sbuf b = {0};
-    sb_printf(&b, "recipe %s on %s: %d of %d convolutions FP8, %d not", r->name, g->arch, p->n_fp8, p->n_convs,
+    i8_strbuf b = {0};
+    i8_strbuf_printf(&b, "recipe %s on %s: %d of %d convolutions FP8, %d not", r->name, g->arch, p->n_fp8, p->n_convs,
               p->n_convs - p->n_fp8);
     int first = 1;
     for (int k = 0; k < g->n_nodes; k++)
         if (g->nodes[k].op == I8_OP_CONV && !p->fp8[k]) {
-            sb_printf(&b, "%s%s", first ? ": " : ", ", g->nodes[k].name);
+            i8_strbuf_printf(&b, "%s%s", first ? ": " : ", ", g->nodes[k].name);
             first = 0;
         }
-    sb_printf(&b, "\n  residual x read as FP8: %d fused residual convolutions; tensors quantized: %d\n",
+    i8_strbuf_printf(&b, "\n  residual x read as FP8: %d fused residual convolutions; tensors quantized: %d\n",
               p->n_residual_fp8, p->n_quantized);
-    sb_printf(&b, "  %-5s %-9s %-5s %-34s %s\n", "prec", "residual", "block", "name", "input");
+    i8_strbuf_printf(&b, "  %-5s %-9s %-5s %-34s %s\n", "prec", "residual", "block", "name", "input");
     for (int k = 0; k < g->n_nodes; k++) {
         const i8_node *nd = &g->nodes[k];
         if (nd->op != I8_OP_CONV) continue;
-        sb_printf(&b, "  %-5s %-9s %-5d %-34s %s\n", p->fp8[k] ? "fp8" : "keep",
+        i8_strbuf_printf(&b, "  %-5s %-9s %-5d %-34s %s\n", p->fp8[k] ? "fp8" : "keep",
                   nd->residual < 0 ? "-" : p->residual_fp8[k] ? "x:fp8" : "x:keep", nd->block, nd->name,
                   g->nodes[nd->inputs[0]].name);
     }
