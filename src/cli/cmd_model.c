@@ -106,7 +106,7 @@ int cmd_classify(int argc, char **argv) {
     const char *model_path = NULL;
     const char **images = calloc((size_t)argc + 1, sizeof *images);
     int n_images = 0, json = 0, error = 0;
-    long topk = 5;
+    long topk = 5, batch = 0;
     const char *v = NULL;
     if (!images) return EXIT_RUNTIME;
     while (a.i < argc) {
@@ -125,6 +125,8 @@ int cmd_classify(int argc, char **argv) {
             if (!error) images[n_images++] = v;
         } else if (cli_opt_value(&a, "--topk", &v, &error)) {
             if (!error && !cli_parse_int("classify", "--topk", v, 1, 100000, &topk)) error = 1;
+        } else if (cli_opt_value(&a, "--batch", &v, &error)) {
+            if (!error && !cli_parse_int("classify", "--batch", v, 1, 4096, &batch)) error = 1;
         } else if (cli_opt_flag(&a, "--json")) {
             json = 1;
         } else if (argv[a.i][0] == '-') {
@@ -153,50 +155,81 @@ int cmd_classify(int argc, char **argv) {
     }
     int classes = infer8_model_num_classes(model);
     if (topk > classes) topk = classes;
-    float *logits = malloc(sizeof(float) * (size_t)classes);
+    /* images per forward: --batch, else all given up to the model's max batch */
+    int max_batch = mo.max_batch > 0 ? (int)mo.max_batch : 32;
+    if (batch <= 0) batch = n_images < max_batch ? n_images : max_batch;
+    if (batch > max_batch) batch = max_batch;
+    float *logits = malloc(sizeof(float) * (size_t)classes * (size_t)batch);
     infer8_class_score *top = malloc(sizeof *top * (size_t)topk);
-    if (!logits || !top) {
-        free(logits), free(top);
+    unsigned char **data = calloc((size_t)batch, sizeof *data);
+    size_t *sizes = calloc((size_t)batch, sizeof *sizes);
+    int *ok = calloc((size_t)batch, sizeof *ok);
+    if (!logits || !top || !data || !sizes || !ok) {
+        free(logits), free(top), free(data), free(sizes), free(ok);
         rc = EXIT_RUNTIME;
         goto out;
     }
-    /* one image at a time so a bad file names itself and the rest still run */
-    for (int i = 0; i < n_images; i++) {
-        unsigned char *data = NULL;
-        size_t size = 0;
-        if (!read_all(images[i], mo.limits.max_image_bytes, &data, &size)) {
-            fprintf(stderr, "infer8 classify: error (i/o error): %s: cannot read\n", images[i]);
-            rc = EXIT_INPUT;
-            continue;
+    for (int first = 0; first < n_images; first += (int)batch) {
+        int n = n_images - first < batch ? n_images - first : (int)batch;
+        for (int i = 0; i < n; i++) {
+            ok[i] = read_all(images[first + i], mo.limits.max_image_bytes, &data[i], &sizes[i]);
+            if (!ok[i]) {
+                fprintf(stderr, "infer8 classify: error (i/o error): %s: cannot read\n", images[first + i]);
+                rc = EXIT_INPUT;
+            }
         }
-        const void *ptrs[1] = {data};
-        infer8_status s = infer8_classify_encoded(ctx, model, 1, ptrs, &size, logits);
-        free(data);
-        if (s) {
-            fprintf(stderr, "infer8 classify: error (%s): %s: %s\n", infer8_status_string(s), images[i],
+        /* the readable images of this batch in one forward; when that fails, one at a time so
+         * a bad file names itself and the rest still run */
+        const void *ptrs[4096];
+        size_t szs[4096];
+        int idx[4096], m = 0;
+        for (int i = 0; i < n; i++)
+            if (ok[i]) ptrs[m] = data[i], szs[m] = sizes[i], idx[m++] = i;
+        infer8_status s = m ? infer8_classify_encoded(ctx, model, m, ptrs, szs, logits) : INFER8_OK;
+        for (int j = 0; j < m; j++) ok[idx[j]] = 2 + j; /* row j of logits */
+        if (s && m > 1) {
+            for (int j = 0; j < m; j++) {
+                infer8_status s1 = infer8_classify_encoded(ctx, model, 1, &ptrs[j], &szs[j], logits + (size_t)j * classes);
+                if (s1) {
+                    fprintf(stderr, "infer8 classify: error (%s): %s: %s\n", infer8_status_string(s1),
+                            images[first + idx[j]], infer8_errmsg(ctx));
+                    rc = cli_exit_code(s1);
+                    ok[idx[j]] = 0;
+                }
+            }
+        } else if (s) {
+            fprintf(stderr, "infer8 classify: error (%s): %s: %s\n", infer8_status_string(s), images[first + idx[0]],
                     infer8_errmsg(ctx));
             rc = cli_exit_code(s);
-            continue;
+            ok[idx[0]] = 0;
         }
-        infer8_topk(model, logits, (int)topk, top);
-        if (json) {
-            printf("{\"image\": ");
-            print_json_string(images[i]);
-            printf(", \"top\": [");
-            for (int k = 0; k < topk; k++) {
-                printf("%s{\"index\": %d, \"label\": ", k ? ", " : "", top[k].index);
-                print_json_string(top[k].label);
-                printf(", \"probability\": %.9g, \"logit\": %.9g}", top[k].probability, top[k].logit);
+        for (int i = 0; i < n; i++) {
+            free(data[i]);
+            data[i] = NULL;
+            if (ok[i] < 2) continue;
+            const char *name = images[first + i];
+            const float *row = logits + (size_t)(ok[i] - 2) * classes;
+            infer8_topk(model, row, (int)topk, top);
+            if (json) {
+                printf("{\"image\": ");
+                print_json_string(name);
+                printf(", \"top\": [");
+                for (int k = 0; k < topk; k++) {
+                    printf("%s{\"index\": %d, \"label\": ", k ? ", " : "", top[k].index);
+                    print_json_string(top[k].label);
+                    printf(", \"probability\": %.9g, \"logit\": %.9g}", top[k].probability, top[k].logit);
+                }
+                printf("], \"logits\": [");
+                for (int c = 0; c < classes; c++) printf("%s%.9g", c ? ", " : "", row[c]);
+                printf("]}\n");
+            } else {
+                printf("%s\n", name);
+                for (int k = 0; k < topk; k++)
+                    printf("  %2d. %6.2f%%  %4d  %s\n", k + 1, 100.0 * top[k].probability, top[k].index, top[k].label);
             }
-            printf("], \"logits\": [");
-            for (int c = 0; c < classes; c++) printf("%s%.9g", c ? ", " : "", logits[c]);
-            printf("]}\n");
-        } else {
-            printf("%s\n", images[i]);
-            for (int k = 0; k < topk; k++)
-                printf("  %2d. %6.2f%%  %4d  %s\n", k + 1, 100.0 * top[k].probability, top[k].index, top[k].label);
         }
     }
+    free(data), free(sizes), free(ok);
     free(logits);
     free(top);
 out:

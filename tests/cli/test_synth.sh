@@ -27,3 +27,25 @@ assert inside >= len(p) // 2, "fewer than half the images have top-1 probability
 assert 0.25 <= statistics.median(p) <= 0.85, statistics.median(p)
 assert len(classes) >= 8, "predictions collapse onto few classes"
 PY
+
+# classify --batch: batched forwards give the same logits as one image at a time (the reference
+# executor is deterministic per image), in input order; an unreadable file in a batch is named
+# and skipped while the others still print.
+"$INFER8" classify "$snap" --json --batch 5 "$WORK"/images/*.png > "$WORK/batched.jsonl"
+"$INFER8" classify "$snap" --json --batch 1 "$WORK"/images/img_0090{00,01,02}.png > "$WORK/single.jsonl"
+/usr/bin/python3 - "$WORK/out.jsonl" "$WORK/batched.jsonl" "$WORK/single.jsonl" <<'PY'
+import json, sys
+a, b, c = ([json.loads(l) for l in open(p)] for p in sys.argv[1:4])
+assert [r["image"] for r in a] == [r["image"] for r in b], "batched output out of order"
+assert all(x["logits"] == y["logits"] for x, y in zip(a, b)), "batch 5 logits differ from the default batch"
+assert all(x["logits"] == y["logits"] for x, y in zip(a[:3], c)), "batch 1 logits differ"
+print("ok: --batch 5 and --batch 1 give identical logits")
+PY
+printf 'not an image' > "$WORK/bad.png"
+rc=0
+"$INFER8" classify "$snap" --batch 3 --topk 1 "$WORK/images/img_009000.png" "$WORK/bad.png" "$WORK/images/img_009001.png" \
+  >"$WORK/mixed.out" 2>"$WORK/mixed.err" || rc=$?
+[ "$rc" -eq 2 ] || fail "a corrupt image in a batch: exit $rc, expected 2"
+grep -q "bad.png" "$WORK/mixed.err" || fail "the corrupt image is not named"
+[ "$(grep -c '^/.*img_00900[01].png$' "$WORK/mixed.out")" -eq 2 ] || fail "the readable images of the batch were not printed"
+echo "ok: a corrupt image in a batch is named, the others still classified"

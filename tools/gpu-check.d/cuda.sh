@@ -70,3 +70,21 @@ cuda_lab() {
   fi
   echo "cuda_lab: build-device/bin/conv_lab not built (see dev/kernels/conv_lab.cu)"
 }
+
+# Issue 4 item 6: GPU fp16 logits vs the CPU fp32 reference and vs timm (fp32, its own
+# transform) on synth seed-0 snapshots, 64 generated images, batch 1 and 32
+# (tests/oracle/cuda_parity.py; thresholds top-1 100%, max rel 1e-2, mean KL 1e-4).
+# PARITY_ARCHES overrides the families.
+STEPS+=(parity)
+parity() {
+  gpu_env >/dev/null
+  local cli=${INFER8:-$PWD/build-device/bin/infer8} w=${WORK:-/tmp/gpu-check-work} arch rc=0
+  mkdir -p "$w"
+  "$cli" gen-images --count 64 --seed 20000 -o "$w/parity-images" >/dev/null || return 1
+  for arch in ${PARITY_ARCHES:-inception_resnet_v2 inception_v4 inception_v3}; do
+    [ -f "$w/$arch/model.safetensors" ] || "$cli" synth --arch "$arch" --seed 0 -o "$w/$arch" 2>/dev/null || return 1
+    INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-5} python3 tests/oracle/cuda_parity.py --arch "$arch" \
+      --snapshot "$w/$arch" --images "$w/parity-images" --infer8 "$cli" --out "$OUT/parity-$arch.json" || rc=1
+  done
+  return $rc
+}

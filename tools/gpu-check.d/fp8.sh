@@ -42,3 +42,43 @@ fp8_lab() {
   fi
   echo "fp8_lab: build-device/bin/fp8_lab not built (see dev/kernels/fp8_lab.cu)"
 }
+
+# Issue 5 item 6 on synth snapshots: GPU FP8 logits (--device cuda) against the CPU FP8
+# emulation (--device ref) with calibrated scales (max, 32 generated images), 64 other
+# generated images, recipes default and (IRv2) residual-fp8:10-39 and residual-fp8; thresholds
+# max relative logit difference 2e-2, top-1 agreement 99%. FP8_PARITY_ARCHES overrides.
+STEPS+=(fp8_parity)
+fp8_parity() {
+  gpu_env >/dev/null
+  local cli=${INFER8:-$PWD/build-device/bin/infer8} w=${WORK:-/tmp/gpu-check-work} arch recipe rc=0
+  mkdir -p "$w"
+  "$cli" gen-images --count 64 --seed 20000 -o "$w/parity-images" >/dev/null || return 1
+  "$cli" gen-images --count 32 --seed 30000 -o "$w/calib-images" >/dev/null || return 1
+  for arch in ${FP8_PARITY_ARCHES:-inception_resnet_v2 inception_v3}; do
+    [ -f "$w/$arch/model.safetensors" ] || "$cli" synth --arch "$arch" --seed 0 -o "$w/$arch" 2>/dev/null || return 1
+    "$cli" calibrate "$w/$arch" --images "$w/calib-images" --count 32 -o "$w/$arch.scales.json" 2>/dev/null || return 1
+    local recipes="default"
+    [ "$arch" = inception_resnet_v2 ] && recipes="default residual-fp8:10-39 residual-fp8"
+    for recipe in $recipes; do
+      for dev in ref cuda; do
+        INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-5} "$cli" classify "$w/$arch" --precision fp8 --recipe "$recipe" \
+          --scales "$w/$arch.scales.json" --device $dev --batch 32 --json --topk 1 "$w"/parity-images/*.png \
+          >"$w/fp8-$arch-$recipe-$dev.jsonl" || rc=1
+      done
+      python3 - "$w/fp8-$arch-$recipe-ref.jsonl" "$w/fp8-$arch-$recipe-cuda.jsonl" "$arch" "$recipe" <<'PY' || rc=1
+import json, sys
+a = [json.loads(l)["logits"] for l in open(sys.argv[1])]
+b = [json.loads(l)["logits"] for l in open(sys.argv[2])]
+assert len(a) == len(b) == 64, (len(a), len(b))
+rel = max(max(abs(p - q) for p, q in zip(x, y)) / max(abs(p) for p in x) for x, y in zip(a, b))
+agree = sum(max(range(len(x)), key=x.__getitem__) == max(range(len(y)), key=y.__getitem__) for x, y in zip(a, b))
+ok = rel <= 2e-2 and agree * 100 >= 99 * len(a)
+print(f"fp8 parity {sys.argv[3]} {sys.argv[4]}: cuda vs CPU emulation over {len(a)} images: max rel {rel:.4f}, "
+      f"top-1 agreement {agree}/{len(a)} {'ok' if ok else 'FAIL'}")
+sys.exit(0 if ok else 1)
+PY
+    done
+  done >"$OUT/fp8_parity.txt" 2>&1
+  cat "$OUT/fp8_parity.txt"
+  return $rc
+}

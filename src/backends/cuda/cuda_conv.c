@@ -87,7 +87,7 @@ static int run_plan(cu_ctx *c, int n, cu_conv_plan *p, int node, cudaStream_t s,
         if (st == CUDNN_STATUS_SUCCESS) st = cudnnBackendExecute(c->dnn, p->plan, vp);
         return (int)st;
     }
-    case I8_CUDA_TACTIC_FP8: return i8_cuda_fp8_launch(c, n, g, node, p->tac.variant, s);
+    case I8_CUDA_TACTIC_FP8: return i8_cuda_fp8_launch(c, n, g, node, p->tac.variant, s, wsi);
     default: return -1;
     }
 }

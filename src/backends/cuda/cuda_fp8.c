@@ -53,6 +53,8 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
                            ws->name, nd->c);
     }
     if (!any) return INFER8_OK; /* fp16 graphs: nothing changes */
+    int ce = i8_cuda_conv_fp8_setup();
+    if (ce) return i8_fail(err, INFER8_E_DEVICE, "cuda: FP8 kernel setup: %s", cudaGetErrorString((cudaError_t)ce));
 
     unsigned char *rd8 = i8_calloc((size_t)ns, 4, err);
     float *scale = i8_calloc((size_t)ns, sizeof(float), err);
@@ -184,7 +186,7 @@ void i8_cuda_fp8_sig(const cu_ctx *c, int node, cu_conv_sig *s) {
     s->out_q = st->q;
 }
 
-int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *g, int node, int variant, cudaStream_t s) {
+int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *g, int node, int variant, cudaStream_t s, int wsi) {
     const i8_node *nd = &c->g->nodes[node];
     int in = nd->inputs[0];
     i8_cuda_fp8_conv_args a;
@@ -210,5 +212,7 @@ int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *g, int node, int var
     a.y_inv = g->out_q ? i8_fp8_inv_scale(c->stor[c->views[node].storage].q_scale) : 0.0f;
     a.ho = g->ho, a.wo = g->wo, a.c_out = g->c_out, a.kh = g->kh, a.kw = g->kw;
     a.sh = g->sh, a.sw = g->sw, a.ph = g->ph, a.pw = g->pw, a.relu = g->relu;
+    a.partial = c->ws[wsi], a.partial_bytes = CU_WORKSPACE_BYTES;
+    a.counters = c->counters[wsi], a.n_counters = CU_SPLIT_COUNTERS;
     return i8_cuda_conv_fp8(&a, variant, s);
 }

@@ -1,8 +1,10 @@
 /* FP8 e4m3 implicit-GEMM convolution with a fused dual-output epilogue (contract in
- * cuda_fp8.h). Tensor cores through mma.sync.m16n8k32.e4m3 (QMMA in SASS on sm_90), block tile
- * BM x BN x 64 bytes of K, two shared-memory stages filled with cp.async (e4m3 input and
- * weights, 8-byte chunks with zero fill for padding and tails) or, for fp16 input, loaded,
- * quantized in registers and stored (so no stand-alone Quantize kernel ever runs). The epilogue
+ * cuda_fp8.h). Tensor cores through mma.sync.m16n8k32.e4m3 (QMMA in SASS on sm_90) fed by
+ * ldmatrix, block tile BM x BN x 128 bytes of K, three shared-memory stages filled with cp.async
+ * (e4m3 input and weights, 16-byte chunks -- 8 where channels are not 16-aligned -- with zero
+ * fill for padding and tails) or, for fp16 input, loaded, quantized in registers and stored (so
+ * no stand-alone Quantize kernel ever runs); optional split-K with an in-kernel reduction by
+ * the last block of each tile, for the small-M layers of batch 1. The epilogue
  * goes through shared memory: per-channel scale, bias, residual (fp16, e4m3 copy, or fp16
  * quantized on the fly), ReLU, then fp16 and/or e4m3 stores into the output slices. C-style
  * CUDA: templates only for tile parameters. Lab version: dev/kernels/fp8_gemm_lab.cu. */
@@ -13,19 +15,39 @@
 
 #include "cuda_fp8.h"
 
-#define FP8_BK 64         /* K bytes per stage */
-#define FP8_LDS (FP8_BK + 16) /* smem row pitch: 80 bytes, conflict-free 4-byte fragment loads */
+#define FP8_BK 128              /* K bytes per stage: four m16n8k32 steps */
+#define FP8_LDS (FP8_BK + 16)   /* smem row pitch: 144 bytes, ldmatrix rows hit distinct banks */
+#define FP8_STAGES 3
 
-__device__ __forceinline__ void cp_async8(void *smem, const void *gmem, int bytes) {
+/* cp.async of CH (8 or 16) bytes with zero fill of the bytes past src_bytes */
+template <int CH> __device__ __forceinline__ void cp_async_ch(void *smem, const void *gmem, int src_bytes) {
     unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes));
+    if (CH == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(src_bytes));
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(gmem), "r"(src_bytes));
 }
 __device__ __forceinline__ void fp8_commit(void) { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N> __device__ __forceinline__ void fp8_wait(void) { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
+/* four 8x8 b16 matrices (= 8 rows x 16 bytes of e4m3 each) from shared memory; thread t gives
+ * the row address of row t % 8 of matrix t / 8 */
+__device__ __forceinline__ void ldmatrix_x4(unsigned *r, const void *smem) {
+    unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(s));
+}
+
 /* float -> e4m3 code, cvt.rn.satfinite (bit-exact with quant/fp8.c i8_fp8_from_f32) */
 __device__ __forceinline__ unsigned q_e4m3(float v) {
     return (unsigned)__nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3);
+}
+/* four floats -> four e4m3 codes in one word (byte e = value e), same rounding */
+__device__ __forceinline__ unsigned q_e4m3x4(float v0, float v1, float v2, float v3) {
+    unsigned lo = (unsigned)__nv_cvt_float2_to_fp8x2(make_float2(v0, v1), __NV_SATFINITE, __NV_E4M3);
+    unsigned hi = (unsigned)__nv_cvt_float2_to_fp8x2(make_float2(v2, v3), __NV_SATFINITE, __NV_E4M3);
+    return lo | (hi << 16);
 }
 /* e4m3 code -> float (exact) */
 __device__ __forceinline__ float dq_e4m3(unsigned q) {
@@ -40,30 +62,39 @@ __device__ __forceinline__ void mma_e4m3(float *c, const unsigned *a, const unsi
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-/* GEMM view as the fp16 kernel: M = n*ho*wo pixels, N = c_out, K = kh*kw*c_in (ky, kx, ci). */
-template <int BM, int BN, int WM, int WN>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8_cuda_fp8_conv_args a) {
+template <int BM, int BN> struct fp8_smem {
+    static constexpr int LDC = BN + 4;
+    static constexpr int AB = FP8_STAGES * (BM + BN) * FP8_LDS, C = BM * LDC * 4;
+    static constexpr int BYTES = AB > C ? AB : C;
+};
+
+/* GEMM view as the fp16 kernel: M = n*ho*wo pixels, N = c_out, K = kh*kw*c_in (ky, kx, ci).
+ * CH: bytes of K per copy (16 when c_in, x_ld and x are 16-aligned, else 8); a copy never
+ * straddles two taps because c_in % CH == 0. splits > 1: split-K over blockIdx.z, partial tiles
+ * in a.partial, the last block of a tile (counter in a.counters) reduces and runs the epilogue. */
+template <int BM, int BN, int WM, int WN, int CH>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8_cuda_fp8_conv_args a, int splits) {
     constexpr int NT = (BM / WM) * (BN / WN) * 32;
     constexpr int FM = WM / 16, FN = WN / 8;
-    constexpr int LDC = BN + 4;
-    constexpr int AB_BYTES = 2 * (BM + BN) * FP8_LDS, C_BYTES = BM * LDC * 4;
-    constexpr int SMEM = AB_BYTES > C_BYTES ? AB_BYTES : C_BYTES;
-    constexpr int A_CHUNKS = BM * FP8_BK / 8, B_CHUNKS = BN * FP8_BK / 8;
+    constexpr int LDC = fp8_smem<BM, BN>::LDC;
+    constexpr int A_CHUNKS = BM * FP8_BK / CH, B_CHUNKS = BN * FP8_BK / CH;
     constexpr int A_PER = (A_CHUNKS + NT - 1) / NT, B_PER = (B_CHUNKS + NT - 1) / NT;
-    __shared__ __align__(128) unsigned char smem[SMEM];
-    unsigned char *sA = smem;                    /* [2][BM][LDS] */
-    unsigned char *sB = smem + 2 * BM * FP8_LDS; /* [2][BN][LDS] */
+    extern __shared__ __align__(128) unsigned char smem[];
+    unsigned char *sA = smem;                             /* [STAGES][BM][LDS] */
+    unsigned char *sB = smem + FP8_STAGES * BM * FP8_LDS; /* [STAGES][BN][LDS] */
 
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int g = lane / 4, tig = lane % 4;
     const int wm = warp / (BN / WN), wn = warp % (BN / WN);
     const int M = a.n * a.ho * a.wo, K = a.kh * a.kw * a.c_in;
     const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
+    const bool pointwise = a.kh == 1 && a.kw == 1 && a.sh == 1 && a.sw == 1 && a.ph == 0 && a.pw == 0;
 
+    /* per A chunk row: image, top-left input position (and, pointwise, the pixel offset) */
     int a_n[A_PER], a_iy[A_PER], a_ix[A_PER], a_ok[A_PER];
 #pragma unroll
     for (int i = 0; i < A_PER; i++) {
-        int idx = tid + i * NT, row = idx / (FP8_BK / 8);
+        int idx = tid + i * NT, row = idx / (FP8_BK / CH);
         int m = m0 + row;
         a_ok[i] = idx < A_CHUNKS && m < M;
         int mm = a_ok[i] ? m : 0;
@@ -78,51 +109,60 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8
         for (int i = 0; i < A_PER; i++) {
             int idx = tid + i * NT;
             if (idx >= A_CHUNKS) break;
-            int row = idx / (FP8_BK / 8), kc = idx % (FP8_BK / 8);
-            int k = kt * FP8_BK + kc * 8;
+            int row = idx / (FP8_BK / CH), kc = idx % (FP8_BK / CH);
+            int k = kt * FP8_BK + kc * CH;
             size_t off = 0;
             int ok = 0;
             if (a_ok[i] && k < K) {
-                int ci = k % a.c_in, rs = k / a.c_in, ky = rs / a.kw, kx = rs % a.kw;
-                int iy = a_iy[i] + ky, ix = a_ix[i] + kx;
-                if (iy >= 0 && iy < a.h && ix >= 0 && ix < a.w) {
-                    off = ((size_t)(a_n[i] * a.h + iy) * a.w + ix) * a.x_ld + ci;
+                if (pointwise) {
+                    off = ((size_t)(a_n[i] * a.h + a_iy[i]) * a.w + a_ix[i]) * a.x_ld + k;
                     ok = 1;
+                } else {
+                    int ci = k % a.c_in, rs = k / a.c_in, ky = rs / a.kw, kx = rs % a.kw;
+                    int iy = a_iy[i] + ky, ix = a_ix[i] + kx;
+                    if (iy >= 0 && iy < a.h && ix >= 0 && ix < a.w) {
+                        off = ((size_t)(a_n[i] * a.h + iy) * a.w + ix) * a.x_ld + ci;
+                        ok = 1;
+                    }
                 }
             }
-            unsigned char *dst = sA + (stage * BM + row) * FP8_LDS + kc * 8;
+            unsigned char *dst = sA + (stage * BM + row) * FP8_LDS + kc * CH;
             if (a.x_fp8) {
-                const unsigned char *src = (const unsigned char *)a.x + off;
-                cp_async8(dst, src, ok ? 8 : 0);
+                cp_async_ch<CH>(dst, (const unsigned char *)a.x + off, ok ? CH : 0);
             } else {
                 /* fp16 input: quantize while loading (the consumer-side fused Quantize) */
-                uint2 q = make_uint2(0u, 0u);
+                unsigned q[CH / 4];
+#pragma unroll
+                for (int e = 0; e < CH / 4; e++) q[e] = 0u;
                 if (ok) {
-                    uint4 r = __ldg((const uint4 *)((const __half *)a.x + off));
-                    const __half *h = (const __half *)&r;
-                    unsigned lo = 0, hi = 0;
 #pragma unroll
-                    for (int e = 0; e < 4; e++) lo |= q_e4m3(__fmul_rn(__half2float(h[e]), a.x_inv)) << (8 * e);
+                    for (int part = 0; part < CH / 8; part++) {
+                        uint4 r = __ldg((const uint4 *)((const __half *)a.x + off) + part);
+                        const __half *h = (const __half *)&r;
+                        float f[8];
 #pragma unroll
-                    for (int e = 0; e < 4; e++) hi |= q_e4m3(__fmul_rn(__half2float(h[4 + e]), a.x_inv)) << (8 * e);
-                    q = make_uint2(lo, hi);
+                        for (int e = 0; e < 8; e++) f[e] = __fmul_rn(__half2float(h[e]), a.x_inv);
+                        q[2 * part] = q_e4m3x4(f[0], f[1], f[2], f[3]);
+                        q[2 * part + 1] = q_e4m3x4(f[4], f[5], f[6], f[7]);
+                    }
                 }
-                *(uint2 *)dst = q;
+                if (CH == 16) *(uint4 *)dst = make_uint4(q[0], q[1], q[2 % (CH / 4)], q[3 % (CH / 4)]);
+                else *(uint2 *)dst = make_uint2(q[0], q[1]);
             }
         }
 #pragma unroll
         for (int i = 0; i < B_PER; i++) {
             int idx = tid + i * NT;
             if (idx >= B_CHUNKS) break;
-            int row = idx / (FP8_BK / 8), kc = idx % (FP8_BK / 8);
-            int k = kt * FP8_BK + kc * 8, co = n0 + row;
+            int row = idx / (FP8_BK / CH), kc = idx % (FP8_BK / CH);
+            int k = kt * FP8_BK + kc * CH, co = n0 + row;
             const unsigned char *src = a.wq;
             int bytes = 0;
             if (co < a.c_out && k < K) {
                 src = a.wq + (size_t)co * K + k;
-                bytes = 8;
+                bytes = CH;
             }
-            cp_async8(sB + (stage * BN + row) * FP8_LDS + kc * 8, src, bytes);
+            cp_async_ch<CH>(sB + (stage * BN + row) * FP8_LDS + kc * CH, src, bytes);
         }
     };
 
@@ -134,45 +174,46 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8
 #pragma unroll
             for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
 
-    const int KT = (K + FP8_BK - 1) / FP8_BK;
-    load_tile(0, 0);
-    fp8_commit();
-    for (int kt = 0; kt < KT; kt++) {
-        if (kt + 1 < KT) {
-            load_tile(kt + 1, (kt + 1) & 1);
-            fp8_commit();
-            fp8_wait<1>();
-        } else {
-            fp8_wait<0>();
-        }
+    /* this block's share of the K tiles */
+    const int KT_ALL = (K + FP8_BK - 1) / FP8_BK, per = (KT_ALL + splits - 1) / splits;
+    const int kt0 = blockIdx.z * per, kt_end = min(KT_ALL, kt0 + per);
+    const int KT = kt_end > kt0 ? kt_end - kt0 : 0;
+#pragma unroll
+    for (int st = 0; st < FP8_STAGES - 1; st++) {
+        if (st < KT) load_tile(kt0 + st, st);
+        fp8_commit();
+    }
+    /* ldmatrix row addresses: lane l gives row l % 8 of matrix l / 8 */
+    const int lrow = lane % 8, lmat = lane / 8;
+    for (int t = 0; t < KT; t++) {
+        fp8_wait<FP8_STAGES - 2>();
         __syncthreads();
-        const unsigned char *tA = sA + (kt & 1) * BM * FP8_LDS, *tB = sB + (kt & 1) * BN * FP8_LDS;
+        if (t + FP8_STAGES - 1 < KT) load_tile(kt0 + t + FP8_STAGES - 1, (t + FP8_STAGES - 1) % FP8_STAGES);
+        fp8_commit();
+        const unsigned char *tA = sA + (t % FP8_STAGES) * BM * FP8_LDS, *tB = sB + (t % FP8_STAGES) * BN * FP8_LDS;
 #pragma unroll
         for (int kk = 0; kk < FP8_BK; kk += 32) {
             unsigned fa[FM][4], fb[FN][2];
 #pragma unroll
-            for (int i = 0; i < FM; i++) {
-                const unsigned char *r0 = tA + (wm * WM + i * 16 + g) * FP8_LDS + kk + tig * 4;
-                fa[i][0] = *(const unsigned *)r0;
-                fa[i][1] = *(const unsigned *)(r0 + 8 * FP8_LDS);
-                fa[i][2] = *(const unsigned *)(r0 + 16);
-                fa[i][3] = *(const unsigned *)(r0 + 8 * FP8_LDS + 16);
-            }
+            for (int i = 0; i < FM; i++) /* matrices: rows 0-7 / 8-15 at k 0-15, then at k 16-31 */
+                ldmatrix_x4(fa[i], tA + (wm * WM + i * 16 + (lmat & 1) * 8 + lrow) * FP8_LDS + kk + (lmat >> 1) * 16);
 #pragma unroll
-            for (int j = 0; j < FN; j++) {
-                const unsigned char *r0 = tB + (wn * WN + j * 8 + g) * FP8_LDS + kk + tig * 4;
-                fb[j][0] = *(const unsigned *)r0;
-                fb[j][1] = *(const unsigned *)(r0 + 16);
+            for (int j = 0; j < FN; j += 2) { /* matrices: n 0-7 at k 0-15 / 16-31, n 8-15 likewise */
+                unsigned r[4];
+                ldmatrix_x4(r, tB + (wn * WN + j * 8 + (lmat >> 1) * 8 + lrow) * FP8_LDS + kk + (lmat & 1) * 16);
+                fb[j][0] = r[0], fb[j][1] = r[1];
+                if (j + 1 < FN) fb[j + 1][0] = r[2], fb[j + 1][1] = r[3];
             }
 #pragma unroll
             for (int i = 0; i < FM; i++)
 #pragma unroll
                 for (int j = 0; j < FN; j++) mma_e4m3(acc[i][j], fa[i], fb[j]);
         }
-        __syncthreads();
     }
+    fp8_wait<0>();
+    __syncthreads();
 
-    /* accumulators -> shared (c0,c1: row g, cols 2*tig, 2*tig+1; c2,c3: row g+8) */
+/* accumulators -> shared (c0,c1: row g, cols 2*tig, 2*tig+1; c2,c3: row g+8) */
     float *sC = (float *)smem;
 #pragma unroll
     for (int i = 0; i < FM; i++)
@@ -185,6 +226,27 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8
             sC[(r + 8) * LDC + col + 1] = acc[i][j][3];
         }
     __syncthreads();
+    if (splits > 1) {
+        /* split-K: publish this block's partial tile; the last block of the tile sums them all */
+        __shared__ int is_last;
+        const int tile = blockIdx.x * gridDim.y + blockIdx.y;
+        float *mine = a.partial + ((size_t)tile * splits + blockIdx.z) * BM * BN;
+        for (int idx = tid; idx < BM * BN; idx += NT) mine[idx] = sC[(idx / BN) * LDC + idx % BN];
+        __threadfence();
+        __syncthreads();
+        if (tid == 0) is_last = atomicAdd(&a.counters[tile], 1u) == (unsigned)splits - 1;
+        __syncthreads();
+        if (!is_last) return;
+        __threadfence();
+        const float *all = a.partial + (size_t)tile * splits * BM * BN;
+        for (int idx = tid; idx < BM * BN; idx += NT) {
+            float v = 0.0f;
+            for (int z = 0; z < splits; z++) v += __ldcg(all + (size_t)z * BM * BN + idx);
+            sC[(idx / BN) * LDC + idx % BN] = v;
+        }
+        if (tid == 0) a.counters[tile] = 0u; /* ready for the next launch / graph replay */
+        __syncthreads();
+    }
 
     __half *y = (__half *)a.y;
     unsigned char *yq = (unsigned char *)a.yq;
@@ -227,12 +289,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8
                 *(uint4 *)(y + yo) = o;
             }
             if (yq) {
-                unsigned lo = 0, hi = 0;
+                float f[8];
 #pragma unroll
-                for (int e = 0; e < 4; e++) lo |= q_e4m3(__fmul_rn(v[e], a.y_inv)) << (8 * e);
-#pragma unroll
-                for (int e = 0; e < 4; e++) hi |= q_e4m3(__fmul_rn(v[4 + e], a.y_inv)) << (8 * e);
-                *(uint2 *)(yq + yo) = make_uint2(lo, hi);
+                for (int e = 0; e < 8; e++) f[e] = __fmul_rn(v[e], a.y_inv);
+                *(uint2 *)(yq + yo) = make_uint2(q_e4m3x4(f[0], f[1], f[2], f[3]), q_e4m3x4(f[4], f[5], f[6], f[7]));
             }
         } else {
             for (int e = 0; e < cnt; e++) {
@@ -243,30 +303,58 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8
     }
 }
 
-template <int BM, int BN, int WM, int WN> static int launch_fp8(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
-    int M = a->n * a->ho * a->wo;
-    dim3 grid((unsigned)((M + BM - 1) / BM), (unsigned)((a->c_out + BN - 1) / BN), 1u);
-    conv_fp8_kernel<BM, BN, WM, WN><<<grid, (BM / WM) * (BN / WN) * 32, 0, s>>>(*a);
+template <int BM, int BN, int WM, int WN, int CH> static int set_smem(void) {
+    return (int)cudaFuncSetAttribute(conv_fp8_kernel<BM, BN, WM, WN, CH>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     fp8_smem<BM, BN>::BYTES);
+}
+
+template <int BM, int BN, int WM, int WN> static int launch_fp8(const i8_cuda_fp8_conv_args *a, int splits, cudaStream_t s) {
+    int M = a->n * a->ho * a->wo, K = a->kh * a->kw * a->c_in;
+    dim3 grid((unsigned)((M + BM - 1) / BM), (unsigned)((a->c_out + BN - 1) / BN), (unsigned)splits);
+    if (splits > 1) {
+        size_t tiles = (size_t)grid.x * grid.y;
+        if (splits > (K + FP8_BK - 1) / FP8_BK || !a->partial || !a->counters || tiles > (size_t)a->n_counters ||
+            tiles * splits * BM * BN * sizeof(float) > a->partial_bytes)
+            return (int)cudaErrorInvalidValue;
+    }
+    const int nt = (BM / WM) * (BN / WN) * 32, bytes = fp8_smem<BM, BN>::BYTES;
+    bool wide = a->c_in % 16 == 0 && a->x_ld % 16 == 0 && ((uintptr_t)a->x & 15) == 0;
+    if (wide) conv_fp8_kernel<BM, BN, WM, WN, 16><<<grid, nt, bytes, s>>>(*a, splits);
+    else conv_fp8_kernel<BM, BN, WM, WN, 8><<<grid, nt, bytes, s>>>(*a, splits);
     return (int)cudaGetLastError();
 }
 
-extern "C" int i8_cuda_conv_fp8_variants(void) { return 4; }
+#define FP8_TILES(X) X(64, 64, 32, 32) X(32, 64, 16, 32) X(128, 64, 32, 32) X(64, 128, 32, 32)
+
+extern "C" int i8_cuda_conv_fp8_setup(void) {
+    int rc = 0;
+#define FP8_SET(bm, bn, wm, wn) \
+    if (!rc) rc = set_smem<bm, bn, wm, wn, 16>(); \
+    if (!rc) rc = set_smem<bm, bn, wm, wn, 8>();
+    FP8_TILES(FP8_SET)
+#undef FP8_SET
+    return rc;
+}
+
+extern "C" int i8_cuda_conv_fp8_variants(void) { return 16; }
 
 extern "C" const char *i8_cuda_conv_fp8_name(int variant) {
     static const char *names[] = {"qmma64x64", "qmma32x64", "qmma128x64", "qmma64x128"};
-    return variant >= 0 && variant < 4 ? names[variant] : "?";
+    return variant >= 0 && variant < 16 ? names[variant % 4] : "?";
 }
 
 extern "C" int i8_cuda_conv_fp8(const i8_cuda_fp8_conv_args *a, int variant, void *stream) {
     cudaStream_t s = (cudaStream_t)stream;
     if (!a || !a->x || !a->wq || !a->mult || (!a->y && !a->yq) || a->c_in % 8 || a->x_ld % 8 || a->n < 1 ||
-        ((uintptr_t)a->wq & 7) || ((uintptr_t)a->x & (a->x_fp8 ? 7 : 15)) || (a->res_mode != I8_FP8_RES_NONE && !a->res))
+        ((uintptr_t)a->wq & 15) || ((uintptr_t)a->x & (a->x_fp8 ? 7 : 15)) || (a->res_mode != I8_FP8_RES_NONE && !a->res) ||
+        variant < 0 || variant >= 16)
         return (int)cudaErrorInvalidValue;
-    switch (variant) {
-    case 0: return launch_fp8<64, 64, 32, 32>(a, s);
-    case 1: return launch_fp8<32, 64, 16, 32>(a, s);
-    case 2: return launch_fp8<128, 64, 64, 32>(a, s);
-    case 3: return launch_fp8<64, 128, 32, 64>(a, s);
+    int splits = 1 << (variant / 4);
+    switch (variant % 4) {
+    case 0: return launch_fp8<64, 64, 32, 32>(a, splits, s);
+    case 1: return launch_fp8<32, 64, 16, 32>(a, splits, s);
+    case 2: return launch_fp8<128, 64, 32, 32>(a, splits, s);
+    case 3: return launch_fp8<64, 128, 32, 32>(a, splits, s);
     default: return (int)cudaErrorInvalidValue;
     }
 }

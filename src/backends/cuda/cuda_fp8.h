@@ -13,7 +13,7 @@
  *   relu last; y = fp16(v) when y != NULL; yq = e4m3_satfinite_rne(v * y_inv) when yq != NULL.
  * Activations NHWC, pixel m at base + m * ld (elements; 1 byte for e4m3, 2 for fp16).
  * Requirements (checked, cudaErrorInvalidValue otherwise): c_in % 8 == 0, x_ld % 8 == 0,
- * x 8-byte (e4m3) / 16-byte (fp16) aligned, wq 8-byte aligned. */
+ * x 8-byte (e4m3) / 16-byte (fp16) aligned, wq 16-byte aligned; split-K needs the workspace. */
 #ifndef I8_CUDA_FP8_H
 #define I8_CUDA_FP8_H
 
@@ -42,9 +42,16 @@ typedef struct i8_cuda_fp8_conv_args {
     int y_ld;
     float y_inv;            /* 1.0f / out scale of the e4m3 copy */
     int ho, wo, c_out, kh, kw, sh, sw, ph, pw, relu;
+    float *partial;         /* split-K workspace (variants >= 4) */
+    size_t partial_bytes;
+    unsigned *counters;     /* split-K tile counters, zero before and after each launch */
+    int n_counters;
 } i8_cuda_fp8_conv_args;
 
-/* Number of tile variants; launch with variant in [0, count). */
+/* Allows the kernels' dynamic shared memory (up to 83 KB); once per process and device
+ * before the first launch (not during stream capture). Returns a cudaError_t. */
+int i8_cuda_conv_fp8_setup(void);
+/* Number of variants: tile = variant % 4, split-K factor = 1 << (variant / 4). */
 int i8_cuda_conv_fp8_variants(void);
 const char *i8_cuda_conv_fp8_name(int variant);
 int i8_cuda_conv_fp8(const i8_cuda_fp8_conv_args *a, int variant, void *stream);

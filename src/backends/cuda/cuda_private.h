@@ -119,7 +119,7 @@ infer8_status i8_cuda_fp8_upload(cu_ctx *c, int i, i8_err *err);
 /* Fills the FP8 fields of sig for FP8 conv node (no-op for others). */
 void i8_cuda_fp8_sig(const cu_ctx *c, int node, cu_conv_sig *sig);
 /* Launches FP8 conv node with tile variant v for batch n. 0 or a cudaError_t. */
-int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *sig, int node, int variant, cudaStream_t s);
+int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *sig, int node, int variant, cudaStream_t s, int wsi);
 /* Device pointer of node i's e4m3 twin slice, NULL when its storage has none. */
 void *i8_cuda_view_qptr(const cu_ctx *c, int node);
 
