@@ -197,7 +197,7 @@ int main(void) {
                     if (res_mode == I8_FP8_RES_Q) v = dq8(qr[i]) * sr + v;
                     v = fmaxf(v, 0.0f);
                     ref_h[i] = v;
-                    refc[i] = q8(v * inv_y);
+                    refc[i] = q8(__half2float(__float2half_rn(v)) * inv_y);
                 }
             float mode_best = 1e30f;
             int mode_best_v = -1;

@@ -104,7 +104,17 @@ infer8_status i8_quantize_graph_fp8(i8_graph *g, const i8_fp8_recipe *r, const i
         i8_node *nd = &g->nodes[k];
         nd->out_scale = p.quantized[k] ? out_scale[k] : 0.0f;
         nd->residual_fp8 = p.residual_fp8[k];
-        if (!p.fp8[k]) continue;
+        if (!p.fp8[k]) {
+            /* in an FP8 graph the layers left out of FP8 run in fp16 (an FP8 bundle stores them
+             * so, the GPU computes them so): their weights become binary16 values here too */
+            if (p.n_fp8 > 0 && (nd->op == I8_OP_CONV || nd->op == I8_OP_LINEAR) && nd->weight >= 0) {
+                i8_weight *w = &g->weights[nd->weight];
+                size_t count = 1;
+                for (int d = 0; d < w->ndim; d++) count *= (size_t)w->shape[d];
+                for (size_t i = 0; i < count; i++) w->data[i] = i8_f16_to_f32(i8_f32_to_f16(w->data[i]));
+            }
+            continue;
+        }
         nd->precision = I8_PREC_FP8;
         nd->weight_scales = scale_index[k];
         free(g->weights[nd->weight].data);

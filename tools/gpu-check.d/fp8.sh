@@ -59,6 +59,7 @@ fp8_parity() {
     "$cli" calibrate "$w/$arch" --images "$w/calib-images" --count 32 -o "$w/$arch.scales.json" 2>/dev/null || return 1
     local recipes="default"
     [ "$arch" = inception_resnet_v2 ] && recipes="default residual-fp8:10-39 residual-fp8"
+    recipes=${FP8_PARITY_RECIPES:-$recipes}
     for recipe in $recipes; do
       for dev in ref cuda; do
         INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-5} "$cli" classify "$w/$arch" --precision fp8 --recipe "$recipe" \

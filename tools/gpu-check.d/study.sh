@@ -29,3 +29,28 @@ for x in d["variants"][1:]:
 print("study on CUDA: decision", d["decision"]["decision"], "-", d["decision"]["reason"][:300])
 PY
 }
+
+# Issue 6: the full study of one family as committed under docs/studies/ARCH/: synth seed-0
+# snapshot, 2000 generated images (500 calibrate, 1500 held out), all 36 stress inputs, the
+# default variants, batch 1 and 32, --device cuda. STUDY_ARCHES picks the families (default
+# inception_v3); STUDY_TAKE overrides the image count. Wall time is in study_ARCH.time.
+STEPS+=(study_full)
+study_full() {
+  gpu_env >/dev/null
+  local arch rc=0 take=${STUDY_TAKE:-2000}
+  "$INFER8" gen-images --count "$take" --seed 100000 --size 400x330 -o "$WORK/study-images-$take" >/dev/null || return 1
+  for arch in ${STUDY_ARCHES:-inception_v3}; do
+    local snap="$WORK/$arch"
+    [ -f "$snap/model.safetensors" ] || "$INFER8" synth --arch "$arch" --seed 0 -o "$snap" 2>/dev/null || return 1
+    local t0=$SECONDS
+    INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-10} "$INFER8" study "$snap" --images "$WORK/study-images-$take" \
+      --take "$take" --every 1 --calib $((take / 4)) --device cuda ${STUDY_ARGS:-} -o "$WORK/study-$arch" \
+      >"$OUT/study_$arch.log" 2>&1 || rc=1
+    echo "$arch: study wall time $((SECONDS - t0)) s (exit $rc)" | tee "$OUT/study_$arch.time"
+    tail -n 6 "$OUT/study_$arch.log"
+    mkdir -p "$OUT/studies/$arch"
+    cp "$WORK/study-$arch/README.md" "$WORK/study-$arch/study.json" "$WORK/study-$arch"/*.svg "$OUT/studies/$arch/" 2>/dev/null
+    cp -r "$WORK/study-$arch/recipes" "$WORK/study-$arch/scales" "$OUT/studies/$arch/" 2>/dev/null
+  done
+  return $rc
+}

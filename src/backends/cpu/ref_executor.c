@@ -16,7 +16,9 @@
  * in the graph by quant/quantize.c) reads the fake-quantized copy of its input,
  * i8_fp8_fake_quant(v, 1.0f / s, s) with s = the producer's out_scale, and, when residual_fp8,
  * the fake-quantized copy of its residual x (s = x's producer out_scale); the conv itself and
- * its epilogue run in float32 as for any conv. The copies live in two scratch buffers. */
+ * its epilogue run in float32 as for any conv. The copies live in two scratch buffers. As on
+ * the GPU, every activation of an FP8 graph (but the logits) is stored as binary16: each node's
+ * output is rounded to fp16 before anything reads it, so FP8 reads quantize the fp16 value. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,7 @@ typedef struct ref_ctx {
     float **conv_w;       /* [n_nodes] re-laid-out weights of conv nodes, else NULL */
     float *arena;
     float *fq_in, *fq_res; /* FP8 emulation: fake-quantized conv input / residual x (or NULL) */
+    int f16_storage;       /* FP8 graphs: every activation is stored as binary16, as on the GPU */
     int n_buffers;
     size_t arena_floats, naive_floats;
 } ref_ctx;
@@ -339,6 +342,7 @@ static infer8_status ref_prepare(void **out, i8_graph *g, const i8_backend_optio
             fq_in = node_elems(&g->nodes[nd->inputs[0]]);
         if (nd->residual_fp8 && node_elems(nd) > fq_res) fq_res = node_elems(nd);
     }
+    x->f16_storage = fq_in > 0 || fq_res > 0;
     if ((fq_in && (!i8_mul3_size(fq_in, (size_t)opts->max_batch, sizeof(float), &fq_in) ||
                    !(x->fq_in = i8_malloc(fq_in, err)))) ||
         (fq_res && (!i8_mul3_size(fq_res, (size_t)opts->max_batch, sizeof(float), &fq_res) ||
@@ -458,6 +462,11 @@ static infer8_status ref_run(void *ctx, int n, const float *input_nchw, float *l
             if (nd->op == I8_OP_CONV) relayout_conv(x, k); /* the hook may have changed the weights */
         }
         run_node(x, k, n, input_nchw);
+        if (x->f16_storage && k != g->output) {
+            float *y = x->act[k];
+            size_t count = (size_t)n * node_elems(nd);
+            for (size_t i = 0; i < count; i++) y[i] = i8_f16_to_f32(i8_f32_to_f16(y[i]));
+        }
     }
     if (st == INFER8_OK) {
         const i8_node *o = &g->nodes[g->output];

@@ -291,13 +291,13 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8
             if (yq) {
                 float f[8];
 #pragma unroll
-                for (int e = 0; e < 8; e++) f[e] = __fmul_rn(v[e], a.y_inv);
+                for (int e = 0; e < 8; e++) f[e] = __fmul_rn(__half2float(__float2half_rn(v[e])), a.y_inv);
                 *(uint2 *)(yq + yo) = make_uint2(q_e4m3x4(f[0], f[1], f[2], f[3]), q_e4m3x4(f[4], f[5], f[6], f[7]));
             }
         } else {
             for (int e = 0; e < cnt; e++) {
                 if (y) y[yo + e] = __float2half_rn(v[e]);
-                if (yq) yq[yo + e] = (unsigned char)q_e4m3(__fmul_rn(v[e], a.y_inv));
+                if (yq) yq[yo + e] = (unsigned char)q_e4m3(__fmul_rn(__half2float(__float2half_rn(v[e])), a.y_inv));
             }
         }
     }
