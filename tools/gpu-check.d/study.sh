@@ -1,8 +1,7 @@
 # FP8 study step of tools/gpu-check (sourced by it): `infer8 study --device cuda` on a synthetic
 # inception_resnet_v2 with generated images, so the speed part (interleaved rounds at batch 1
-# and 32, per-layer-type profile) runs on the GPU. Until the CUDA backend has FP8 kernels the
-# FP8 variants must be reported as "not measured" (cannot run on the device) while fp16 is timed;
-# the step checks that and copies the report into $OUT/study/.
+# and 32, per-layer-type profile) runs on the GPU; every applicable variant (fp16 and the FP8
+# ones, on the FP8 kernels of cuda_fp8.cu) must be timed. Copies the report into $OUT/study/.
 STEPS+=(study_cuda)
 
 study_cuda() {
@@ -24,16 +23,19 @@ assert d["speed"]["measured"], "speed not measured on CUDA"
 v = {x["name"]: x for x in d["variants"]}
 assert v["fp16"]["speed"]["measured"] and v["fp16"]["speed"]["batches"][0]["median_ms"] > 0, "fp16 not timed"
 for x in d["variants"][1:]:
-    if x["applicable"] and not x["speed"]["measured"]:
-        assert "cannot run" in x["speed"]["note"], x["speed"]["note"]
+    if x["applicable"]:
+        assert x["speed"]["measured"], f'{x["name"]} not timed: {x["speed"]["note"]}'
 print("study on CUDA: decision", d["decision"]["decision"], "-", d["decision"]["reason"][:300])
 PY
 }
 
 # Issue 6: the full study of one family as committed under docs/studies/ARCH/: synth seed-0
 # snapshot, 2000 generated images (500 calibrate, 1500 held out), all 36 stress inputs, the
-# default variants, batch 1 and 32, --device cuda. STUDY_ARCHES picks the families (default
-# inception_v3); STUDY_TAKE overrides the image count. Wall time is in study_ARCH.time.
+# default variants, batch 1 and 32, --device cuda; the report (without bundles) comes back as
+# $OUT/study-ARCH.tar.gz. STUDY_ARCHES picks the families (default inception_v3), STUDY_TAKE
+# the image count, STUDY_ARGS extra study options. Wall time is in study_ARCH.time. Measured:
+# the CPU fp32 reference dominates (v3 0.14 s per image on the device's 16 cores), so 2000
+# images do not fit 10 minutes yet (docs/studies/README.md).
 STEPS+=(study_full)
 study_full() {
   gpu_env >/dev/null
@@ -48,9 +50,8 @@ study_full() {
       >"$OUT/study_$arch.log" 2>&1 || rc=1
     echo "$arch: study wall time $((SECONDS - t0)) s (exit $rc)" | tee "$OUT/study_$arch.time"
     tail -n 6 "$OUT/study_$arch.log"
-    mkdir -p "$OUT/studies/$arch"
-    cp "$WORK/study-$arch/README.md" "$WORK/study-$arch/study.json" "$WORK/study-$arch"/*.svg "$OUT/studies/$arch/" 2>/dev/null
-    cp -r "$WORK/study-$arch/recipes" "$WORK/study-$arch/scales" "$OUT/studies/$arch/" 2>/dev/null
+    # one archive per report (without the bundles): the device tool brings back few files
+    tar -czf "$OUT/study-$arch.tar.gz" -C "$WORK" --exclude bundles "study-$arch" || rc=1
   done
   return $rc
 }

@@ -102,6 +102,7 @@ typedef struct cu_ctx {
     cu_batch *batches;           /* [max_batch + 1], index = batch size */
     int force_kind;              /* INFER8_CUDA_TACTIC: 0 = tune all */
     double cudnn_budget_s, cudnn_spent_s;
+    int cudnn_lossy_ok; /* INFER8_CUDA_LOSSY_ENGINES=1: also time Winograd / FFT / fp16-reduction engines */
     int streams_used;
 } cu_ctx;
 
