@@ -33,10 +33,16 @@ static void merge_pairs(i8_calib_hist *h) {
     h->width *= 2.0;
 }
 
+/* Values per OpenMP chunk: below this a tensor is binned by one thread. */
+#define CALIB_PAR_MIN ((size_t)1 << 16)
+
 void i8_calib_collect(i8_calib_hist *h, const float *x, size_t n) {
     /* Pass 1: the batch max decides the range before any value is binned, so every value of
      * the batch lands in the final bins directly (re-binning only ever merges old counts). */
     float bmax = 0.0f;
+#ifdef _OPENMP
+#pragma omp parallel for reduction(max : bmax) schedule(static) if (n >= CALIB_PAR_MIN)
+#endif
     for (size_t k = 0; k < n; k++) {
         float a = fabsf(x[k]);
         if (a > bmax && a <= 3.40282347e38f) bmax = a;
@@ -44,20 +50,40 @@ void i8_calib_collect(i8_calib_hist *h, const float *x, size_t n) {
     if (bmax > h->amax) h->amax = bmax;
     if (h->width == 0.0 && h->amax > 0.0f) h->width = (double)h->amax / I8_CALIB_BINS;
     while (h->width > 0.0 && (double)h->amax > h->width * I8_CALIB_BINS) merge_pairs(h);
-    for (size_t k = 0; k < n; k++) {
-        float a = fabsf(x[k]);
-        if (!isfinite(a)) {
-            h->nonfinite++;
-            continue;
+    /* Pass 2: counts are integers, so per-thread histograms summed in any order give the same
+     * bins as one thread (the calibration stays deterministic for any thread count). */
+    const double width = h->width;
+    uint64_t nonfinite = 0, count = 0;
+#ifdef _OPENMP
+#pragma omp parallel if (n >= CALIB_PAR_MIN) reduction(+ : nonfinite, count)
+#endif
+    {
+        uint64_t local[I8_CALIB_BINS];
+        memset(local, 0, sizeof local);
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (size_t k = 0; k < n; k++) {
+            float a = fabsf(x[k]);
+            if (!isfinite(a)) {
+                nonfinite++;
+                continue;
+            }
+            size_t idx = 0;
+            if (a > 0.0f) {
+                double q = (double)a / width; /* width > 0 here: a <= amax and amax > 0 */
+                idx = q >= I8_CALIB_BINS ? I8_CALIB_BINS - 1 : (size_t)q;
+            }
+            local[idx]++;
+            count++;
         }
-        size_t idx = 0;
-        if (a > 0.0f) {
-            double q = (double)a / h->width; /* width > 0 here: a <= amax and amax > 0 */
-            idx = q >= I8_CALIB_BINS ? I8_CALIB_BINS - 1 : (size_t)q;
-        }
-        h->bins[idx]++;
-        h->count++;
+#ifdef _OPENMP
+#pragma omp critical(i8_calib_merge)
+#endif
+        for (size_t i = 0; i < I8_CALIB_BINS; i++) h->bins[i] += local[i];
     }
+    h->nonfinite += nonfinite;
+    h->count += count;
 }
 
 size_t i8_calib_top_bin(const i8_calib_hist *h) {

@@ -14,7 +14,7 @@
  *     4 generated images through the reference executor, batch 1 and 4.
  * Criterion (the differences allowed are accumulation order, fp16 rounding of fp16 tensors and
  * the one-code e4m3 rounding differences they cause): per op, max |cuda - ref| / max |ref| <=
- * 1/8 and mean |cuda - ref| / max |ref| <= 1e-2 (the kernel itself is checked code by code in
+ * 2e-2 and mean |cuda - ref| / max |ref| <= 1e-3 (the kernel itself is checked code by code in
  * dev/kernels/fp8_lab.cu); whole models, max relative logit difference <= 2e-2
  * and top-1 agreement >= 99% of the inputs (residual-fp8: see its test)
  * (whole models: INFER8_FP8_TEST_IMAGES inputs, default 64 for v3, 16 for IRv2). Also checks
@@ -323,12 +323,13 @@ static void check_op(tg *t, const int *fp8, const int *rfp8, int count, const ch
     double mean_rel;
     compare_fp8(g, in + per * 8, 6, ns, 2, &rel, &agree, &total, &mean_rel, 0);
     fprintf(stderr, "  %s: max rel diff %.3g, mean |diff| / max |ref| %.3g\n", what, rel, mean_rel);
-    /* GPU and CPU sum in different orders, so a value next to an e4m3 rounding boundary of an
-     * intermediate tensor may round to the neighbouring code (one step: at most 1/8 of that
-     * value) and carry the step downstream (measured: max 0.035-0.066, a share of the values
-     * beyond 2e-3); a wrong scale, index or epilogue moves most values by far more */
-    assert_true(rel <= 0.125);
-    assert_true(mean_rel <= 1e-2);
+    /* Both sides store every activation as binary16 and quantize that (docs/fp8.md), so only
+     * the summation order differs: measured max 4e-4, mean <= 4e-5 on the H200. A value next to
+     * an e4m3 rounding boundary may still round to the neighbouring code (one step, at most 1/8
+     * of it) when the sums differ in their last bit, hence the margin; a wrong scale, index or
+     * epilogue moves most values by far more (before the shared contract: max 0.035-0.066). */
+    assert_true(rel <= 2e-2);
+    assert_true(mean_rel <= 1e-3);
     free(amax);
     free(in);
     i8_graph_free(g);

@@ -6,6 +6,9 @@ STEPS+=(cuda_tests cuda_bench cuda_lab)
 # cuDNN / cuBLAS / the runtime / NVRTC (the machine may have no system cuDNN).
 gpu_env() {
   local extra=""
+  if [ -f .devcarry/lib.tar.xz ] && [ ! -d .devcarry/lib ]; then
+    tar -xJf .devcarry/lib.tar.xz -C .devcarry || return 1
+  fi
   for d in /usr/local/cuda/lib64 /usr/local/cuda/lib; do [ -d "$d" ] && extra="$extra:$d"; done
   local torch_libs
   torch_libs=$(python3 - <<'PY' 2>/dev/null
