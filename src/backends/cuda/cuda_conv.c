@@ -358,11 +358,10 @@ static int64_t dnn_engine_index(cudnnBackendDescriptor_t cfg) {
 }
 
 /* Does the engine of cfg trade accuracy for speed (Winograd or FFT transforms, reductions in
- * reduced precision)? The fp16 parity run found inception_v4 / v3 (3x3 convs on cuDNN) at max
- * rel 1.3e-2 / 9e-3 and KL 2.7e-4 / 1.4e-4 against fp32, IRv2 (1x1 GEMMs) at 4e-3 / 2.4e-5;
- * such engines are the suspected cause, so the tuner leaves them out unless
- * INFER8_CUDA_LOSSY_ENGINES=1 (effect on speed and parity not yet measured). Unknown notes
- * count as exact. */
+ * reduced precision)? An fp16 engine should cost no more than fp16 storage does: the parity run
+ * found inception_v3 at KL 1.4e-4 on the GPU against 4.5e-5 for fp16 rounding alone (CPU), so
+ * the tuner leaves such engines out unless INFER8_CUDA_LOSSY_ENGINES=1 (effect on speed and
+ * parity not yet measured). Unknown notes count as exact. */
 static int dnn_engine_lossy(cudnnBackendDescriptor_t cfg) {
     cudnnBackendDescriptor_t eng = NULL;
     cudnnBackendNumericalNote_t notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
