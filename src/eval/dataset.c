@@ -35,6 +35,7 @@ struct i8_dataset {
     i8_dataset_stats stats;
     char *kept[I8_DATASET_MAX_KEPT_ISSUES];
     size_t nkept;
+    uint64_t told_issues;           /* issues passed to on_issue so far, over all passes */
     int ended;
     /* folder and list layouts */
     entry *entries;
@@ -49,6 +50,7 @@ struct i8_dataset {
     struct archive_entry *pending;  /* header read whose member starts the next group */
     int in_group;                   /* a group (cur_*) is being collected */
     char *cur_key;
+    size_t cur_shard;               /* the shard the current group's members came from */
     uint64_t cur_index;
     int cur_selected, cur_bad, cur_has_cls, cur_label;
     /* the sample handed out last (freed at the next call) */
@@ -67,8 +69,10 @@ static void issue(i8_dataset *ds, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    /* after a rewind the same issues come again in the same order: told once, counted once */
+    if (ds->opt.on_issue && ds->stats.issues >= ds->told_issues) ds->opt.on_issue(ds->opt.user, msg);
     ds->stats.issues++;
-    if (ds->opt.on_issue) ds->opt.on_issue(ds->opt.user, msg);
+    if (ds->stats.issues > ds->told_issues) ds->told_issues = ds->stats.issues;
     if (ds->nkept < I8_DATASET_MAX_KEPT_ISSUES) {
         char *copy = strdup(msg);
         if (copy) ds->kept[ds->nkept++] = copy;  /* a lost copy only shortens the kept list */
@@ -628,7 +632,8 @@ static void drop_group(i8_dataset *ds) {
 /* Ends the current group: 1 if it was selected and usable (then *s is filled). */
 static int finish_group(i8_dataset *ds, i8_sample *s) {
     int yielded = 0;
-    const char *shard = ds->shards[ds->shard < ds->nshards ? ds->shard : ds->nshards - 1];
+    /* not ds->shard: a shard's last group ends after close_shard moved on to the next one */
+    const char *shard = ds->shards[ds->cur_shard < ds->nshards ? ds->cur_shard : ds->nshards - 1];
     if (ds->cur_selected) {
         if (ds->cur_bad) ds->stats.skipped++;  /* reported where it went wrong */
         else if (!ds->data) {
@@ -791,6 +796,7 @@ static infer8_status next_tar(i8_dataset *ds, i8_sample *s, int *has, i8_err *er
             ds->cur_key = strndup(name, klen);
             if (!ds->cur_key) return i8_fail(err, INFER8_E_NOMEM, "out of memory for a sample key");
             ds->in_group = 1;
+            ds->cur_shard = ds->shard;
             ds->cur_index = ds->stats.seen++;
             ds->cur_selected = selects(ds, ds->cur_index);
             ds->cur_bad = ds->cur_has_cls = 0;
@@ -911,9 +917,11 @@ infer8_status i8_dataset_rewind(i8_dataset *ds, i8_err *err) {
     drop_group(ds);
     ds->pos = 0;
     ds->ended = 0;
-    uint64_t issues = ds->stats.issues;
+    /* stats and the kept messages describe one pass: the next pass reports its issues again
+     * (the same ones, deterministically; on_issue is not called again for those) */
     memset(&ds->stats, 0, sizeof ds->stats);
-    ds->stats.issues = issues;
+    for (size_t i = 0; i < ds->nkept; i++) free(ds->kept[i]);
+    ds->nkept = 0;
     return INFER8_OK;
 }
 

@@ -90,7 +90,9 @@ infer8_status i8_dataset_open(i8_dataset **out, const char *src, const i8_datase
  * (all samples passed, or `take` reached: the rest is never read). Errors only for allocation
  * failure (INFER8_E_NOMEM); data problems are issues. */
 infer8_status i8_dataset_next(i8_dataset *ds, i8_sample *sample, int *has, i8_err *err);
-/* Starts again from the first sample (stats and issues are reset). */
+/* Starts again from the first sample. Stats and kept issue messages are reset, so after a full
+ * pass they describe that pass alone; on_issue is not called again for issues an earlier pass
+ * already reported (the passes meet the same issues in the same order). */
 infer8_status i8_dataset_rewind(i8_dataset *ds, i8_err *err);
 void i8_dataset_close(i8_dataset *ds);
 

@@ -59,6 +59,12 @@ line=$(grep ' sample000009 ' "$WORK/out")
 bytes=$(stat -c %s "$WORK/wds/stage/sample000009.jpg")
 [ "$line" = "9 9 held sample000009 2 $bytes j 40x30" ] || fail "sample 9 line: $line"
 echo "ok: 4 shards, 20 samples, keys, labels, sizes"
+# each sample names the shard it came from, including the last sample of a shard (its group
+# ends only when the shard has ended)
+list "$SH/shard-{000000..000003}.tar" --source
+bad_src=$(grep -v '^#' "$WORK/out" | awk '{ want = sprintf("shard-%06d.tar", int($1 / 5)); if ($9 != want) print $1 ":" $9 }')
+[ -z "$bad_src" ] || fail "samples attributed to the wrong shard: $bad_src"
+echo "ok: sample sources"
 
 # take 4 every 3, calib 2: positions 0 3 6 9 (across the shard boundary); first 2 calibrate
 list "$SH/shard-{000000..000003}.tar" --take 4 --every 3 --calib 2
@@ -103,6 +109,16 @@ grep -q "sample000106.png' is $png_bytes bytes, above the limit of $((png_bytes 
 list "$SH/bad.tar" --max-member "$png_bytes"
 [ "$(keys)" = "sample000100 sample000106" ] || fail "member exactly at the limit is read"
 echo "ok: corrupt members skipped and counted, member size limit"
+# a second pass after rewind (the study reads a dataset twice) reports the same issues once:
+# same stats and kept messages as one pass, no issue told twice
+list "$SH/bad.tar" --num-classes 1000
+grep '^# ' "$WORK/out" >"$WORK/one_pass.txt"; grep -c '^issue:' "$WORK/err" >"$WORK/one_told.txt"
+list "$SH/bad.tar" --num-classes 1000 --passes 2
+[ "$(keys)" = "sample000100 sample000106" ] || fail "second pass keys: $(keys)"
+grep '^# ' "$WORK/out" | diff "$WORK/one_pass.txt" - || fail "stats or kept issues differ after a rewind"
+[ "$(grep -c '^issue:' "$WORK/err")" = "$(cat "$WORK/one_told.txt")" ] || fail "issues told again on the second pass"
+[ "$(summary issues)" -ge 5 ] || fail "issues of one pass: $(summary issues)"
+echo "ok: rewind: one pass's stats and issues, each issue told once"
 
 # ---- truncated tar followed by a good shard: the rest of the bad shard is lost, nothing else ----
 size=$(stat -c %s "$SH/shard-000001.tar")

@@ -1,9 +1,12 @@
 /* i8_dataset_tool: command-line access to src/eval for the shell tests (tests/cli/test_dataset.sh).
  *   list SRC [--take N] [--every K] [--calib C] [--max-member BYTES] [--num-classes N]
- *            [--layout auto|imagefolder|flat|list|tar] [--no-decode]
+ *            [--layout auto|imagefolder|flat|list|tar] [--no-decode] [--source] [--passes P]
  *        one line per sample: "index subset calib|held key label bytes format WxH" (WxH "-" with
- *        --no-decode), issues on stderr as "issue: ...", then a summary line on stdout:
- *        "# layout L seen S selected X yielded Y calib C skipped K bad_shards B issues I"
+ *        --no-decode; --source adds the file name of its source), issues on stderr as
+ *        "issue: ...", then a summary line on stdout:
+ *        "# layout L seen S selected X yielded Y calib C skipped K bad_shards B issues I",
+ *        "# class I NAME" lines and "# kept MESSAGE" lines (the kept issue messages). --passes P
+ *        reads the dataset P times (rewinding between) and prints the last pass.
  *   expand PATTERN          shard names after brace expansion, one a line
  *   stress OUTDIR           every stress input as OUTDIR/NAME.png; prints "name WxH hash"
  *   stress-doc              docs/stress-inputs.md on stdout
@@ -56,11 +59,21 @@ static int cmd_list(int argc, char **argv) {
     memset(&opt, 0, sizeof opt);
     opt.decode = 1;
     opt.on_issue = on_issue;
+    int show_source = 0;
+    uint64_t passes = 1;
     for (int i = 3; i < argc; i++) {
         uint64_t v = 0;
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--no-decode") == 0) {
             opt.decode = 0;
+            continue;
+        }
+        if (strcmp(a, "--source") == 0) {
+            show_source = 1;
+            continue;
+        }
+        if (strcmp(a, "--passes") == 0 && parse_u64(val, &passes) && passes >= 1 && passes <= 10) {
+            i++;
             continue;
         }
         if (strcmp(a, "--layout") == 0 && val) {
@@ -84,18 +97,30 @@ static int cmd_list(int argc, char **argv) {
     i8_err_clear(&err);
     i8_dataset *ds = NULL;
     if (i8_dataset_open(&ds, argv[2], &opt, &err) != INFER8_OK) return fail(&err);
-    for (;;) {
-        i8_sample s;
-        int has = 0;
-        if (i8_dataset_next(ds, &s, &has, &err) != INFER8_OK) {
+    for (uint64_t pass = 0; pass < passes; pass++) {
+        if (pass > 0 && i8_dataset_rewind(ds, &err) != INFER8_OK) {
             i8_dataset_close(ds);
             return fail(&err);
         }
-        if (!has) break;
-        printf("%llu %llu %s %s %d %zu %c ", (unsigned long long)s.index, (unsigned long long)s.subset_index,
-               s.calib ? "calib" : "held", s.key, s.label, s.size, s.format);
-        if (s.image) printf("%dx%d\n", s.image->width, s.image->height);
-        else printf("-\n");
+        for (;;) {
+            i8_sample s;
+            int has = 0;
+            if (i8_dataset_next(ds, &s, &has, &err) != INFER8_OK) {
+                i8_dataset_close(ds);
+                return fail(&err);
+            }
+            if (!has) break;
+            if (pass + 1 < passes) continue; /* only the last pass is printed */
+            printf("%llu %llu %s %s %d %zu %c ", (unsigned long long)s.index, (unsigned long long)s.subset_index,
+                   s.calib ? "calib" : "held", s.key, s.label, s.size, s.format);
+            if (s.image) printf("%dx%d", s.image->width, s.image->height);
+            else printf("-");
+            if (show_source) {
+                const char *slash = strrchr(s.source, '/');
+                printf(" %s", slash ? slash + 1 : s.source);
+            }
+            printf("\n");
+        }
     }
     const i8_dataset_stats *st = i8_dataset_get_stats(ds);
     printf("# layout %s seen %llu selected %llu yielded %llu calib %llu skipped %llu bad_shards %llu issues %llu\n",
@@ -103,6 +128,7 @@ static int cmd_list(int argc, char **argv) {
            (unsigned long long)st->yielded, (unsigned long long)st->yielded_calib, (unsigned long long)st->skipped,
            (unsigned long long)st->bad_shards, (unsigned long long)st->issues);
     for (int c = 0; c < i8_dataset_class_count(ds); c++) printf("# class %d %s\n", c, i8_dataset_class_name(ds, c));
+    for (size_t i = 0; i8_dataset_issue(ds, i); i++) printf("# kept %s\n", i8_dataset_issue(ds, i));
     i8_dataset_close(ds);
     return 0;
 }
