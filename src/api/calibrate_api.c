@@ -163,29 +163,7 @@ static infer8_status list_images(const char *src, const i8_limits *lim, path_lis
     return s;
 }
 
-/* ---- calibration ---- */
-
-typedef struct calib_state {
-    i8_calib_hist **hist;   /* [n_nodes] histogram of the node's output, NULL if not collected */
-    long *seen;             /* [n_nodes] last batch id collected */
-    long batch_id;
-} calib_state;
-
-/* pre_node_hook: before each conv, feeds its input (and residual x) once per batch. */
-static infer8_status calib_hook(void *user, i8_graph *g, int k, int n, const float *const *inputs, i8_err *err) {
-    calib_state *c = user;
-    const i8_node *nd = &g->nodes[k];
-    if (nd->op != I8_OP_CONV) return INFER8_OK;
-    for (int j = 0; j < nd->n_inputs && j < 2; j++) {
-        const int p = nd->inputs[j];
-        if (!c->hist[p] || c->seen[p] == c->batch_id) continue;
-        const i8_node *pn = &g->nodes[p];
-        i8_calib_collect(c->hist[p], inputs[j], (size_t)n * (size_t)pn->c * (size_t)pn->h * (size_t)pn->w);
-        c->seen[p] = c->batch_id;
-    }
-    (void)err;
-    return INFER8_OK;
-}
+/* ---- calibration (histograms fed by i8_calib_collect_hook, quant/calibrate.h) ---- */
 
 EXPORT void infer8_calibrate_options_init(infer8_calibrate_options *o) {
     memset(o, 0, sizeof *o);
@@ -223,7 +201,7 @@ EXPORT infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *m, cons
         }
 
     path_list images = {0};
-    calib_state c = {0};
+    i8_calib_collector c = {0};
     void *bctx = NULL;
     float *batch = NULL, *logits = NULL;
     uint8_t *file = NULL;
@@ -260,7 +238,7 @@ EXPORT infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *m, cons
     memset(&bo, 0, sizeof bo);
     bo.max_batch = o.batch;
     bo.threads = m->options.threads;
-    bo.pre_node_hook = calib_hook;
+    bo.pre_node_hook = i8_calib_collect_hook;
     bo.hook_user = &c;
     if ((s = i8_backend_cpu_reference.prepare(&bctx, &m->graph, &bo, &err))) goto done;
     const size_t per_image = (size_t)g->input_c * g->input_h * g->input_w;

@@ -333,26 +333,6 @@ static void environment(study *S) {
 
 /* ---- calibration: one pass, histograms of every tensor read by a conv ---- */
 
-typedef struct calib_state {
-    i8_calib_hist **hist;
-    long *seen;
-    long batch_id;
-} calib_state;
-
-static infer8_status calib_hook(void *user, i8_graph *g, int k, int n, const float *const *inputs, i8_err *err) {
-    calib_state *c = user;
-    const i8_node *nd = &g->nodes[k];
-    if (nd->op != I8_OP_CONV) return INFER8_OK;
-    for (int j = 0; j < nd->n_inputs && j < 2; j++) {
-        const int p = nd->inputs[j];
-        if (!c->hist[p] || c->seen[p] == c->batch_id) continue;
-        const i8_node *pn = &g->nodes[p];
-        i8_calib_collect(c->hist[p], inputs[j], (size_t)n * (size_t)pn->c * (size_t)pn->h * (size_t)pn->w);
-        c->seen[p] = c->batch_id;
-    }
-    (void)err;
-    return INFER8_OK;
-}
 
 static infer8_status grow_calib_logits(study *S, size_t n, i8_err *err) {
     float *t = i8_realloc(S->calib_logits, (S->n_calib_logits + n) * (size_t)S->num_classes * sizeof(float), err);
@@ -365,7 +345,7 @@ static infer8_status grow_calib_logits(study *S, size_t n, i8_err *err) {
 static infer8_status calibrate(study *S, uint64_t *n_held, i8_err *err) {
     infer8_model *m = S->ref;
     const i8_graph *g = &m->graph;
-    calib_state c = {0};
+    i8_calib_collector c = {0};
     void *bctx = NULL;
     float *batch = NULL, *logits = NULL;
     infer8_status s = INFER8_OK;
@@ -394,7 +374,7 @@ static infer8_status calibrate(study *S, uint64_t *n_held, i8_err *err) {
     memset(&bo, 0, sizeof bo);
     bo.max_batch = B;
     bo.threads = S->o.threads;
-    bo.pre_node_hook = calib_hook;
+    bo.pre_node_hook = i8_calib_collect_hook;
     bo.hook_user = &c;
     if ((s = i8_backend_cpu_reference.prepare(&bctx, &m->graph, &bo, err))) goto done;
     if (!(batch = i8_calloc((size_t)B, S->per_image * sizeof(float), err)) ||

@@ -223,3 +223,18 @@ infer8_status i8_calib_compute_amax(const i8_calib_hist *h, i8_calib_method meth
     }
     return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "%s: unknown calibration method %d", n, (int)method);
 }
+
+infer8_status i8_calib_collect_hook(void *user, i8_graph *g, int node, int n, const float *const *inputs, i8_err *err) {
+    i8_calib_collector *c = user;
+    const i8_node *nd = &g->nodes[node];
+    (void)err;
+    if (nd->op != I8_OP_CONV) return INFER8_OK;
+    for (int j = 0; j < nd->n_inputs && j < 2; j++) {
+        const int p = nd->inputs[j];
+        if (!c->hist[p] || c->seen[p] == c->batch_id) continue;
+        const i8_node *pn = &g->nodes[p];
+        i8_calib_collect(c->hist[p], inputs[j], (size_t)n * (size_t)pn->c * (size_t)pn->h * (size_t)pn->w);
+        c->seen[p] = c->batch_id;
+    }
+    return INFER8_OK;
+}

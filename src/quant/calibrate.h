@@ -50,6 +50,7 @@
 #define I8_QUANT_CALIBRATE_H
 
 #include "core/i8.h"
+#include "graph/graph.h"
 
 #define I8_CALIB_BINS 2048
 #define I8_CALIB_START_BIN 128
@@ -94,5 +95,18 @@ double i8_calib_entropy_kl(const i8_calib_hist *h, size_t i);
 /* The MSE search's histogram error for a candidate amax a > 0 (sum over bins of count * squared
  * fake-quant error of the bin center; values above a saturate). */
 double i8_calib_mse_error(const i8_calib_hist *h, float a);
+
+/* Collection during a reference-executor run: hist[p] (NULL = not collected) receives the output
+ * of node p once per batch, when the first conv reading it (as input or residual x) is about to
+ * run. The caller allocates hist and seen ([n_nodes], seen zeroed or -1) and bumps batch_id
+ * before each batch. */
+typedef struct i8_calib_collector {
+    i8_calib_hist **hist;
+    long *seen;     /* [n_nodes] batch id of the last collection */
+    long batch_id;
+} i8_calib_collector;
+
+/* The pre_node_hook (backends/backend.h) that feeds an i8_calib_collector (user). */
+infer8_status i8_calib_collect_hook(void *user, i8_graph *g, int node, int n, const float *const *inputs, i8_err *err);
 
 #endif

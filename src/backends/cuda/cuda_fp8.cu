@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "cuda_fp8.h"
+#include "cuda_splitk.cuh"
 
 #define FP8_BK 128              /* K bytes per stage: four m16n8k32 steps */
 #define FP8_LDS (FP8_BK + 16)   /* smem row pitch: 144 bytes, ldmatrix rows hit distinct banks */
@@ -226,27 +227,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8
             sC[(r + 8) * LDC + col + 1] = acc[i][j][3];
         }
     __syncthreads();
-    if (splits > 1) {
-        /* split-K: publish this block's partial tile; the last block of the tile sums them all */
-        __shared__ int is_last;
-        const int tile = blockIdx.x * gridDim.y + blockIdx.y;
-        float *mine = a.partial + ((size_t)tile * splits + blockIdx.z) * BM * BN;
-        for (int idx = tid; idx < BM * BN; idx += NT) mine[idx] = sC[(idx / BN) * LDC + idx % BN];
-        __threadfence();
-        __syncthreads();
-        if (tid == 0) is_last = atomicAdd(&a.counters[tile], 1u) == (unsigned)splits - 1;
-        __syncthreads();
-        if (!is_last) return;
-        __threadfence();
-        const float *all = a.partial + (size_t)tile * splits * BM * BN;
-        for (int idx = tid; idx < BM * BN; idx += NT) {
-            float v = 0.0f;
-            for (int z = 0; z < splits; z++) v += __ldcg(all + (size_t)z * BM * BN + idx);
-            sC[(idx / BN) * LDC + idx % BN] = v;
-        }
-        if (tid == 0) a.counters[tile] = 0u; /* ready for the next launch / graph replay */
-        __syncthreads();
-    }
+    if (splits > 1 && !splitk_reduce<BM, BN, NT>(sC, LDC, a.partial, a.counters, splits)) return;
 
     __half *y = (__half *)a.y;
     unsigned char *yq = (unsigned char *)a.yq;

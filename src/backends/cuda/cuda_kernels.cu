@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "cuda_kernels.h"
+#include "cuda_splitk.cuh"
 
 using namespace nvcuda;
 
@@ -147,27 +148,7 @@ conv_wmma_kernel(i8_cuda_conv_args a, int splits) {
             wmma::store_matrix_sync(sC + (wm * WM + i * 16) * LDC + wn * WN + j * 16, acc[i][j], LDC,
                                     wmma::mem_row_major);
     __syncthreads();
-    if (splits > 1) {
-        /* split-K: publish this block's partial tile; the last block of the tile sums them all */
-        __shared__ int is_last;
-        const int tile = blockIdx.x * gridDim.y + blockIdx.y;
-        float *mine = a.partial + ((size_t)tile * splits + blockIdx.z) * BM * BN;
-        for (int idx = tid; idx < BM * BN; idx += NT) mine[idx] = sC[(idx / BN) * LDC + idx % BN];
-        __threadfence();
-        __syncthreads();
-        if (tid == 0) is_last = atomicAdd(&a.counters[tile], 1u) == (unsigned)splits - 1;
-        __syncthreads();
-        if (!is_last) return;
-        __threadfence();
-        const float *all = a.partial + (size_t)tile * splits * BM * BN;
-        for (int idx = tid; idx < BM * BN; idx += NT) {
-            float v = 0.0f;
-            for (int z = 0; z < splits; z++) v += __ldcg(all + (size_t)z * BM * BN + idx);
-            sC[(idx / BN) * LDC + idx % BN] = v;
-        }
-        if (tid == 0) a.counters[tile] = 0u; /* ready for the next launch / graph replay */
-        __syncthreads();
-    }
+    if (splits > 1 && !splitk_reduce<BM, BN, NT>(sC, LDC, a.partial, a.counters, splits)) return;
     const __half *res = (const __half *)a.res;
     __half *y = (__half *)a.y;
     const bool vec = (a.y_ld % 8 == 0) && (((uintptr_t)y & 15) == 0) &&
