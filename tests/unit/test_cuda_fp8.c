@@ -271,7 +271,7 @@ static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns,
         if (g->nodes[i].op != I8_OP_CONV) continue;
         int is8 = g->nodes[i].precision == I8_PREC_FP8;
         n_fp8 += is8;
-        assert_int_equal(tac[i].kind == I8_CUDA_TACTIC_FP8, is8);
+        assert_int_equal(tac[i].kind == I8_CUDA_TACTIC_FP8 || tac[i].kind == I8_CUDA_TACTIC_FP8_LT, is8);
     }
     if (report) {
         i8_cuda_stats s;
@@ -279,9 +279,10 @@ static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns,
         double ms = 0;
         assert_int_equal(i8_backend_cuda.time_forward(cc, ns[count - 1], 20, &ms, &err), INFER8_OK);
         fprintf(stderr,
-                "  %s n=%d: %.3f ms/forward; convs fp8 %d own %d cublaslt %d cudnn %d; arena %.1f MiB, weights %.1f "
+                "  %s n=%d: %.3f ms/forward; convs fp8 %d (cuBLASLt e4m3 %d) own %d cublaslt %d cudnn %d; arena %.1f MiB, weights %.1f "
                 "MiB\n",
-                g->arch, ns[count - 1], ms, s.convs_per_kind[4], s.convs_per_kind[1], s.convs_per_kind[2],
+                g->arch, ns[count - 1], ms, s.convs_per_kind[4] + s.convs_per_kind[5], s.convs_per_kind[5],
+                s.convs_per_kind[1], s.convs_per_kind[2],
                 s.convs_per_kind[3], s.arena_bytes / 1048576.0, s.weight_bytes / 1048576.0);
     }
     assert_true(n_fp8 > 0);
@@ -444,6 +445,7 @@ static void test_fp16_unchanged(void **state) {
     const i8_cuda_tactic *tac = NULL;
     assert_int_equal(i8_cuda_tactics(cc, 1, &tac, &err), INFER8_OK);
     assert_true(tac[a].kind != I8_CUDA_TACTIC_FP8 && tac[b].kind != I8_CUDA_TACTIC_FP8);
+    assert_true(tac[a].kind != I8_CUDA_TACTIC_FP8_LT && tac[b].kind != I8_CUDA_TACTIC_FP8_LT);
     i8_backend_cuda.destroy(cc);
     /* an FP8 conv without a usable input scale is refused at prepare, naming the tensor */
     i8_node *nb = &t.g.nodes[b];

@@ -512,6 +512,7 @@ static void cuda_destroy(void *vctx) {
             cudaFree(c->rt[i].beta);
             cudaFree(c->rt[i].wq);
             cudaFree(c->rt[i].mult);
+            cudaFree(c->rt[i].dscale);
         }
     if (c->ev)
         for (int i = 0; i < c->g->n_nodes; i++)
@@ -525,6 +526,8 @@ static void cuda_destroy(void *vctx) {
     if (c->t0) cudaEventDestroy(c->t0);
     if (c->t1) cudaEventDestroy(c->t1);
     cudaFree(c->arena);
+    cudaFree(c->ones);
+    cudaFree(c->lt8_c);
     cudaFree(c->in_stage);
     cudaFree(c->out_stage);
     if (c->dnn) cudnnDestroy(c->dnn);

@@ -88,6 +88,7 @@ static int run_plan(cu_ctx *c, int n, cu_conv_plan *p, int node, cudaStream_t s,
         return (int)st;
     }
     case I8_CUDA_TACTIC_FP8: return i8_cuda_fp8_launch(c, n, g, node, p->tac.variant, s, wsi);
+    case I8_CUDA_TACTIC_FP8_LT: return i8_cuda_fp8_lt_launch(c, n, p, node, s, wsi);
     default: return -1;
     }
 }
@@ -533,6 +534,30 @@ static void tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
             p->tac.ms = ms;
         }
     }
+    /* experimental (INFER8_CUDA_FP8_LT=1): cuBLASLt e4m3 GEMMs for 1x1 convs, each checked
+     * against the own kernel's output before it is timed */
+    if (p->tac.kind != I8_CUDA_TACTIC_FP8 || !i8_cuda_fp8_lt_fits(c, &p->sig)) return;
+    cu_conv_plan lt = *p;
+    lt.mm = NULL, lt.la = lt.lb = lt.lc = lt.ld = NULL;
+    cublasLtMatmulHeuristicResult_t res[MAX_LT_ALGOS];
+    int nres = i8_cuda_fp8_lt_setup(c, b->n, &lt, node, res, MAX_LT_ALGOS), won = 0;
+    for (int r = 0; r < nres; r++) {
+        if (res[r].workspaceSize > CU_WORKSPACE_BYTES) continue;
+        memset(&lt.tac, 0, sizeof lt.tac);
+        lt.tac.kind = I8_CUDA_TACTIC_FP8_LT, lt.tac.variant = r, lt.tac.engine = -1;
+        lt.tac.workspace = res[r].workspaceSize;
+        memcpy(lt.tac.algo, &res[r].algo, sizeof res[r].algo);
+        if (!i8_cuda_fp8_lt_check(c, b->n, &lt, node, p->tac.variant)) continue;
+        float ms = time_plan(c, b->n, &lt, node, NULL);
+        if (ms >= 0.0f && ms < best) {
+            best = ms;
+            p->tac = lt.tac;
+            p->tac.ms = ms;
+            won = 1;
+        }
+    }
+    if (won) p->mm = lt.mm, p->la = lt.la, p->lb = lt.lb, p->lc = lt.lc, p->ld = lt.ld;
+    else lt_destroy(&lt);
 }
 
 static void tune_plan(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {

@@ -55,6 +55,30 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
     if (!any) return INFER8_OK; /* fp16 graphs: nothing changes */
     int ce = i8_cuda_conv_fp8_setup();
     if (ce) return i8_fail(err, INFER8_E_DEVICE, "cuda: FP8 kernel setup: %s", cudaGetErrorString((cudaError_t)ce));
+    const char *lt = getenv("INFER8_CUDA_FP8_LT");
+    if (lt && atoi(lt) > 0) {
+        /* B scale vector (one 1.0f per pixel) and a C matrix the e4m3-output GEMMs never read
+         * (beta 0) but must be given: sized for the largest 1x1 FP8 conv */
+        size_t pixels = 0, c_bytes = 0;
+        for (int j = 0; j < n; j++) {
+            const i8_node *nd = &g->nodes[j];
+            if (!is_fp8_conv(nd) || nd->kh != 1 || nd->kw != 1) continue;
+            size_t px = (size_t)c->max_batch * (size_t)nd->h * (size_t)nd->w;
+            if (px > pixels) pixels = px;
+            if (px * (size_t)nd->c * 2 > c_bytes) c_bytes = px * (size_t)nd->c * 2;
+        }
+        float *host = pixels ? i8_malloc(pixels * sizeof(float), err) : NULL;
+        if (pixels && !host) return err->code;
+        for (size_t i = 0; i < pixels; i++) host[i] = 1.0f;
+        cudaError_t e = cudaSuccess;
+        if (pixels) e = cudaMalloc((void **)&c->ones, pixels * sizeof(float));
+        if (pixels && e == cudaSuccess) e = cudaMemcpy(c->ones, host, pixels * sizeof(float), cudaMemcpyHostToDevice);
+        if (pixels && e == cudaSuccess) e = cudaMalloc(&c->lt8_c, c_bytes);
+        free(host);
+        if (e != cudaSuccess) return i8_fail(err, INFER8_E_DEVICE, "cuda: FP8 GEMM buffers: %s", cudaGetErrorString(e));
+        c->n_ones = pixels;
+        c->fp8_lt = pixels > 0;
+    }
 
     unsigned char *rd8 = i8_calloc((size_t)ns, 4, err);
     float *scale = i8_calloc((size_t)ns, sizeof(float), err);
@@ -165,6 +189,20 @@ infer8_status i8_cuda_fp8_upload(cu_ctx *c, int i, i8_err *err) {
     if ((rc = upload((void **)&rt->wq, wq, count, err)) || (rc = upload((void **)&rt->mult, mult, (size_t)co * 4, err)) ||
         (rc = upload((void **)&rt->b32, b32, (size_t)co * 4, err)))
         goto out;
+    if (c->fp8_lt) { /* the cuBLASLt GEMM's epilogue takes an fp16 bias and a device scale */
+        uint16_t *b16 = i8_malloc((size_t)co * 2, err);
+        if (!b16) {
+            rc = err->code;
+            goto out;
+        }
+        for (int o = 0; o < co; o++) b16[o] = i8_f32_to_f16(b32[o]);
+        rc = upload(&rt->b16, b16, (size_t)co * 2, err);
+        free(b16);
+        if (rc) goto out;
+        const cu_storage *st = &c->stor[c->views[i].storage];
+        float dscale = st->q ? i8_fp8_inv_scale(st->q_scale) : 1.0f;
+        if ((rc = upload((void **)&rt->dscale, &dscale, sizeof dscale, err))) goto out;
+    }
     c->weight_bytes += count + (size_t)co * 8;
 out:
     free(wq);
@@ -216,3 +254,157 @@ int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *g, int node, int var
     a.counters = c->counters[wsi], a.n_counters = CU_SPLIT_COUNTERS;
     return i8_cuda_conv_fp8(&a, variant, s);
 }
+
+/* ---- cuBLASLt e4m3 GEMM for 1x1 FP8 convs (experimental: INFER8_CUDA_FP8_LT=1) ----
+ * D[c_out x pixels] = epilogue(A^T B) with A = the e4m3 weight codes [c_out][c_in] (K-major),
+ * B = the input's e4m3 twin (NHWC: a pixel's channels are contiguous), outer-vector scales
+ * mult[o] (input scale x weight scale x residual scale) for A's rows and 1.0f for B's columns,
+ * fp16 bias and ReLU in the epilogue; D is the e4m3 twin (D scale 1 / out_scale) or the fp16
+ * output (C = fp16 residual x with beta 1, else beta 0). Same numbers as the own kernel up to
+ * summation order, except that cuBLASLt quantizes v itself where the contract quantizes
+ * fp16(v) (docs/fp8.md): i8_cuda_fp8_lt_check bounds the difference before a GEMM is used. */
+
+int i8_cuda_fp8_lt_fits(const cu_ctx *c, const cu_conv_sig *g) {
+    if (!c->fp8_lt || !g->fp8 || !g->a_q || g->kh != 1 || g->kw != 1 || g->sh != 1 || g->sw != 1 || g->ph || g->pw)
+        return 0;
+    if (g->c_in % 16 || g->x_ld % 16 || g->c_out % 8) return 0;
+    if (g->out_q && !g->out_f16) return g->res_mode == I8_FP8_RES_NONE;     /* e4m3 only */
+    if (g->out_f16 && !g->out_q) return g->res_mode == I8_FP8_RES_NONE || g->res_mode == I8_FP8_RES_F16;
+    return 0;                                                            /* dual output: own kernel */
+}
+
+static uint32_t ptr_align(const void *p) {
+    uintptr_t v = (uintptr_t)p;
+    uint32_t a = 256;
+    while (a > 1 && v % a) a /= 2;
+    return a;
+}
+
+int i8_cuda_fp8_lt_setup(cu_ctx *c, int n, cu_conv_plan *p, int node, cublasLtMatmulHeuristicResult_t *res, int max) {
+    const cu_conv_sig *g = &p->sig;
+    const cu_node_rt *rt = &c->rt[node];
+    const i8_node *nd = &c->g->nodes[node];
+    uint64_t m = (uint64_t)n * g->h * g->w, k = (uint64_t)g->c_in, co = (uint64_t)g->c_out;
+    if (m > c->n_ones || !rt->b16 || !rt->dscale) return 0;
+    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    cublasLtEpilogue_t epi = g->relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
+    int32_t vec = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, bias_t = CUDA_R_16F;
+    const void *bias = rt->b16, *as = rt->mult, *bs = c->ones, *ds = rt->dscale;
+    const int e4m3_out = g->out_q;
+    const int64_t ldc = e4m3_out ? (int64_t)co : g->res_mode == I8_FP8_RES_F16 ? g->res_ld : g->y_ld;
+    cublasLtMatmulPreference_t pref = NULL;
+    int found = 0;
+    if (cublasLtMatmulDescCreate(&p->mm, CUBLAS_COMPUTE_32F, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS ||
+        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) ||
+        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) ||
+        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi) ||
+        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) ||
+        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_t, sizeof bias_t) ||
+        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &vec, sizeof vec) ||
+        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &vec, sizeof vec) ||
+        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &as, sizeof as) ||
+        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &bs, sizeof bs) ||
+        (e4m3_out && cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &ds, sizeof ds)) ||
+        cublasLtMatrixLayoutCreate(&p->la, CUDA_R_8F_E4M3, k, co, (int64_t)k) ||
+        cublasLtMatrixLayoutCreate(&p->lb, CUDA_R_8F_E4M3, k, m, g->x_ld) ||
+        cublasLtMatrixLayoutCreate(&p->lc, CUDA_R_16F, co, m, ldc) ||
+        cublasLtMatrixLayoutCreate(&p->ld, e4m3_out ? CUDA_R_8F_E4M3 : CUDA_R_16F, co, m, g->y_ld))
+        goto out;
+    uint64_t wsb = CU_WORKSPACE_BYTES;
+    uint32_t al_a = 16, al_b = ptr_align(i8_cuda_view_qptr(c, nd->inputs[0]));
+    uint32_t al_d = ptr_align(e4m3_out ? i8_cuda_view_qptr(c, node) : i8_cuda_view_ptr(c, node));
+    uint32_t al_c = e4m3_out ? 256 : g->res_mode == I8_FP8_RES_F16 ? (uint32_t)g->align_r : al_d;
+    if (cublasLtMatmulPreferenceCreate(&pref) ||
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb) ||
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al_a, sizeof al_a) ||
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al_b, sizeof al_b) ||
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_c, sizeof al_c) ||
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_d, sizeof al_d))
+        goto out;
+    if (cublasLtMatmulAlgoGetHeuristic(c->lt, p->mm, p->la, p->lb, p->lc, p->ld, pref, max, res, &found) !=
+        CUBLAS_STATUS_SUCCESS)
+        found = 0;
+out:
+    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    return found;
+}
+
+int i8_cuda_fp8_lt_launch(cu_ctx *c, int n, const cu_conv_plan *p, int node, cudaStream_t s, int wsi) {
+    const cu_conv_sig *g = &p->sig;
+    const i8_node *nd = &c->g->nodes[node];
+    (void)n;
+    const void *x = i8_cuda_view_qptr(c, nd->inputs[0]), *a = c->rt[node].wq;
+    void *d = g->out_q ? i8_cuda_view_qptr(c, node) : i8_cuda_view_ptr(c, node);
+    const void *cm = g->out_q ? c->lt8_c : g->res_mode == I8_FP8_RES_F16 ? i8_cuda_view_ptr(c, nd->inputs[1]) : d;
+    float alpha = 1.0f, beta = !g->out_q && g->res_mode == I8_FP8_RES_F16 ? 1.0f : 0.0f;
+    cublasLtMatmulAlgo_t algo;
+    memcpy(&algo, p->tac.algo, sizeof algo);
+    return (int)cublasLtMatmul(c->lt, p->mm, &alpha, a, p->la, x, p->lb, &beta, cm, p->lc, d, p->ld, &algo, c->ws[wsi],
+                               CU_WORKSPACE_BYTES, s);
+}
+
+/* Copies the output slice of node (n images) to host bytes: e4m3 codes or fp16 halves. */
+static int fetch_output(cu_ctx *c, int n, const cu_conv_sig *g, int node, uint8_t *host) {
+    size_t pixels = (size_t)n * g->ho * g->wo, elem = g->out_q ? 1 : 2;
+    const void *src = g->out_q ? i8_cuda_view_qptr(c, node) : i8_cuda_view_ptr(c, node);
+    return cudaMemcpy2D(host, (size_t)g->c_out * elem, src, (size_t)g->y_ld * elem, (size_t)g->c_out * elem, pixels,
+                        cudaMemcpyDeviceToHost) == cudaSuccess;
+}
+
+int i8_cuda_fp8_lt_check(cu_ctx *c, int n, const cu_conv_plan *p, int node, int own_variant) {
+    const cu_conv_sig *g = &p->sig;
+    size_t count = (size_t)n * g->ho * g->wo * (size_t)g->c_out, elem = g->out_q ? 1 : 2;
+    uint8_t *want = malloc(count * elem), *got = malloc(count * elem);
+    int ok = 0;
+    if (!want || !got) goto done;
+    cudaStream_t s = c->streams[0];
+    {
+        /* the arena holds a fill pattern, whose bytes include e4m3 NaN codes: give the input
+         * twin finite codes (|x| <= 1.875, both signs) so the two outputs can be compared */
+        const i8_node *nd = &c->g->nodes[node];
+        size_t rows = (size_t)n * g->h * g->w;
+        uint8_t *codes = malloc(rows * (size_t)g->c_in);
+        if (!codes) goto done;
+        uint32_t r = 2463534242u;
+        for (size_t i = 0; i < rows * (size_t)g->c_in; i++) {
+            r ^= r << 13, r ^= r >> 17, r ^= r << 5;
+            codes[i] = (uint8_t)(r & 0xbf); /* sign bit and codes 0..0x3f */
+        }
+        cudaError_t e = cudaMemcpy2D(i8_cuda_view_qptr(c, nd->inputs[0]), (size_t)g->x_ld, codes, (size_t)g->c_in,
+                                     (size_t)g->c_in, rows, cudaMemcpyHostToDevice);
+        free(codes);
+        if (e != cudaSuccess) goto done;
+    }
+    if (i8_cuda_fp8_launch(c, n, g, node, own_variant, s, 0) || cudaStreamSynchronize(s) != cudaSuccess ||
+        !fetch_output(c, n, g, node, want))
+        goto done;
+    if (i8_cuda_fp8_lt_launch(c, n, p, node, s, 0) || cudaStreamSynchronize(s) != cudaSuccess ||
+        !fetch_output(c, n, g, node, got))
+        goto done;
+    if (g->out_q) {
+        size_t differ = 0, far = 0;
+        for (size_t i = 0; i < count; i++) {
+            if (want[i] == got[i]) continue;
+            differ++;
+            int a = want[i] & 0x80 ? -(int)(want[i] & 0x7f) : (int)want[i];
+            int b = got[i] & 0x80 ? -(int)(got[i] & 0x7f) : (int)got[i];
+            far += abs(a - b) > 1 || (want[i] & 0x7f) == 0x7f || (got[i] & 0x7f) == 0x7f;
+        }
+        ok = far == 0 && differ * 100 <= count;
+    } else {
+        const uint16_t *w16 = (const uint16_t *)(void *)want, *g16 = (const uint16_t *)(void *)got;
+        double maxd = 0.0, maxr = 0.0;
+        for (size_t i = 0; i < count; i++) {
+            double a = i8_f16_to_f32(w16[i]), b = i8_f16_to_f32(g16[i]), d = fabs(a - b);
+            if (!(d <= maxd)) maxd = d; /* NaN fails */
+            if (fabs(a) > maxr) maxr = fabs(a);
+        }
+        ok = maxd <= 1e-2 * maxr;
+    }
+done:
+    cudaGetLastError();
+    free(want);
+    free(got);
+    return ok;
+}
+

@@ -66,6 +66,7 @@ typedef struct cu_node_rt {
     int c_in_phys;
     uint8_t *wq;                 /* FP8 conv: e4m3 weight codes [c_out][kh][kw][c_in_phys] */
     float *mult;                 /* FP8 conv: in_scale * w_scale[o] * residual_scale */
+    float *dscale;               /* FP8 conv with an e4m3 output: 1 / out_scale (device scalar) */
 } cu_node_rt;
 
 typedef struct cu_batch {
@@ -103,6 +104,10 @@ typedef struct cu_ctx {
     int force_kind;              /* INFER8_CUDA_TACTIC: 0 = tune all */
     double cudnn_budget_s, cudnn_spent_s;
     int cudnn_lossy_ok; /* INFER8_CUDA_LOSSY_ENGINES=1: also time Winograd / FFT / fp16-reduction engines */
+    int fp8_lt;                  /* INFER8_CUDA_FP8_LT=1: also try cuBLASLt e4m3 GEMMs for 1x1 FP8 convs */
+    float *ones;                 /* n_ones 1.0f: the per-pixel B scale vector of those GEMMs */
+    size_t n_ones;
+    void *lt8_c;                 /* their C matrix (fp16, never read: beta 0) */
     int streams_used;
 } cu_ctx;
 
@@ -121,6 +126,16 @@ infer8_status i8_cuda_fp8_upload(cu_ctx *c, int i, i8_err *err);
 void i8_cuda_fp8_sig(const cu_ctx *c, int node, cu_conv_sig *sig);
 /* Launches FP8 conv node with tile variant v for batch n. 0 or a cudaError_t. */
 int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *sig, int node, int variant, cudaStream_t s, int wsi);
+/* cuBLASLt FP8 GEMM for a 1x1 FP8 conv (experimental, c->fp8_lt): whether sig qualifies (e4m3
+ * input twin, one output format, no residual read as FP8), the descriptors of p with up to max
+ * heuristic algorithms (count returned), a launch with p->tac.algo, and a check of its output
+ * against the own FP8 kernel's (variant own_variant) on the current arena contents: 1 when at
+ * most 1% of e4m3 codes differ and none by more than one step (fp16 outputs: within 1e-2 of
+ * the largest magnitude). */
+int i8_cuda_fp8_lt_fits(const cu_ctx *c, const cu_conv_sig *sig);
+int i8_cuda_fp8_lt_setup(cu_ctx *c, int n, cu_conv_plan *p, int node, cublasLtMatmulHeuristicResult_t *res, int max);
+int i8_cuda_fp8_lt_launch(cu_ctx *c, int n, const cu_conv_plan *p, int node, cudaStream_t s, int wsi);
+int i8_cuda_fp8_lt_check(cu_ctx *c, int n, const cu_conv_plan *p, int node, int own_variant);
 /* Device pointer of node i's e4m3 twin slice, NULL when its storage has none. */
 void *i8_cuda_view_qptr(const cu_ctx *c, int node);
 
