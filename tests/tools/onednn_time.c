@@ -16,32 +16,9 @@
 #include "api/model.h"
 #include "backends/backend.h"
 #include "families/family.h"
+#include "test_weights.h"
 
 #ifdef INFER8_HAVE_ONEDNN
-static infer8_status rand_get(void *ctx, const char *key, int ndim, const int64_t *shape, float **data, i8_err *err)
-{
-    (void)ctx;
-    size_t count = 1;
-    for (int k = 0; k < ndim; k++) count *= (size_t)shape[k];
-    float *d = i8_malloc(sizeof(float) * (count ? count : 1), err);
-    if (!d) return err->code;
-    uint64_t h = 1469598103934665603ull;
-    for (const char *p = key; *p; p++) h = (h ^ (uint8_t)*p) * 1099511628211ull;
-    i8_rng r;
-    i8_rng_seed(&r, h);
-    size_t len = strlen(key);
-#define ENDS(s) (len >= strlen(s) && !strcmp(key + len - strlen(s), s))
-    /* batchnorm as identity, as in test_onednn_backend.c: activations stay O(1), no denormals */
-    int one = ENDS("running_var") || ENDS(".bn.weight"), zero = ENDS("running_mean") || ENDS(".bn.bias");
-#undef ENDS
-    double std = ndim == 4 ? sqrt(2.0 / (double)(shape[1] * shape[2] * shape[3]))
-                 : ndim == 2 ? sqrt(1.0 / (double)shape[1])
-                             : 0.01;
-    for (size_t k = 0; k < count; k++) d[k] = one ? 1.0f : zero ? 0.0f : (float)(std * i8_rng_normal(&r));
-    *data = d;
-    return INFER8_OK;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -70,7 +47,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "onednn_time: unknown arch %s\n", argv[1] + 7);
             return 1;
         }
-        i8_weight_source src = {NULL, rand_get};
+        i8_weight_source src = {NULL, i8_test_random_weight};
         st = fam->build(&g, &src, 1000, fam->default_size, fam->default_size, &err);
         if (!st) st = i8_pass_fold_batchnorm(&g, &err);
         if (!st) st = i8_pass_fuse(&g, &err);

@@ -41,99 +41,9 @@
 
 #ifdef INFER8_HAVE_CUDA
 #include "backends/cuda/cuda_backend.h"
+#include "test_graph.h"
+#include "test_weights.h"
 
-typedef struct tg {
-    i8_graph g;
-    i8_rng rng;
-    i8_err err;
-} tg;
-
-static void tg_init(tg *t, int c, int h, int w, uint64_t seed) {
-    memset(t, 0, sizeof *t);
-    assert_int_equal(i8_graph_init(&t->g, "test", c, h, w, &t->err), INFER8_OK);
-    i8_rng_seed(&t->rng, seed);
-}
-
-static int add_weight(tg *t, const char *name, int ndim, int64_t a, int64_t b, int64_t c, int64_t d, double std) {
-    int64_t shape[4] = {a, b, c, d};
-    size_t count = 1;
-    for (int k = 0; k < ndim; k++) count *= (size_t)shape[k];
-    float *data = malloc(sizeof(float) * count);
-    assert_non_null(data);
-    for (size_t k = 0; k < count; k++) data[k] = (float)(std * i8_rng_normal(&t->rng));
-    int idx;
-    assert_int_equal(i8_graph_add_weight(&t->g, name, ndim, shape, data, &idx, &t->err), INFER8_OK);
-    return idx;
-}
-
-static int add(tg *t, i8_node *nd) {
-    int idx;
-    infer8_status st = i8_graph_add_node(&t->g, nd, &idx, &t->err);
-    if (st) fprintf(stderr, "add %s: %s\n", nd->name, t->err.msg);
-    assert_int_equal(st, INFER8_OK);
-    return idx;
-}
-
-static int out_size(int in, int k, int s, int p) { return (in + 2 * p - k) / s + 1; }
-
-static int conv(tg *t, const char *name, int in, int oc, int kh, int kw, int sh, int sw, int ph, int pw, i8_act act,
-                int x, float scale) {
-    const i8_node *src = &t->g.nodes[in];
-    i8_node n = i8_node_blank(I8_OP_CONV, name);
-    n.n_inputs = 1;
-    n.inputs[0] = in;
-    n.c = oc;
-    n.h = out_size(src->h, kh, sh, ph);
-    n.w = out_size(src->w, kw, sw, pw);
-    n.kh = kh, n.kw = kw, n.sh = sh, n.sw = sw, n.ph = ph, n.pw = pw;
-    char wn[128];
-    snprintf(wn, sizeof wn, "%s.weight", name);
-    n.weight = add_weight(t, wn, 4, oc, src->c, kh, kw, sqrt(2.0 / (src->c * kh * kw)));
-    snprintf(wn, sizeof wn, "%s.bias", name);
-    n.bias = add_weight(t, wn, 1, oc, 1, 1, 1, 0.1);
-    n.act = act;
-    if (x >= 0) {
-        n.residual = x;
-        n.residual_scale = scale;
-        n.n_inputs = 2;
-        n.inputs[1] = x;
-    }
-    return add(t, &n);
-}
-
-static int pool(tg *t, const char *name, i8_op op, int in, int k, int s, int p) {
-    const i8_node *src = &t->g.nodes[in];
-    i8_node n = i8_node_blank(op, name);
-    n.n_inputs = 1;
-    n.inputs[0] = in;
-    n.c = src->c;
-    n.kh = n.kw = k, n.sh = n.sw = s, n.ph = n.pw = p;
-    n.h = out_size(src->h, k, s, p);
-    n.w = out_size(src->w, k, s, p);
-    return add(t, &n);
-}
-
-static int concat(tg *t, const char *name, int count, const int *ins) {
-    i8_node n = i8_node_blank(I8_OP_CONCAT, name);
-    n.n_inputs = count;
-    for (int k = 0; k < count; k++) {
-        n.inputs[k] = ins[k];
-        n.c += t->g.nodes[ins[k]].c;
-    }
-    n.h = t->g.nodes[ins[0]].h;
-    n.w = t->g.nodes[ins[0]].w;
-    return add(t, &n);
-}
-
-static void finish(tg *t, int output) {
-    t->g.output = output;
-    const i8_node *o = &t->g.nodes[output];
-    t->g.num_classes = o->c * o->h * o->w;
-    infer8_status st = i8_graph_validate(&t->g, &t->err);
-    if (st == INFER8_E_SHAPE && (o->h > 1 || o->w > 1) && strstr(t->err.msg, "logits")) st = INFER8_OK;
-    if (st) fprintf(stderr, "validate: %s\n", t->err.msg);
-    assert_int_equal(st, INFER8_OK);
-}
 
 /* ------------------------------------------------------------ calibration and quantization */
 
@@ -342,10 +252,10 @@ static void test_fp8_1x1(void **state) {
     (void)state;
     tg t;
     tg_init(&t, 3, 17, 13, 11);
-    int a = conv(&t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-    int b = conv(&t, "pw", a, 96, 1, 1, 1, 1, 0, 0, I8_ACT_RELU, -1, 1);
-    int c = conv(&t, "pw2", b, 40, 1, 1, 1, 1, 0, 0, I8_ACT_NONE, -1, 1); /* c_out not a tile multiple */
-    finish(&t, c);
+    int a = tg_conv(&t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int b = tg_conv(&t, "pw", a, 96, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int c = tg_conv(&t, "pw2", b, 40, 1, 1, 1, 1, 0, 0, 1, I8_ACT_NONE, -1, 1); /* c_out not a tile multiple */
+    tg_finish(&t, c);
     int f[] = {b, c};
     check_op(&t, f, NULL, 2, "fp8 1x1 (fp16 input quantized on load, then e4m3-only producer)");
 }
@@ -354,11 +264,11 @@ static void test_fp8_spatial(void **state) {
     (void)state;
     tg t;
     tg_init(&t, 3, 19, 17, 12);
-    int a = conv(&t, "img", 0, 32, 3, 3, 2, 2, 0, 0, I8_ACT_RELU, -1, 1); /* FP8 reading the image */
-    int b = conv(&t, "c3", a, 48, 3, 3, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-    int c = conv(&t, "c1x7", b, 32, 1, 7, 1, 1, 0, 3, I8_ACT_RELU, -1, 1);
-    int d = conv(&t, "c3s2", c, 64, 3, 3, 2, 2, 0, 0, I8_ACT_NONE, -1, 1);
-    finish(&t, d);
+    int a = tg_conv(&t, "img", 0, 32, 3, 3, 2, 2, 0, 0, 1, I8_ACT_RELU, -1, 1); /* FP8 reading the image */
+    int b = tg_conv(&t, "c3", a, 48, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int c = tg_conv(&t, "c1x7", b, 32, 1, 7, 1, 1, 0, 3, 1, I8_ACT_RELU, -1, 1);
+    int d = tg_conv(&t, "c3s2", c, 64, 3, 3, 2, 2, 0, 0, 1, I8_ACT_NONE, -1, 1);
+    tg_finish(&t, d);
     int f[] = {a, b, c, d};
     check_op(&t, f, NULL, 4, "fp8 3x3 / 1x7 / strided, image input");
 }
@@ -367,13 +277,13 @@ static void test_fp8_spatial(void **state) {
 static void residual_case(int rfp8) {
     tg t;
     tg_init(&t, 3, 15, 15, 13 + rfp8);
-    int x = conv(&t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-    int b1 = conv(&t, "b.0", x, 32, 1, 1, 1, 1, 0, 0, I8_ACT_RELU, -1, 1);
-    int b2 = conv(&t, "b.1", b1, 32, 3, 3, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-    int r1 = conv(&t, "b.conv2d", b2, 64, 1, 1, 1, 1, 0, 0, I8_ACT_RELU, x, 0.17f);
-    int c1 = conv(&t, "c.0", r1, 32, 1, 1, 1, 1, 0, 0, I8_ACT_RELU, -1, 1);
-    int r2 = conv(&t, "c.conv2d", c1, 64, 1, 1, 1, 1, 0, 0, I8_ACT_NONE, r1, 0.2f);
-    finish(&t, r2);
+    int x = tg_conv(&t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int b1 = tg_conv(&t, "b.0", x, 32, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b2 = tg_conv(&t, "b.1", b1, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int r1 = tg_conv(&t, "b.conv2d", b2, 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, x, 0.17f);
+    int c1 = tg_conv(&t, "c.0", r1, 32, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int r2 = tg_conv(&t, "c.conv2d", c1, 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_NONE, r1, 0.2f);
+    tg_finish(&t, r2);
     int f[] = {b1, b2, r1, c1, r2};
     int rf[] = {0, 0, rfp8, 0, rfp8};
     check_op(&t, f, rf, 5, rfp8 ? "fused residual, residual_fp8" : "fused residual, exact x");
@@ -395,23 +305,23 @@ static void test_fp8_residual_fp8(void **state) {
 static void dual_case(int conflict) {
     tg t;
     tg_init(&t, 3, 16, 16, 14 + conflict);
-    int s = conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-    int p = conv(&t, "p", s, 48, 3, 3, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-    int mp = pool(&t, "maxpool", I8_OP_MAXPOOL, p, 3, 1, 1);
-    int ap = pool(&t, "avgpool", I8_OP_AVGPOOL, p, 3, 1, 1);
-    int b0 = conv(&t, "b0", p, 32, 1, 1, 1, 1, 0, 0, I8_ACT_RELU, -1, 1);
-    int b1 = conv(&t, "b1", mp, 24, 3, 3, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-    int b2 = conv(&t, "b2", ap, 40, 1, 1, 1, 1, 0, 0, I8_ACT_RELU, -1, 1);
+    int s = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int p = tg_conv(&t, "p", s, 48, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int mp = tg_pool(&t, "maxpool", I8_OP_MAXPOOL, p, 3, 1, 1, 0);
+    int ap = tg_pool(&t, "avgpool", I8_OP_AVGPOOL, p, 3, 1, 1, 0);
+    int b0 = tg_conv(&t, "b0", p, 32, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b1 = tg_conv(&t, "b1", mp, 24, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int b2 = tg_conv(&t, "b2", ap, 40, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
     int ins[] = {b0, b1, b2};
-    int cat = concat(&t, "cat", 3, ins);
-    int d = conv(&t, "d", cat, 64, 1, 1, 1, 1, 0, 0, I8_ACT_RELU, -1, 1);
-    int e = conv(&t, "e", cat, 32, 3, 3, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int cat = tg_concat(&t, "cat", 3, ins);
+    int d = tg_conv(&t, "d", cat, 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int e = tg_conv(&t, "e", cat, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
     /* conflict: b0 (a slice of cat) is also read as FP8 on its own, with its own scale, so the
      * concat storage gets no twin and both readers quantize while loading */
-    int x = conflict ? conv(&t, "x", b0, 16, 1, 1, 1, 1, 0, 0, I8_ACT_NONE, -1, 1) : -1;
+    int x = conflict ? tg_conv(&t, "x", b0, 16, 1, 1, 1, 1, 0, 0, 1, I8_ACT_NONE, -1, 1) : -1;
     int outs[] = {d, e, x};
-    int o = concat(&t, "out", conflict ? 3 : 2, outs);
-    finish(&t, o);
+    int o = tg_concat(&t, "out", conflict ? 3 : 2, outs);
+    tg_finish(&t, o);
     int f[] = {p, b0, b1, b2, d, e, x};
     check_op(&t, f, NULL, conflict ? 7 : 6,
              conflict ? "concat slice and concat read as FP8 with different scales"
@@ -433,9 +343,9 @@ static void test_fp16_unchanged(void **state) {
     (void)state;
     tg t;
     tg_init(&t, 3, 12, 12, 15);
-    int a = conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-    int b = conv(&t, "pw", a, 32, 1, 1, 1, 1, 0, 0, I8_ACT_RELU, -1, 1);
-    finish(&t, b);
+    int a = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int b = tg_conv(&t, "pw", a, 32, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    tg_finish(&t, b);
     i8_backend_options co = {.max_batch = 2};
     void *cc = NULL;
     i8_err err = {0};
@@ -467,30 +377,6 @@ static void test_fp16_unchanged(void **state) {
 
 /* ------------------------------------------------------------ whole networks ------------- */
 
-static infer8_status rand_get(void *ctx, const char *key, int ndim, const int64_t *shape, float **data, i8_err *err) {
-    (void)ctx;
-    size_t count = 1;
-    for (int k = 0; k < ndim; k++) count *= (size_t)shape[k];
-    float *d = i8_malloc(sizeof(float) * (count ? count : 1), err);
-    if (!d) return err->code;
-    uint64_t h = 1469598103934665603ull;
-    for (const char *p = key; *p; p++) h = (h ^ (uint8_t)*p) * 1099511628211ull;
-    i8_rng r;
-    i8_rng_seed(&r, h);
-    size_t len = strlen(key);
-#define ENDS(s) (len >= strlen(s) && !strcmp(key + len - strlen(s), s))
-    double fill = -1, std = 0;
-    if (ENDS("running_var") || (ENDS(".bn.weight"))) fill = 1;
-    else if (ENDS("running_mean") || ENDS(".bn.bias")) fill = 0;
-    else if (ndim == 4) std = sqrt(2.0 / (double)(shape[1] * shape[2] * shape[3]));
-    else if (ndim == 2) std = sqrt(1.0 / (double)shape[1]);
-    else std = 0.01;
-#undef ENDS
-    for (size_t k = 0; k < count; k++) d[k] = fill >= 0 ? (float)fill : (float)(std * i8_rng_normal(&r));
-    *data = d;
-    return INFER8_OK;
-}
-
 /* n preprocessed generated images (seeds seed0..), float32 NCHW 3x299x299 each */
 static float *gen_inputs(int n, uint64_t seed0) {
     size_t per = (size_t)3 * 299 * 299;
@@ -512,7 +398,7 @@ static float *gen_inputs(int n, uint64_t seed0) {
  * quantized with scales from a max calibration over 4 generated images. */
 static void build_model(tg *t, const i8_family *fam, const char *recipe) {
     memset(t, 0, sizeof *t);
-    i8_weight_source src = {NULL, rand_get};
+    i8_weight_source src = {NULL, i8_test_random_weight};
     assert_int_equal(fam->build(&t->g, &src, 1000, 299, 299, &t->err), INFER8_OK);
     assert_int_equal(i8_pass_fold_batchnorm(&t->g, &t->err), INFER8_OK);
     assert_int_equal(i8_pass_fuse(&t->g, &t->err), INFER8_OK);

@@ -1,0 +1,36 @@
+/* Small hand-built graphs for the backend unit tests (cmocka: a failed step fails the test).
+ * Weights are normal with the given std from the graph's own rng, so a seed fixes the graph. */
+#ifndef I8_TEST_GRAPH_H
+#define I8_TEST_GRAPH_H
+
+#include <stdint.h>
+
+#include "graph/graph.h"
+
+typedef struct tg {
+    i8_graph g;
+    i8_rng rng;
+    i8_err err;
+} tg;
+
+/* An empty graph with a c x h x w input; the rng seeded with seed. */
+void tg_init(tg *t, int c, int h, int w, uint64_t seed);
+/* A weight of ndim dims (a, b, c, d), values std * N(0, 1); returns its index. */
+int tg_weight(tg *t, const char *name, int ndim, int64_t a, int64_t b, int64_t c, int64_t d, double std);
+/* Adds a node; returns its index. */
+int tg_add(tg *t, i8_node *nd);
+/* Conv of input node in (He-normal weights, optional bias of std 0.1) with act; residual x >= 0
+ * makes it a fused residual conv out = act(x + scale * (conv + bias)). */
+int tg_conv(tg *t, const char *name, int in, int oc, int kh, int kw, int sh, int sw, int ph, int pw, int bias, i8_act act,
+            int x, float scale);
+/* Max or average pool (include_pad: average counts the zero padding). */
+int tg_pool(tg *t, const char *name, i8_op op, int in, int k, int s, int p, int include_pad);
+/* Concat of count nodes along channels. */
+int tg_concat(tg *t, const char *name, int count, const int *ins);
+/* Global average pool then a linear layer of `classes` outputs. */
+int tg_head(tg *t, int in, int classes);
+/* Sets the output and validates; per-op graphs may end on a feature map (the validator's
+ * [classes]x1x1 logits rule is waived there, the executors do not need it). */
+void tg_finish(tg *t, int output);
+
+#endif

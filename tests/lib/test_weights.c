@@ -1,0 +1,32 @@
+#include "test_weights.h"
+
+#include <math.h>
+#include <string.h>
+
+static int ends_with(const char *s, size_t len, const char *suffix) {
+    size_t n = strlen(suffix);
+    return len >= n && !strcmp(s + len - n, suffix);
+}
+
+infer8_status i8_test_random_weight(void *ctx, const char *key, int ndim, const int64_t *shape, float **data,
+                                    i8_err *err) {
+    (void)ctx;
+    size_t count = 1;
+    for (int k = 0; k < ndim; k++) count *= (size_t)shape[k];
+    float *d = i8_malloc(sizeof(float) * (count ? count : 1), err);
+    if (!d) return err->code;
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = key; *p; p++) h = (h ^ (uint8_t)*p) * 1099511628211ull;
+    i8_rng r;
+    i8_rng_seed(&r, h);
+    size_t len = strlen(key);
+    double fill = -1, std = 0;
+    if (ends_with(key, len, "running_var") || ends_with(key, len, ".bn.weight")) fill = 1;
+    else if (ends_with(key, len, "running_mean") || ends_with(key, len, ".bn.bias")) fill = 0;
+    else if (ndim == 4) std = sqrt(2.0 / (double)(shape[1] * shape[2] * shape[3]));
+    else if (ndim == 2) std = sqrt(1.0 / (double)shape[1]);
+    else std = 0.01;
+    for (size_t k = 0; k < count; k++) d[k] = fill >= 0 ? (float)fill : (float)(std * i8_rng_normal(&r));
+    *data = d;
+    return INFER8_OK;
+}
