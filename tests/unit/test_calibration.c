@@ -14,6 +14,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "core/i8.h"
 #include "quant/calibrate.h"
 #include "quant/fp8.h"
@@ -386,6 +390,45 @@ static float from_bits(uint32_t u) {
     return f;
 }
 
+/* Large tensors are binned by several threads (per-thread counts, summed): the histogram must
+ * equal a one-thread pass bin for bin, NaN/Inf and zero counts included, over batches that
+ * grow the range (re-binning) and a tail shorter than one thread's share. */
+static void test_parallel_binning_is_exact(void **state) {
+    (void)state;
+    const size_t n = 300001; /* above the parallel threshold, not a multiple of any thread count */
+    float *x = malloc(sizeof(float) * n);
+    assert_non_null(x);
+    i8_calib_hist *one = malloc(sizeof *one), *many = malloc(sizeof *many);
+    assert_non_null(one);
+    assert_non_null(many);
+    i8_calib_init(one);
+    i8_calib_init(many);
+    i8_rng r;
+    i8_rng_seed(&r, 77);
+    for (int batch = 0; batch < 3; batch++) {
+        for (size_t i = 0; i < n; i++) x[i] = (float)((1.0 + batch * 3.0) * i8_rng_normal(&r));
+        x[5] = 0.0f, x[n - 1] = NAN, x[n / 2] = INFINITY;
+#ifdef _OPENMP
+        int saved = omp_get_max_threads();
+        omp_set_num_threads(1);
+        i8_calib_collect(one, x, n);
+        omp_set_num_threads(4);
+        i8_calib_collect(many, x, n);
+        omp_set_num_threads(saved);
+#else
+        i8_calib_collect(one, x, n);
+        i8_calib_collect(many, x, n);
+#endif
+    }
+    assert_true(one->count == many->count && one->nonfinite == many->nonfinite && one->nonfinite == 6);
+    assert_true(one->amax == many->amax && one->width == many->width);
+    assert_memory_equal(one->bins, many->bins, sizeof one->bins);
+    uint64_t total = 0;
+    for (size_t i = 0; i < I8_CALIB_BINS; i++) total += many->bins[i];
+    assert_true(total == many->count && many->count == 3 * (n - 2));
+    free(x), free(one), free(many);
+}
+
 static void test_scales_json_round_trip(void **state) {
     (void)state;
     i8_scales s;
@@ -535,6 +578,7 @@ int main(void) {
         cmocka_unit_test(test_rebin_percentile_matches_single_pass),
         cmocka_unit_test(test_entropy_laplace),
         cmocka_unit_test(test_mse),
+        cmocka_unit_test(test_parallel_binning_is_exact),
         cmocka_unit_test(test_scales_json_round_trip),
         cmocka_unit_test(test_scales_json_errors),
     };
