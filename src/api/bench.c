@@ -49,6 +49,15 @@ EXPORT infer8_status infer8_device_info(infer8_context *ctx, infer8_model *m, ch
     return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
 }
 
+/* One real run of batch n before timing: gives the executor its input and builds what batch n
+ * needs. *input and *logits are malloc'ed (freed by the caller, also on failure). Caller holds
+ * m->lock with the backend ensured. */
+static infer8_status first_run(infer8_model *m, int n, float **input, float **logits, i8_err *err) {
+    *input = bench_input(m, n, err);
+    *logits = *input ? i8_malloc((size_t)n * m->config.num_classes * sizeof(float), err) : NULL;
+    return *logits ? m->backend->run(m->backend_ctx, n, *input, *logits, err) : INFER8_E_NOMEM;
+}
+
 EXPORT infer8_status infer8_time_forward(infer8_context *ctx, infer8_model *m, int n, int iters, double *ms) {
     if (!ctx || !m || !ms) return INFER8_E_INVALID_ARGUMENT;
     i8_err err;
@@ -58,12 +67,7 @@ EXPORT infer8_status infer8_time_forward(infer8_context *ctx, infer8_model *m, i
     pthread_mutex_lock(&m->lock);
     s = i8_model_ensure_backend(m, &err);
     float *input = NULL, *logits = NULL;
-    if (!s) {
-        /* one real run first: gives the executor its input and builds what batch n needs */
-        input = bench_input(m, n, &err);
-        logits = input ? i8_malloc((size_t)n * m->config.num_classes * sizeof(float), &err) : NULL;
-        s = logits ? m->backend->run(m->backend_ctx, n, input, logits, &err) : INFER8_E_NOMEM;
-    }
+    if (!s) s = first_run(m, n, &input, &logits, &err);
     if (!s && m->backend->time_forward) {
         s = m->backend->time_forward(m->backend_ctx, n, iters, ms, &err);
     } else if (!s) {
@@ -88,11 +92,7 @@ EXPORT infer8_status infer8_profile(infer8_context *ctx, infer8_model *m, int n,
     if (!s && !m->backend->profile)
         s = i8_fail(&err, INFER8_E_UNSUPPORTED, "the %s executor cannot profile layers", m->backend->name);
     float *input = NULL, *logits = NULL;
-    if (!s) {
-        input = bench_input(m, n, &err);
-        logits = input ? i8_malloc((size_t)n * m->config.num_classes * sizeof(float), &err) : NULL;
-        s = logits ? m->backend->run(m->backend_ctx, n, input, logits, &err) : INFER8_E_NOMEM;
-    }
+    if (!s) s = first_run(m, n, &input, &logits, &err);
     if (!s) s = m->backend->profile(m->backend_ctx, n, iters, ms, &err);
     free(input);
     free(logits);

@@ -159,8 +159,7 @@ static void jacobi_eigen(double *a, int n, double *d, double *v) {
  * combination of the principal directions of the centred calibration features (unit vectors,
  * from the n x n Gram matrix), so predictions spread over many classes. The directions are not
  * whitened: dividing by sqrt(lambda) would amplify the weakest directions, where rounding noise
- * is largest relative to the signal (measured on inception_v3: fp16 KL 1.0e-4 whitened, 5.3e-5
- * not). The scale alpha is set by bisection so the median top-1 softmax probability over
+ * is largest relative to the signal. The scale alpha is set by bisection so the median top-1 softmax probability over
  * calibration images the directions did not see is 0.5, so unseen images land mostly between
  * 0.2 and 0.9. */
 static infer8_status calibrate_head(i8_graph *g, const i8_node *node, int n, const float *features, i8_err *err) {

@@ -7,7 +7,7 @@ STEPS+=(bundle_tactics)
 
 bundle_tactics() {
   gpu_env >/dev/null
-  local cli=${INFER8:-$PWD/build-device/bin/infer8} w=${WORK:-/tmp/gpu-check-work}/bundle
+  local cli=$INFER8 w=$WORK/bundle
   mkdir -p "$w"
   {
     "$cli" synth --arch inception_v3 -o "$w/v3" >/dev/null &&

@@ -81,11 +81,11 @@ cuda_lab() {
 STEPS+=(parity)
 parity() {
   gpu_env >/dev/null
-  local cli=${INFER8:-$PWD/build-device/bin/infer8} w=${WORK:-/tmp/gpu-check-work} arch rc=0
+  local cli=$INFER8 w=$WORK arch rc=0
   mkdir -p "$w"
   "$cli" gen-images --count 64 --seed 20000 -o "$w/parity-images" >/dev/null || return 1
   for arch in ${PARITY_ARCHES:-inception_resnet_v2 inception_v4 inception_v3}; do
-    [ -f "$w/$arch/model.safetensors" ] || "$cli" synth --arch "$arch" --seed 0 -o "$w/$arch" 2>/dev/null || return 1
+    snapshot "$arch" >/dev/null || return 1
     INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-5} python3 tests/oracle/cuda_parity.py --arch "$arch" \
       --snapshot "$w/$arch" --images "$w/parity-images" --infer8 "$cli" --out "$OUT/parity-$arch.json" || rc=1
   done

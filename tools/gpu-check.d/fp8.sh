@@ -50,12 +50,12 @@ fp8_lab() {
 STEPS+=(fp8_parity)
 fp8_parity() {
   gpu_env >/dev/null
-  local cli=${INFER8:-$PWD/build-device/bin/infer8} w=${WORK:-/tmp/gpu-check-work} arch recipe rc=0
+  local cli=$INFER8 w=$WORK arch recipe rc=0
   mkdir -p "$w"
   "$cli" gen-images --count 64 --seed 20000 -o "$w/parity-images" >/dev/null || return 1
   "$cli" gen-images --count 32 --seed 30000 -o "$w/calib-images" >/dev/null || return 1
   for arch in ${FP8_PARITY_ARCHES:-inception_resnet_v2 inception_v3}; do
-    [ -f "$w/$arch/model.safetensors" ] || "$cli" synth --arch "$arch" --seed 0 -o "$w/$arch" 2>/dev/null || return 1
+    snapshot "$arch" >/dev/null || return 1
     "$cli" calibrate "$w/$arch" --images "$w/calib-images" --count 32 -o "$w/$arch.scales.json" 2>/dev/null || return 1
     local recipes="default"
     [ "$arch" = inception_resnet_v2 ] && recipes="default residual-fp8:10-39 residual-fp8"

@@ -1,8 +1,6 @@
 # Oracle steps of tools/gpu-check (sourced by it): env_info, oracle, fp8_table.
-# INFER8 may point at a carried CLI (default build-device/bin/infer8); WORK is scratch space.
+# INFER8 (the CLI) and WORK (scratch space) come from tools/gpu-check.
 STEPS+=(env_info oracle fp8_table)
-INFER8=${INFER8:-$PWD/build-device/bin/infer8}
-WORK=${WORK:-/tmp/gpu-check-work}
 export PYTHONUNBUFFERED=1
 mkdir -p "$WORK"
 
@@ -22,7 +20,7 @@ oracle() {
   "$INFER8" gen-images --count 4 --seed 1000 -o "$WORK/oracle-images" || return 1
   local arch img
   for arch in inception_resnet_v2 inception_v4 inception_v3; do
-    "$INFER8" synth --arch "$arch" --seed 0 -o "$WORK/$arch" 2>/dev/null || return 1
+    snapshot "$arch" >/dev/null || return 1
     mkdir -p "$WORK/$arch-inputs"
     for img in "$WORK"/oracle-images/*.png; do
       "$INFER8" preprocess "$WORK/$arch" --image "$img" -o "$WORK/$arch-inputs/$(basename "$img" .png).npy" || return 1

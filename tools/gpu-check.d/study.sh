@@ -7,7 +7,7 @@ STEPS+=(study_cuda)
 study_cuda() {
   gpu_env >/dev/null
   local snap="$WORK/inception_resnet_v2"
-  [ -f "$snap/model.safetensors" ] || "$INFER8" synth --arch inception_resnet_v2 --seed 0 -o "$snap" 2>/dev/null || return 1
+  snapshot inception_resnet_v2 >/dev/null || return 1
   "$INFER8" gen-images --count 40 --seed 300 --size 400x300 -o "$WORK/study-images" >/dev/null || return 1
   INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-15} "$INFER8" study "$snap" --images "$WORK/study-images" \
     --take 40 --every 1 --calib 16 --stress 8 --device cuda --rounds 5 --iters 100 -o "$WORK/study" \
@@ -43,7 +43,7 @@ study_full() {
   "$INFER8" gen-images --count "$take" --seed 100000 --size 400x330 -o "$WORK/study-images-$take" >/dev/null || return 1
   for arch in ${STUDY_ARCHES:-inception_v3}; do
     local snap="$WORK/$arch"
-    [ -f "$snap/model.safetensors" ] || "$INFER8" synth --arch "$arch" --seed 0 -o "$snap" 2>/dev/null || return 1
+    snapshot "$arch" >/dev/null || return 1
     local t0=$SECONDS
     INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-10} "$INFER8" study "$snap" --images "$WORK/study-images-$take" \
       --take "$take" --every 1 --calib $((take / 4)) --device cuda ${STUDY_ARGS:-} -o "$WORK/study-$arch" \

@@ -21,7 +21,7 @@
 #define MAX_LT_ALGOS 4
 #define MAX_CUDNN_CFGS 4
 
-static int align_of(const void *p) {
+int i8_cuda_align_of(const void *p) {
     uintptr_t a = (uintptr_t)p;
     int al = 256;
     while (al > 1 && (a % (uintptr_t)al) != 0) al >>= 1;
@@ -44,9 +44,9 @@ static void make_sig(const cu_ctx *c, int node, cu_conv_sig *s) {
     s->has_res = nd->residual >= 0;
     s->res_ld = s->has_res ? i8_cuda_view_ld(c, nd->inputs[1]) : 0;
     s->y_ld = i8_cuda_view_ld(c, node);
-    s->align_x = align_of(i8_cuda_view_ptr(c, nd->inputs[0]));
-    s->align_y = align_of(i8_cuda_view_ptr(c, node));
-    s->align_r = s->has_res ? align_of(i8_cuda_view_ptr(c, nd->inputs[1])) : 0;
+    s->align_x = i8_cuda_align_of(i8_cuda_view_ptr(c, nd->inputs[0]));
+    s->align_y = i8_cuda_align_of(i8_cuda_view_ptr(c, node));
+    s->align_r = s->has_res ? i8_cuda_align_of(i8_cuda_view_ptr(c, nd->inputs[1])) : 0;
     i8_cuda_fp8_sig(c, node, s); /* FP8 fields; zero (unchanged signature) for fp16 convs */
 }
 
@@ -142,8 +142,6 @@ static int lt_setup(cu_ctx *c, int n, cu_conv_plan *p, int node, cublasLtMatmulH
     cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     cublasLtEpilogue_t epi = g->relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
     const void *bias = c->rt[node].b16;
-    cublasLtMatmulPreference_t pref = NULL;
-    int found = 0;
     if (cublasLtMatmulDescCreate(&p->mm, CUBLAS_COMPUTE_32F, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS ||
         cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) ||
         cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) ||
@@ -153,21 +151,25 @@ static int lt_setup(cu_ctx *c, int n, cu_conv_plan *p, int node, cublasLtMatmulH
         cublasLtMatrixLayoutCreate(&p->lb, CUDA_R_16F, k, m, g->x_ld) ||
         cublasLtMatrixLayoutCreate(&p->lc, CUDA_R_16F, co, m, g->has_res ? g->res_ld : g->y_ld) ||
         cublasLtMatrixLayoutCreate(&p->ld, CUDA_R_16F, co, m, g->y_ld))
-        goto out;
+        return 0;
+    return i8_cuda_lt_heuristic(c, p, 16, (uint32_t)g->align_x, (uint32_t)(g->has_res ? g->align_r : g->align_y),
+                                (uint32_t)g->align_y, res, max);
+}
+
+int i8_cuda_lt_heuristic(cu_ctx *c, cu_conv_plan *p, uint32_t al_a, uint32_t al_b, uint32_t al_c, uint32_t al_d,
+                         cublasLtMatmulHeuristicResult_t *res, int max) {
     uint64_t wsb = CU_WORKSPACE_BYTES;
-    uint32_t al_a = 16, al_b = (uint32_t)g->align_x, al_c = (uint32_t)(g->has_res ? g->align_r : g->align_y),
-             al_d = (uint32_t)g->align_y;
+    cublasLtMatmulPreference_t pref = NULL;
+    int found = 0;
     if (cublasLtMatmulPreferenceCreate(&pref) ||
         cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb) ||
         cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al_a, sizeof al_a) ||
         cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al_b, sizeof al_b) ||
         cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_c, sizeof al_c) ||
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_d, sizeof al_d))
-        goto out;
-    if (cublasLtMatmulAlgoGetHeuristic(c->lt, p->mm, p->la, p->lb, p->lc, p->ld, pref, max, res, &found) !=
-        CUBLAS_STATUS_SUCCESS)
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_d, sizeof al_d) ||
+        cublasLtMatmulAlgoGetHeuristic(c->lt, p->mm, p->la, p->lb, p->lc, p->ld, pref, max, res, &found) !=
+            CUBLAS_STATUS_SUCCESS)
         found = 0;
-out:
     if (pref) cublasLtMatmulPreferenceDestroy(pref);
     return found;
 }
@@ -359,10 +361,10 @@ static int64_t dnn_engine_index(cudnnBackendDescriptor_t cfg) {
 }
 
 /* Does the engine of cfg trade accuracy for speed (Winograd or FFT transforms, reductions in
- * reduced precision)? An fp16 engine should cost no more than fp16 storage does: the parity run
- * found inception_v3 at KL 1.4e-4 on the GPU against 4.5e-5 for fp16 rounding alone (CPU), so
- * the tuner leaves such engines out unless INFER8_CUDA_LOSSY_ENGINES=1 (effect on speed and
- * parity not yet measured). Unknown notes count as exact. */
+ * reduced precision)? An fp16 engine should cost no more than fp16 storage does (the parity run
+ * found inception_v3 at KL 1.4e-4, docs/performance.md), so the tuner leaves such engines out
+ * unless INFER8_CUDA_LOSSY_ENGINES=1 (effect on speed and parity not yet measured). Unknown
+ * notes count as exact. */
 static int dnn_engine_lossy(cudnnBackendDescriptor_t cfg) {
     cudnnBackendDescriptor_t eng = NULL;
     cudnnBackendNumericalNote_t notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];

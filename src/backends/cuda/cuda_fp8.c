@@ -273,13 +273,6 @@ int i8_cuda_fp8_lt_fits(const cu_ctx *c, const cu_conv_sig *g) {
     return 0;                                                            /* dual output: own kernel */
 }
 
-static uint32_t ptr_align(const void *p) {
-    uintptr_t v = (uintptr_t)p;
-    uint32_t a = 256;
-    while (a > 1 && v % a) a /= 2;
-    return a;
-}
-
 int i8_cuda_fp8_lt_setup(cu_ctx *c, int n, cu_conv_plan *p, int node, cublasLtMatmulHeuristicResult_t *res, int max) {
     const cu_conv_sig *g = &p->sig;
     const cu_node_rt *rt = &c->rt[node];
@@ -292,8 +285,6 @@ int i8_cuda_fp8_lt_setup(cu_ctx *c, int n, cu_conv_plan *p, int node, cublasLtMa
     const void *bias = rt->b16, *as = rt->mult, *bs = c->ones, *ds = rt->dscale;
     const int e4m3_out = g->out_q;
     const int64_t ldc = e4m3_out ? (int64_t)co : g->res_mode == I8_FP8_RES_F16 ? g->res_ld : g->y_ld;
-    cublasLtMatmulPreference_t pref = NULL;
-    int found = 0;
     if (cublasLtMatmulDescCreate(&p->mm, CUBLAS_COMPUTE_32F, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS ||
         cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) ||
         cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) ||
@@ -309,24 +300,11 @@ int i8_cuda_fp8_lt_setup(cu_ctx *c, int n, cu_conv_plan *p, int node, cublasLtMa
         cublasLtMatrixLayoutCreate(&p->lb, CUDA_R_8F_E4M3, k, m, g->x_ld) ||
         cublasLtMatrixLayoutCreate(&p->lc, CUDA_R_16F, co, m, ldc) ||
         cublasLtMatrixLayoutCreate(&p->ld, e4m3_out ? CUDA_R_8F_E4M3 : CUDA_R_16F, co, m, g->y_ld))
-        goto out;
-    uint64_t wsb = CU_WORKSPACE_BYTES;
-    uint32_t al_a = 16, al_b = ptr_align(i8_cuda_view_qptr(c, nd->inputs[0]));
-    uint32_t al_d = ptr_align(e4m3_out ? i8_cuda_view_qptr(c, node) : i8_cuda_view_ptr(c, node));
+        return 0;
+    uint32_t al_b = (uint32_t)i8_cuda_align_of(i8_cuda_view_qptr(c, nd->inputs[0]));
+    uint32_t al_d = (uint32_t)i8_cuda_align_of(e4m3_out ? i8_cuda_view_qptr(c, node) : i8_cuda_view_ptr(c, node));
     uint32_t al_c = e4m3_out ? 256 : g->res_mode == I8_FP8_RES_F16 ? (uint32_t)g->align_r : al_d;
-    if (cublasLtMatmulPreferenceCreate(&pref) ||
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb) ||
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al_a, sizeof al_a) ||
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al_b, sizeof al_b) ||
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_c, sizeof al_c) ||
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_d, sizeof al_d))
-        goto out;
-    if (cublasLtMatmulAlgoGetHeuristic(c->lt, p->mm, p->la, p->lb, p->lc, p->ld, pref, max, res, &found) !=
-        CUBLAS_STATUS_SUCCESS)
-        found = 0;
-out:
-    if (pref) cublasLtMatmulPreferenceDestroy(pref);
-    return found;
+    return i8_cuda_lt_heuristic(c, p, 16, al_b, al_c, al_d, res, max);
 }
 
 int i8_cuda_fp8_lt_launch(cu_ctx *c, int n, const cu_conv_plan *p, int node, cudaStream_t s, int wsi) {

@@ -126,6 +126,12 @@ infer8_status i8_cuda_fp8_upload(cu_ctx *c, int i, i8_err *err);
 void i8_cuda_fp8_sig(const cu_ctx *c, int node, cu_conv_sig *sig);
 /* Launches FP8 conv node with tile variant v for batch n. 0 or a cudaError_t. */
 int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *sig, int node, int variant, cudaStream_t s, int wsi);
+/* Largest power of two (<= 256) dividing the address. */
+int i8_cuda_align_of(const void *p);
+/* Asks cuBLASLt for up to max algorithms for p's descriptors with the backend's workspace and
+ * the given minimum alignments (bytes) of A, B, C, D; returns how many (0 on any failure). */
+int i8_cuda_lt_heuristic(cu_ctx *c, cu_conv_plan *p, uint32_t al_a, uint32_t al_b, uint32_t al_c, uint32_t al_d,
+                         cublasLtMatmulHeuristicResult_t *res, int max);
 /* cuBLASLt FP8 GEMM for a 1x1 FP8 conv (experimental, c->fp8_lt): whether sig qualifies (e4m3
  * input twin, one output format, no residual read as FP8), the descriptors of p with up to max
  * heuristic algorithms (count returned), a launch with p->tac.algo, and a check of its output
