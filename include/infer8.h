@@ -296,6 +296,7 @@ typedef struct infer8_calibrate_report {
     int images_skipped;          /* unreadable or corrupt (each logged as a warning) */
     int tensors;                 /* entries written to scales.json */
     uint64_t nonfinite_values;   /* NaN/Inf activations seen (not calibrated) */
+    char executor[32];           /* where activations were collected: "cpu-reference" or "cuda" */
 } infer8_calibrate_report;
 
 typedef struct infer8_calibrate_options {
@@ -315,10 +316,12 @@ typedef struct infer8_calibrate_options {
 void infer8_calibrate_options_init(infer8_calibrate_options *options);
 void infer8_calibrate_report_init(infer8_calibrate_report *report);
 
-/* Runs `model` (an fp32 checkpoint) on the reference executor over the images and writes
- * scales.json to out_path (atomically): one entry per tensor read by any convolution (and per
- * residual input of fused residual convolutions), named after the node producing it, with the
- * chosen method's amax and scale = amax / 448. One pass; deterministic (see docs/fp8.md). */
+/* Runs `model` (an fp32 checkpoint) over the images and writes scales.json to out_path
+ * (atomically): one entry per tensor read by any convolution (and per residual input of fused
+ * residual convolutions), named after the node producing it, with the chosen method's amax and
+ * scale = amax / 448. One pass; deterministic (see docs/fp8.md). A model opened with
+ * INFER8_DEVICE_CUDA collects on the GPU (fp16 activations, histograms binned on the device:
+ * the fast path); any other device on the reference executor (fp32 activations). */
 infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *model, const infer8_calibrate_options *options,
                                const char *out_path);
 

@@ -174,6 +174,24 @@ EXPORT void infer8_calibrate_options_init(infer8_calibrate_options *o) {
     o->batch = 8;
 }
 
+infer8_status i8_calib_backend(int cuda, i8_calib_collector *c, i8_backend_options *bo, const i8_backend_ops **be,
+                               i8_err *err) {
+    if (cuda) {
+#ifdef INFER8_HAVE_CUDA
+        bo->collect_hist = c->hist;
+        *be = &i8_backend_cuda;
+        return INFER8_OK;
+#else
+        return i8_fail(err, INFER8_E_UNSUPPORTED, "calibration on CUDA: this build has no CUDA backend");
+#endif
+    }
+    (void)err;
+    bo->pre_node_hook = i8_calib_collect_hook;
+    bo->hook_user = c;
+    *be = &i8_backend_cpu_reference;
+    return INFER8_OK;
+}
+
 EXPORT void infer8_calibrate_report_init(infer8_calibrate_report *r) {
     memset(r, 0, sizeof *r);
     r->struct_size = sizeof *r;
@@ -202,6 +220,7 @@ EXPORT infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *m, cons
 
     path_list images = {0};
     i8_calib_collector c = {0};
+    const i8_backend_ops *be = &i8_backend_cpu_reference;
     void *bctx = NULL;
     float *batch = NULL, *logits = NULL;
     uint8_t *file = NULL;
@@ -238,9 +257,9 @@ EXPORT infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *m, cons
     memset(&bo, 0, sizeof bo);
     bo.max_batch = o.batch;
     bo.threads = m->options.threads;
-    bo.pre_node_hook = i8_calib_collect_hook;
-    bo.hook_user = &c;
-    if ((s = i8_backend_cpu_reference.prepare(&bctx, &m->graph, &bo, &err))) goto done;
+    if ((s = i8_calib_backend(m->options.device == INFER8_DEVICE_CUDA, &c, &bo, &be, &err))) goto done;
+    snprintf(rep.executor, sizeof rep.executor, "%s", be->name);
+    if ((s = be->prepare(&bctx, &m->graph, &bo, &err))) goto done;
     const size_t per_image = (size_t)g->input_c * g->input_h * g->input_w;
     if (!(batch = i8_calloc((size_t)o.batch, per_image * sizeof(float), &err)) ||
         !(logits = i8_calloc((size_t)o.batch, (size_t)m->config.num_classes * sizeof(float) + sizeof(float), &err))) {
@@ -274,7 +293,7 @@ EXPORT infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *m, cons
             filled++;
         }
         if (filled == o.batch || (i + 1 == total && filled > 0)) {
-            if ((s = i8_backend_cpu_reference.run(bctx, filled, batch, logits, &err))) goto done;
+            if ((s = be->run(bctx, filled, batch, logits, &err))) goto done;
             rep.images_used += filled;
             c.batch_id++;
             filled = 0;
@@ -313,7 +332,7 @@ EXPORT infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *m, cons
         o.report->struct_size = keep;
     }
 done:
-    if (bctx) i8_backend_cpu_reference.destroy(bctx);
+    if (bctx) be->destroy(bctx);
     if (c.hist)
         for (size_t k = 0; k < (size_t)g->n_nodes; k++) free(c.hist[k]);
     free(c.hist);

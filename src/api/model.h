@@ -69,6 +69,13 @@ infer8_status i8_bundle_describe(const infer8_model *m, int json, char **out, i8
  * only). No-op for FP32. */
 infer8_status i8_model_apply_fp8(infer8_model *m, i8_err *err);
 
+/* Calibration executor (src/api/calibrate_api.c): with cuda, the CUDA backend (statistics
+ * binned on the GPU through bo->collect_hist = c->hist), else the reference executor with c's
+ * pre-node hook. Sets *be; fails when CUDA is asked of a build without it. */
+struct i8_calib_collector;
+infer8_status i8_calib_backend(int cuda, struct i8_calib_collector *c, i8_backend_options *bo,
+                               const i8_backend_ops **be, i8_err *err);
+
 /* Built-in ImageNet-1k class names (data/imagenet1k_labels.txt compiled in). */
 extern const char *const i8_imagenet_labels[1000];
 

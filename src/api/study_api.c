@@ -1,9 +1,10 @@
 /* infer8_study (include/infer8.h): the whole FP8 study of one checkpoint in one call, as
  * /work/shared/reference/fp8-study.md describes it and docs/study.md documents it:
  *   1. dataset (src/eval/dataset.h): take/every subset, calibration split, corrupt items counted;
- *   2. one calibration pass (fp32 reference executor, a pre-node hook feeding one histogram per
- *      tensor read by a conv, as infer8_calibrate does); every method's scales.json from the same
- *      histograms; the calibration images' fp32 logits are kept as their reference;
+ *   2. one calibration pass (as infer8_calibrate: one histogram per tensor read by a conv, fed on
+ *      the GPU from fp16 activations in a CUDA study, else by the fp32 reference executor's
+ *      pre-node hook); every method's scales.json from the same histograms; the calibration
+ *      images' fp32 logits are kept as their reference;
  *   3. variants: fp16 (fp16 bundle: fp16-rounded weights; CUDA runs it on the fp16 backend) and
  *      FP8 recipes x methods (checkpoint opened with precision fp8, built as an FP8 bundle, the
  *      bundle is what is scored); residual recipes on families without residual blocks are
@@ -118,6 +119,7 @@ typedef struct study {
     int speed_measured;
     char speed_reason[640];
     char host[256], cpu[256], device_desc[512], date[64], compiler[128];
+    char calib_executor[32];      /* where the calibration statistics were collected */
     int cpu_count;
     double t0, t_calib, t_build, t_quality, t_stress, t_speed;
     int decision;
@@ -370,13 +372,18 @@ static infer8_status calibrate(study *S, uint64_t *n_held, i8_err *err) {
             c.seen[p] = -1;
         }
     }
+    /* on a GPU study the statistics come from the GPU (fp16 activations, binned there) and the
+     * calibration split's fp32 reference logits from the reference model (oneDNN); on the CPU
+     * both from one pass of the hooked reference executor */
+    const int gpu = S->o.device == INFER8_DEVICE_CUDA && need_scales;
+    const i8_backend_ops *be = NULL;
     i8_backend_options bo;
     memset(&bo, 0, sizeof bo);
     bo.max_batch = B;
     bo.threads = S->o.threads;
-    bo.pre_node_hook = i8_calib_collect_hook;
-    bo.hook_user = &c;
-    if ((s = i8_backend_cpu_reference.prepare(&bctx, &m->graph, &bo, err))) goto done;
+    if ((s = i8_calib_backend(gpu, &c, &bo, &be, err))) goto done;
+    snprintf(S->calib_executor, sizeof S->calib_executor, "%s", be->name);
+    if ((s = be->prepare(&bctx, &m->graph, &bo, err))) goto done;
     if (!(batch = i8_calloc((size_t)B, S->per_image * sizeof(float), err)) ||
         !(logits = i8_calloc((size_t)B, (size_t)S->num_classes * sizeof(float), err))) {
         s = INFER8_E_NOMEM;
@@ -398,7 +405,8 @@ static infer8_status calibrate(study *S, uint64_t *n_held, i8_err *err) {
             filled++;
         }
         if (filled == B || (!has && filled > 0)) {
-            if ((s = i8_backend_cpu_reference.run(bctx, filled, batch, logits, err))) goto done;
+            if ((s = be->run(bctx, filled, batch, logits, err))) goto done;
+            if (gpu && (s = api(S, infer8_classify_tensor(S->ctx, S->ref, filled, batch, logits), err))) goto done;
             if ((s = grow_calib_logits(S, (size_t)filled, err))) goto done;
             memcpy(S->calib_logits + S->n_calib_logits * (size_t)S->num_classes, logits,
                    (size_t)filled * (size_t)S->num_classes * sizeof(float));
@@ -437,7 +445,7 @@ static infer8_status calibrate(study *S, uint64_t *n_held, i8_err *err) {
         if (s) goto done;
     }
 done:
-    if (bctx) i8_backend_cpu_reference.destroy(bctx);
+    if (bctx) be->destroy(bctx);
     if (c.hist)
         for (size_t k = 0; k < nn; k++) free(c.hist[k]);
     free(c.hist);
@@ -622,7 +630,10 @@ static infer8_status score_batch(study *S, int split, int n, const float *x, con
     for (int k = 0; k < S->nv; k++) {
         variant *v = &S->v[k];
         if (!v->applicable) continue;
-        if ((s = api(S, infer8_classify_tensor(S->ctx, v->qm, n, x, v->logits), err))) return s;
+        /* a GPU model always runs the full batch (x has room for it; the extra rows are ignored
+         * and never change the others): one tuned batch size instead of one per partial batch */
+        const int run_n = strncmp(v->quality_executor, "cuda", 4) ? n : S->o.batch;
+        if ((s = api(S, infer8_classify_tensor(S->ctx, v->qm, run_n, x, v->logits), err))) return s;
         for (int i = 0; i < n; i++) {
             const float *r = all_finite(ref + i * C, C) ? ref + i * C : NULL;
             if ((s = i8_metrics_add(&v->met[split], r, v->logits + i * C, labels[i], err))) return s;
@@ -682,7 +693,7 @@ static infer8_status stress(study *S, i8_err *err) {
     if (S->o.stress >= 0 && (size_t)S->o.stress < n) n = (size_t)S->o.stress;
     const int B = S->o.batch;
     const size_t C = (size_t)S->num_classes;
-    float *x = i8_malloc((size_t)B * S->per_image * sizeof(float), err);
+    float *x = i8_calloc((size_t)B, S->per_image * sizeof(float), err);
     float *refb = x ? i8_malloc((size_t)B * C * sizeof(float), err) : NULL;
     if (!refb) {
         free(x);
@@ -1023,6 +1034,7 @@ static char *study_json(study *S, double wall) {
     }
     cJSON *tm = cJSON_AddObjectToObject(root, "timings_s");
     cJSON_AddNumberToObject(tm, "calibration", S->t_calib);
+    cJSON_AddStringToObject(tm, "calibration_executor", S->calib_executor);
     cJSON_AddNumberToObject(tm, "build", S->t_build);
     cJSON_AddNumberToObject(tm, "quality", S->t_quality);
     cJSON_AddNumberToObject(tm, "stress", S->t_stress);
@@ -1099,11 +1111,14 @@ static void why_section(study *S, i8_strbuf *b) {
                   "consumer loads its input. End to end (CUDA graph): x %.3f.%s\n",
                   v->name, S->batches[0], n8, a8, a16, a8 > 0 ? a16 / a8 : NAN, o8, o16, o8 > 0 ? o16 / o8 : NAN,
                   v->n_quantized, f->med[0] / v->med[0],
-                  a8 > 0 && a16 / a8 < 1.05
-                      ? " So the FP8 convolutions themselves are what gains nothing: infer8's e4m3 kernel (mma.sync "
+                  !(a8 > 0 && a16 / a8 < 1.05) ? ""
+                  : a16 / a8 < 0.95
+                      ? " So the FP8 convolutions themselves lose: infer8's e4m3 kernel (mma.sync tensor cores, "
+                        "src/backends/cuda/cuda_fp8.cu) is slower than the fp16 library kernels (cuDNN, cuBLASLt, "
+                        "which use Hopper's wgmma) it replaces."
+                      : " So the FP8 convolutions themselves are what gains nothing: infer8's e4m3 kernel (mma.sync "
                         "tensor cores, src/backends/cuda/cuda_fp8.cu) runs at about the speed of the fp16 library "
-                        "kernels (cuDNN, cuBLASLt) it replaces."
-                      : "");
+                        "kernels (cuDNN, cuBLASLt) it replaces.");
         said = 1;
     }
     if (!said) {
@@ -1233,9 +1248,10 @@ static char *readme(study *S, double wall) {
 #else
     i8_strbuf_printf(&b, "- Reference: the fp32 checkpoint on the CPU reference executor (the oracle).\n");
 #endif
-    i8_strbuf_printf(&b, "- Calibration: one pass over the calibration images in batches of %d on the fp32 reference, one "
+    i8_strbuf_printf(&b, "- Calibration: one pass over the calibration images in batches of %d on %s, one "
                   "histogram per tensor read by a convolution; the scales of every method (",
-              o->batch);
+              o->batch, !strcmp(S->calib_executor, "cuda") ? "the GPU (fp16 activations of the fp32 checkpoint, "
+                  "histograms binned on the device)" : "the fp32 reference executor");
     for (int k = 0; k < S->nmethods; k++)
         i8_strbuf_printf(&b, "%s%s", k ? ", " : "", i8_calib_method_name((i8_calib_method)S->methods[k]));
     i8_strbuf_printf(&b, ") come from the same histograms (`scales/METHOD.json`).\n");
@@ -1488,7 +1504,8 @@ EXPORT infer8_status infer8_study(infer8_context *ctx, const char *model_path, c
     }
     /* the fp32 reference logits of every scored image come from the fastest CPU executor (oneDNN
      * where built: within 2e-6 of the reference executor, and 15x faster, which decides the
-     * study's wall time); calibration runs the reference executor's hooks on the same graph */
+     * study's wall time); calibration statistics come from the GPU in a CUDA study, else from
+     * the reference executor's hooks on the same graph */
     if (!s) s = open_model(S, model_path, INFER8_DEVICE_CPU, 0, NULL, NULL, &S->ref, &err);
     if (!s && S->ref->bundle)
         s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "%s: the study needs the fp32 checkpoint (snapshot folder or "

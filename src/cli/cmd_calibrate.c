@@ -10,7 +10,7 @@ static const char *const calibrate_help =
     "usage: infer8 calibrate MODEL --images SRC [--count N] [--method M] [--percentile P]\n"
     "                        [--batch N] -o scales.json [options]\n"
     "\n"
-    "Runs MODEL (fp32, reference executor) over calibration images and writes the static FP8\n"
+    "Runs MODEL (fp32 checkpoint) over calibration images and writes the static FP8\n"
     "activation scales (amax / 448) of every tensor read by a convolution, named after the layer\n"
     "producing it, as scales.json (docs/fp8.md). Deterministic: images in a fixed order, fixed\n"
     "batches, one pass. Unreadable or corrupt images are reported and skipped.\n"
@@ -22,7 +22,8 @@ static const char *const calibrate_help =
     "  --percentile P     for --method percentile (default 99.99)\n"
     "  --batch N          images per forward pass (default 8)\n"
     "  -o, --output F     scales.json to write\n"
-    "  --device DEV       ref or cpu: both collect activations on the reference executor\n" CLI_MODEL_OPTIONS_HELP;
+    "  --device DEV       cuda: collect on the GPU (fp16 activations, histograms binned there; the\n"
+    "                     fast path); ref or cpu (default): on the reference executor (fp32)\n" CLI_MODEL_OPTIONS_HELP;
 
 static double now_s(void) {
     struct timespec ts;
@@ -84,11 +85,11 @@ int cmd_calibrate(int argc, char **argv) {
     }
     if (error) return EXIT_USAGE;
     if (!model_path || !o.images || !out) return cli_usage_error("calibrate", "MODEL, --images and -o are required");
-    if (mo.device && strcmp(mo.device, "ref") && strcmp(mo.device, "cpu"))
-        return cli_usage_error("calibrate", "--device must be ref or cpu (activations are collected on the CPU)");
+    if (mo.device && strcmp(mo.device, "ref") && strcmp(mo.device, "cpu") && strcmp(mo.device, "cuda"))
+        return cli_usage_error("calibrate", "--device must be cuda, ref or cpu, got '%s'", mo.device);
     if (mo.precision && strcmp(mo.precision, "fp32"))
         return cli_usage_error("calibrate", "calibration runs the fp32 model (no --precision fp8)");
-    mo.device = NULL; /* the hook needs the reference executor; threads still apply */
+    if (mo.device && strcmp(mo.device, "cuda")) mo.device = NULL; /* CPU: the reference executor (its hook) */
     infer8_context *ctx = infer8_context_new();
     if (!ctx) return EXIT_RUNTIME;
     infer8_set_log(ctx, cli_log, NULL, 1);
@@ -105,9 +106,9 @@ int cmd_calibrate(int argc, char **argv) {
         static const char *const names[] = {"max", "percentile", "entropy", "mse"};
         fprintf(stderr,
                 "infer8 calibrate: wrote %s: %d tensors, method %s, %d images (%d skipped), %llu NaN/Inf values, "
-                "%.1f s\n",
+                "%.1f s on %s\n",
                 out, rep.tensors, names[o.method], rep.images_used, rep.images_skipped,
-                (unsigned long long)rep.nonfinite_values, now_s() - t0);
+                (unsigned long long)rep.nonfinite_values, now_s() - t0, rep.executor);
     }
     infer8_model_close(model);
     infer8_context_free(ctx);

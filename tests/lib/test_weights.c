@@ -1,7 +1,10 @@
 #include "test_weights.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "image/image.h"
 
 static int ends_with(const char *s, size_t len, const char *suffix) {
     size_t n = strlen(suffix);
@@ -29,4 +32,23 @@ infer8_status i8_test_random_weight(void *ctx, const char *key, int ndim, const 
     for (size_t k = 0; k < count; k++) d[k] = fill >= 0 ? (float)fill : (float)(std * i8_rng_normal(&r));
     *data = d;
     return INFER8_OK;
+}
+
+float *i8_test_generated_inputs(int n, uint64_t seed0, i8_err *err) {
+    const size_t per = (size_t)3 * 299 * 299;
+    float *in = i8_malloc(sizeof(float) * per * (size_t)(n > 0 ? n : 1), err);
+    if (!in) return NULL;
+    const i8_preproc pre = {{3, 299, 299}, 0.875f, I8_INTERP_BICUBIC, {0.5f, 0.5f, 0.5f}, {0.5f, 0.5f, 0.5f}};
+    for (int i = 0; i < n; i++) {
+        i8_image im;
+        memset(&im, 0, sizeof im);
+        infer8_status s = i8_image_generate(&im, seed0 + (uint64_t)i, 320 + 16 * (i % 3), 300, err);
+        if (!s) s = i8_preprocess(&im, &pre, in + per * (size_t)i, err);
+        i8_image_free(&im);
+        if (s) {
+            free(in);
+            return NULL;
+        }
+    }
+    return in;
 }

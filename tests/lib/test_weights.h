@@ -1,4 +1,5 @@
-/* Shared by the unit tests and test tools that build whole families from random weights. */
+/* Shared by the unit tests and test tools that build whole families from random weights and
+ * feed them generated images. */
 #ifndef I8_TEST_WEIGHTS_H
 #define I8_TEST_WEIGHTS_H
 
@@ -12,5 +13,10 @@
  * residual blocks. ctx is unused. */
 infer8_status i8_test_random_weight(void *ctx, const char *key, int ndim, const int64_t *shape, float **data,
                                     i8_err *err);
+
+/* n generated images (i8_image_generate seeds seed0.., 320/336/352 x 300 pixels) preprocessed
+ * as timm's inception transform does (299x299, crop 0.875, bicubic, mean = std = 0.5): float32
+ * NCHW [n][3][299][299] (malloc'd; free it), or NULL with *err set. */
+float *i8_test_generated_inputs(int n, uint64_t seed0, i8_err *err);
 
 #endif

@@ -379,18 +379,10 @@ static void test_fp16_unchanged(void **state) {
 
 /* n preprocessed generated images (seeds seed0..), float32 NCHW 3x299x299 each */
 static float *gen_inputs(int n, uint64_t seed0) {
-    size_t per = (size_t)3 * 299 * 299;
-    float *in = malloc(sizeof(float) * per * n);
+    i8_err err = {0};
+    float *in = i8_test_generated_inputs(n, seed0, &err);
+    if (!in) fprintf(stderr, "generated inputs: %s\n", err.msg);
     assert_non_null(in);
-    i8_preproc pre = {{3, 299, 299}, 0.875f, I8_INTERP_BICUBIC, {0.5f, 0.5f, 0.5f}, {0.5f, 0.5f, 0.5f}};
-    for (int i = 0; i < n; i++) {
-        i8_image im;
-        i8_err err = {0};
-        memset(&im, 0, sizeof im);
-        assert_int_equal(i8_image_generate(&im, seed0 + (uint64_t)i, 320 + 16 * (i % 3), 300, &err), INFER8_OK);
-        assert_int_equal(i8_preprocess(&im, &pre, in + per * i, &err), INFER8_OK);
-        i8_image_free(&im);
-    }
     return in;
 }
 

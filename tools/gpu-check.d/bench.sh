@@ -16,7 +16,7 @@ bench_fp16() {
   bench_snapshots || return 1
   local dirs=() arch
   for arch in $BENCH_ARCHES; do dirs+=("$WORK/$arch"); done
-  INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-15} "$INFER8" bench "${dirs[@]}" --device cuda \
+  INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-60} "$INFER8" bench "${dirs[@]}" --device cuda \
     --batch ${BENCH_BATCHES:-1,32} --rounds 7 --iters 200 --profile -o "$OUT/infer8-cuda-fp16.json" 2>"$OUT/bench_fp16.log"
   local rc=$?
   tail -n 5 "$OUT/bench_fp16.log"

@@ -1,6 +1,6 @@
 # Oracle steps of tools/gpu-check (sourced by it): env_info, oracle, fp8_table.
 # INFER8 (the CLI) and WORK (scratch space) come from tools/gpu-check.
-STEPS+=(env_info oracle fp8_table)
+STEPS+=(env_info snapshots oracle fp8_table)
 export PYTHONUNBUFFERED=1
 mkdir -p "$WORK"
 
@@ -12,6 +12,19 @@ env_info() {
     python3 -c "import torch, timm; print('torch', torch.__version__, 'timm', timm.__version__, 'cudnn', torch.backends.cudnn.version())"
     echo "cpus $(nproc)"
   } 2>&1 | tee "$OUT/env.txt"
+}
+
+# The three families' seed-0 snapshots, made in parallel (so that steps run concurrently on
+# several GPUs never race to make the same one).
+snapshots() {
+  gpu_env >/dev/null
+  local arch pids=()
+  for arch in inception_resnet_v2 inception_v4 inception_v3; do
+    snapshot "$arch" >/dev/null & pids+=($!)
+  done
+  local rc=0 p
+  for p in "${pids[@]}"; do wait "$p" || rc=1; done
+  return $rc
 }
 
 # timm logits for infer8 synth snapshots: the CPU parity fixtures (tests/fixtures/oracle/).

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "backends/cuda/cuda_private.h"
+#include "quant/calibrate.h"
 
 #define CU_TRY(call)                                                                                         \
     do {                                                                                                     \
@@ -525,6 +526,9 @@ static void cuda_destroy(void *vctx) {
     }
     if (c->t0) cudaEventDestroy(c->t0);
     if (c->t1) cudaEventDestroy(c->t1);
+    cudaFree(c->collect_dev);
+    cudaFree(c->collect_scratch);
+    free(c->collect_index);
     cudaFree(c->arena);
     cudaFree(c->ones);
     cudaFree(c->lt8_c);
@@ -537,6 +541,68 @@ static void cuda_destroy(void *vctx) {
     free(c->views);
     free(c->stor);
     free(c);
+}
+
+/* Calibration mode: device copies of the requested histograms (starting from the host's
+ * contents). cuDNN is not tuned (heuristic order only): the statistics need the activations,
+ * not the fastest forward. */
+static infer8_status collect_setup(cu_ctx *c, i8_calib_hist **hist, i8_err *err) {
+    const i8_graph *g = c->g;
+    for (int i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].precision == I8_PREC_FP8)
+            return i8_fail(err, INFER8_E_INVALID_ARGUMENT,
+                           "cuda: calibration needs an fp16-planned graph, node '%s' is FP8", g->nodes[i].name);
+    if (!(c->collect_index = i8_malloc(sizeof(int) * (size_t)g->n_nodes, err))) return err->code;
+    c->n_collect = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        c->collect_index[i] = -1;
+        if (!hist[i]) continue;
+        const cu_view *v = &c->views[i];
+        if (v->storage < 0 || c->stor[v->storage].f32)
+            return i8_fail(err, INFER8_E_UNSUPPORTED, "cuda: calibration of node '%s' (%s): not an fp16 activation",
+                           g->nodes[i].name, i8_op_name(g->nodes[i].op));
+        c->collect_index[i] = c->n_collect++;
+    }
+    c->collect_host = hist;
+    c->cudnn_budget_s = 0.0;
+    CU_TRY(cudaMalloc((void **)&c->collect_scratch, sizeof(unsigned)));
+    CU_TRY(cudaMemset(c->collect_scratch, 0, sizeof(unsigned)));
+    if (!c->n_collect) return INFER8_OK;
+    CU_TRY(cudaMalloc((void **)&c->collect_dev, sizeof(i8_calib_hist) * (size_t)c->n_collect));
+    for (int i = 0; i < g->n_nodes; i++)
+        if (c->collect_index[i] >= 0)
+            CU_TRY(cudaMemcpy(c->collect_dev + c->collect_index[i], hist[i], sizeof(i8_calib_hist),
+                              cudaMemcpyHostToDevice));
+    return INFER8_OK;
+}
+
+/* Calibration forward: every node in order on stream 0 (no graph, no concurrency, so a tensor
+ * is read before any later node can reuse its memory), each requested output binned right
+ * after its node; then the histograms are copied back to the host. */
+static infer8_status collect_forward(cu_ctx *c, cu_batch *b, i8_err *err) {
+    const i8_graph *g = c->g;
+    cudaStream_t s = c->streams[0];
+    for (int i = 0; i < g->n_nodes; i++) {
+        int rc = launch_node(c, b, i, s, c->rt[i].stream);
+        if (!rc && c->collect_index[i] >= 0) {
+            const i8_node *nd = &g->nodes[i];
+            rc = i8_cuda_calib_collect(i8_cuda_view_ptr(c, i), (size_t)b->n * nd->h * nd->w, nd->c,
+                                       i8_cuda_view_ld(c, i), c->collect_dev + c->collect_index[i],
+                                       c->collect_scratch, s);
+        }
+        if (rc) return i8_fail(err, INFER8_E_DEVICE, "cuda: calibration forward: node '%s' failed (%d)",
+                               g->nodes[i].name, rc);
+    }
+    const i8_node *o = &g->nodes[g->output];
+    if (i8_cuda_output_to_nchw(i8_cuda_view_ptr(c, g->output), c->stor[c->views[g->output].storage].f32, b->n, o->c,
+                               o->h, o->w, i8_cuda_view_ld(c, g->output), c->out_stage, s))
+        return i8_fail(err, INFER8_E_DEVICE, "cuda: calibration forward: output conversion failed");
+    CU_TRY(cudaStreamSynchronize(s));
+    for (int i = 0; i < g->n_nodes; i++)
+        if (c->collect_index[i] >= 0)
+            CU_TRY(cudaMemcpy(c->collect_host[i], c->collect_dev + c->collect_index[i], sizeof(i8_calib_hist),
+                              cudaMemcpyDeviceToHost));
+    return INFER8_OK;
 }
 
 static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_options *opts, i8_err *err) {
@@ -611,6 +677,7 @@ static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_opti
         free(h);
         if (e != cudaSuccess) return i8_fail(err, INFER8_E_DEVICE, "cuda: input upload: %s", cudaGetErrorString(e));
     }
+    if (opts->collect_hist && (rc = collect_setup(c, opts->collect_hist, err))) return rc;
     CU_TRY(cudaDeviceSynchronize());
     return INFER8_OK;
 }
@@ -641,7 +708,8 @@ static infer8_status cuda_run(void *vctx, int n, const float *input, float *logi
     size_t in_bytes = (size_t)n * g->input_c * g->input_h * g->input_w * 4;
     const i8_node *out = &g->nodes[g->output];
     CU_TRY(cudaMemcpyAsync(c->in_stage, input, in_bytes, cudaMemcpyHostToDevice, c->streams[0]));
-    if ((rc = forward(c, &c->batches[n], err))) return rc;
+    if ((rc = c->collect_index ? collect_forward(c, &c->batches[n], err) : forward(c, &c->batches[n], err)))
+        return rc;
     CU_TRY(cudaMemcpyAsync(logits, c->out_stage, (size_t)n * out->c * out->h * out->w * 4, cudaMemcpyDeviceToHost,
                            c->streams[0]));
     CU_TRY(cudaStreamSynchronize(c->streams[0]));

@@ -10,6 +10,7 @@
  * act(conv + bias [+ x]). Nodes with the same signature share the tuned plan. */
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -542,15 +543,21 @@ static void tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     cu_conv_plan lt = *p;
     lt.mm = NULL, lt.la = lt.lb = lt.lc = lt.ld = NULL;
     cublasLtMatmulHeuristicResult_t res[MAX_LT_ALGOS];
-    int nres = i8_cuda_fp8_lt_setup(c, b->n, &lt, node, res, MAX_LT_ALGOS), won = 0;
+    int nres = i8_cuda_fp8_lt_setup(c, b->n, &lt, node, res, MAX_LT_ALGOS), won = 0, checked_bad = 0;
+    const float own_ms = best;
+    float lt_best = INFINITY;
     for (int r = 0; r < nres; r++) {
         if (res[r].workspaceSize > CU_WORKSPACE_BYTES) continue;
         memset(&lt.tac, 0, sizeof lt.tac);
         lt.tac.kind = I8_CUDA_TACTIC_FP8_LT, lt.tac.variant = r, lt.tac.engine = -1;
         lt.tac.workspace = res[r].workspaceSize;
         memcpy(lt.tac.algo, &res[r].algo, sizeof res[r].algo);
-        if (!i8_cuda_fp8_lt_check(c, b->n, &lt, node, p->tac.variant)) continue;
+        if (!i8_cuda_fp8_lt_check(c, b->n, &lt, node, p->tac.variant)) {
+            checked_bad++;
+            continue;
+        }
         float ms = time_plan(c, b->n, &lt, node, NULL);
+        if (ms >= 0.0f && ms < lt_best) lt_best = ms;
         if (ms >= 0.0f && ms < best) {
             best = ms;
             p->tac = lt.tac;
@@ -558,6 +565,10 @@ static void tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
             won = 1;
         }
     }
+    if (getenv("INFER8_CUDA_DEBUG"))
+        fprintf(stderr, "cuda fp8-lt: %s b%d (M %d K %d N %d, out %s): %d algos, %d failed the check, best %.4f ms vs own %.4f ms%s\n",
+                c->g->nodes[node].name, b->n, b->n * p->sig.h * p->sig.w, p->sig.c_in, p->sig.c_out,
+                p->sig.out_q ? "e4m3" : "fp16", nres, checked_bad, (double)lt_best, (double)own_ms, won ? " (won)" : "");
     if (won) p->mm = lt.mm, p->la = lt.la, p->lb = lt.lb, p->lc = lt.lc, p->ld = lt.ld;
     else lt_destroy(&lt);
 }

@@ -68,6 +68,12 @@ int i8_cuda_pointwise(const void *a, int a_ld, const float *alpha, const float *
 /* Graph output (fp16 or float32 NHWC with stride x_ld) -> float32 NCHW y[n][c][h][w]. */
 int i8_cuda_output_to_nchw(const void *x, int x_f32, int n, int c, int h, int w, int x_ld, float *y, void *stream);
 
+/* Calibration statistics (cuda_calib.cu): adds the fp16 tensor x ([pixels] rows of c channels,
+ * row stride x_ld) to the device-resident i8_calib_hist `hist` exactly as i8_calib_collect adds
+ * float values on the host. scratch: one device unsigned, zero before the first call (left
+ * zero after each). */
+int i8_cuda_calib_collect(const void *x, size_t pixels, int c, int x_ld, void *hist, unsigned *scratch, void *stream);
+
 /* Fills count fp16 values with a deterministic pattern in [-1, 1] (for timing on non-zero data). */
 int i8_cuda_fill_pattern(void *y, size_t count, uint32_t seed, void *stream);
 

@@ -109,6 +109,13 @@ typedef struct cu_ctx {
     size_t n_ones;
     void *lt8_c;                 /* their C matrix (fp16, never read: beta 0) */
     int streams_used;
+    /* calibration (i8_backend_options.collect_hist): host histograms per node, their device
+     * copies (one i8_calib_hist each, index per node or -1) and the batch-max scratch word */
+    struct i8_calib_hist **collect_host;
+    struct i8_calib_hist *collect_dev;
+    int *collect_index;
+    int n_collect;
+    unsigned *collect_scratch;
 } cu_ctx;
 
 /* FP8 (cuda_fp8.c). i8_cuda_fp8_plan runs after output placement and before arena planning:
