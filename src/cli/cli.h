@@ -54,6 +54,11 @@ typedef struct cli_model_opts {
 /* Consumes a model option at a->i if it is one; returns 1 if consumed, -1 on error. */
 int cli_model_option(cli_args *a, cli_model_opts *m);
 infer8_status cli_open_model(infer8_context *ctx, const char *path, const cli_model_opts *m, infer8_model **out);
+/* Opens MODEL, asks describe(ctx, model, user, &text) for a text (infer8_free'd here) and prints
+ * it with a final newline: the body of inspect and recipe. Returns the command's exit code. */
+typedef infer8_status (*cli_describe_fn)(infer8_context *ctx, infer8_model *model, void *user, char **text);
+int cli_print_model_text(const char *cmd, const char *model_path, const cli_model_opts *mo, cli_describe_fn describe,
+                         void *user);
 /* Parses `CMD MODEL [--json] [model options]` (inspect, recipe). Returns -1 when the command
  * should go on, otherwise the exit code to return at once (0 after printing help). */
 int cli_parse_model_json(cli_args *a, cli_model_opts *mo, const char *help, const char **model_path, int *json);

@@ -127,30 +127,25 @@ static const char *const recipe_help =
     "  --recipe R         the recipe (default: default)\n"
     "  --json             one JSON object instead of text\n" CLI_MODEL_OPTIONS_HELP;
 
+typedef struct recipe_request {
+    const char *recipe;
+    int json;
+} recipe_request;
+
+static infer8_status describe_recipe(infer8_context *ctx, infer8_model *model, void *user, char **text) {
+    const recipe_request *r = user;
+    return infer8_fp8_recipe_describe(ctx, model, r->recipe, r->json, text, NULL);
+}
+
 int cmd_recipe(int argc, char **argv) {
     cli_args a = {argc, argv, 1, "recipe"};
     cli_model_opts mo = {0};
     const char *model_path = NULL;
-    int json = 0;
-    int parsed = cli_parse_model_json(&a, &mo, recipe_help, &model_path, &json);
+    recipe_request r = {NULL, 0};
+    int parsed = cli_parse_model_json(&a, &mo, recipe_help, &model_path, &r.json);
     if (parsed >= 0) return parsed;
-    const char *recipe = mo.recipe ? mo.recipe : "default";
+    r.recipe = mo.recipe ? mo.recipe : "default";
     mo.recipe = NULL;
     mo.precision = NULL; /* list against the fp32 graph */
-    infer8_context *ctx = infer8_context_new();
-    if (!ctx) return EXIT_RUNTIME;
-    infer8_model *model = NULL;
-    char *text = NULL;
-    int rc = 0;
-    if (cli_open_model(ctx, model_path, &mo, &model) ||
-        infer8_fp8_recipe_describe(ctx, model, recipe, json, &text, NULL)) {
-        rc = cli_fail(ctx, "recipe");
-    } else {
-        fputs(text, stdout);
-        if (text[0] && text[strlen(text) - 1] != '\n') fputc('\n', stdout);
-    }
-    infer8_free(text);
-    infer8_model_close(model);
-    infer8_context_free(ctx);
-    return rc;
+    return cli_print_model_text("recipe", model_path, &mo, describe_recipe, &r);
 }

@@ -53,6 +53,10 @@ static const char *const inspect_help =
     "\n"
     "  --json             one JSON document instead of text\n" CLI_MODEL_OPTIONS_HELP;
 
+static infer8_status describe_graph(infer8_context *ctx, infer8_model *model, void *user, char **text) {
+    return infer8_model_describe(ctx, model, *(const int *)user ? INFER8_DESCRIBE_JSON : INFER8_DESCRIBE_TEXT, text);
+}
+
 int cmd_inspect(int argc, char **argv) {
     cli_args a = {argc, argv, 1, "inspect"};
     cli_model_opts mo = {0};
@@ -60,22 +64,7 @@ int cmd_inspect(int argc, char **argv) {
     int json = 0;
     int parsed = cli_parse_model_json(&a, &mo, inspect_help, &model_path, &json);
     if (parsed >= 0) return parsed;
-    infer8_context *ctx = infer8_context_new();
-    if (!ctx) return EXIT_RUNTIME;
-    infer8_model *model = NULL;
-    char *text = NULL;
-    int rc = 0;
-    if (cli_open_model(ctx, model_path, &mo, &model) ||
-        infer8_model_describe(ctx, model, json ? INFER8_DESCRIBE_JSON : INFER8_DESCRIBE_TEXT, &text)) {
-        rc = cli_fail(ctx, "inspect");
-    } else {
-        fputs(text, stdout);
-        if (text[0] && text[strlen(text) - 1] != '\n') fputc('\n', stdout);
-    }
-    infer8_free(text);
-    infer8_model_close(model);
-    infer8_context_free(ctx);
-    return rc;
+    return cli_print_model_text("inspect", model_path, &mo, describe_graph, &json);
 }
 
 static const char *const classify_help =

@@ -215,6 +215,25 @@ infer8_status cli_open_model(infer8_context *ctx, const char *path, const cli_mo
     return infer8_model_open(ctx, path, &o, out);
 }
 
+int cli_print_model_text(const char *cmd, const char *model_path, const cli_model_opts *mo, cli_describe_fn describe,
+                         void *user) {
+    infer8_context *ctx = infer8_context_new();
+    if (!ctx) return EXIT_RUNTIME;
+    infer8_model *model = NULL;
+    char *text = NULL;
+    int rc = 0;
+    if (cli_open_model(ctx, model_path, mo, &model) || describe(ctx, model, user, &text)) {
+        rc = cli_fail(ctx, cmd);
+    } else {
+        fputs(text, stdout);
+        if (text[0] && text[strlen(text) - 1] != '\n') fputc('\n', stdout);
+    }
+    infer8_free(text);
+    infer8_model_close(model);
+    infer8_context_free(ctx);
+    return rc;
+}
+
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -117,3 +117,112 @@ void tg_finish(tg *t, int output) {
     if (st) fprintf(stderr, "validate: %s\n", t->err.msg);
     assert_int_equal(st, INFER8_OK);
 }
+
+/* ---- per-op cases shared by the backend tests (oneDNN, CUDA): each initialises t ---- */
+
+void tg_case_stem(tg *t) {
+    tg_init(t, 3, 19, 17, 1);
+    int a = tg_conv(t, "conv2d_1a", 0, 32, 3, 3, 2, 2, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b = tg_conv(t, "conv2d_2a", a, 32, 3, 3, 1, 1, 1, 1, 0, I8_ACT_NONE, -1, 1);
+    tg_finish(t, b);
+}
+
+void tg_case_spatial(tg *t, int c5x5_out) {
+    tg_init(t, 3, 15, 15, 2);
+    int a = tg_conv(t, "c5x5", 0, c5x5_out, 5, 5, 1, 1, 2, 2, 1, I8_ACT_RELU, -1, 1);
+    int b = tg_conv(t, "c1x7", a, 32, 1, 7, 1, 1, 0, 3, 1, I8_ACT_RELU, -1, 1);
+    int c = tg_conv(t, "c7x1", b, 24, 7, 1, 1, 1, 3, 0, 1, I8_ACT_NONE, -1, 1);
+    int d = tg_conv(t, "c3x3s2", c, 48, 3, 3, 2, 2, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    tg_finish(t, d);
+}
+
+void tg_case_pool(tg *t, int k) {
+    static const int sizes[][2] = {{17, 17}, {16, 15}};
+    const int s = k / 4, variant = k % 4;
+    tg_init(t, 3, sizes[s][0], sizes[s][1], 3 + (uint64_t)variant);
+    int a = tg_conv(t, "c", 0, variant & 1 ? 16 : 12, 3, 3, 1, 1, 1, 1, 1, I8_ACT_NONE, -1, 1);
+    int p;
+    if (variant < 2) p = tg_pool(t, "maxpool", I8_OP_MAXPOOL, a, 3, 2, 0, 0);
+    else p = tg_pool(t, "avgpool", I8_OP_AVGPOOL, a, 3, variant == 2 ? 1 : 2, 1, variant == 3);
+    tg_finish(t, p);
+}
+
+void tg_case_concat(tg *t) {
+    tg_init(t, 3, 13, 13, 4);
+    int x = tg_conv(t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int b0 = tg_conv(t, "b0", x, 48, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b1 = tg_conv(t, "b1", x, 16, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b1a = tg_conv(t, "b1a", b1, 32, 1, 3, 1, 1, 0, 1, 1, I8_ACT_RELU, -1, 1);
+    int b1b = tg_conv(t, "b1b", b1, 16, 3, 1, 1, 1, 1, 0, 1, I8_ACT_RELU, -1, 1);
+    int inner = tg_concat(t, "inner", 2, (int[]){b1a, b1b});
+    int mp = tg_pool(t, "pool", I8_OP_AVGPOOL, x, 3, 1, 1, 0);
+    int odd = tg_conv(t, "odd", x, 8, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int cat = tg_concat(t, "cat", 6, (int[]){b0, inner, mp, x, odd, x});
+    int y = tg_conv(t, "after", cat, 16, 3, 3, 2, 2, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int m = tg_pool(t, "mp", I8_OP_MAXPOOL, cat, 3, 2, 0, 0);
+    int cat2 = tg_concat(t, "cat2", 2, (int[]){y, m});
+    tg_finish(t, cat2);
+}
+
+void tg_case_fused_residual(tg *t) {
+    tg_init(t, 3, 11, 12, 5);
+    int x = tg_conv(t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    for (int blk = 0; blk < 3; blk++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "r%d.b0", blk);
+        int b0 = tg_conv(t, nm, x, 32, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+        snprintf(nm, sizeof nm, "r%d.b1", blk);
+        int b1 = tg_conv(t, nm, x, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+        snprintf(nm, sizeof nm, "r%d.cat", blk);
+        int cat = tg_concat(t, nm, 2, (int[]){b0, b1});
+        snprintf(nm, sizeof nm, "r%d.conv2d", blk);
+        x = tg_conv(t, nm, cat, 64, 1, 1, 1, 1, 0, 0, 1, blk == 2 ? I8_ACT_NONE : I8_ACT_RELU, x, 0.17f + 0.1f * blk);
+    }
+    /* x read after its fused conv: not in place. */
+    int keep = x;
+    int b = tg_conv(t, "last.b", x, 64, 1, 1, 1, 1, 0, 0, 0, I8_ACT_RELU, -1, 1);
+    int r = tg_conv(t, "last.conv2d", b, 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, x, 0.5f);
+    int cat = tg_concat(t, "final", 2, (int[]){r, keep});
+    int out = tg_head(t, cat, 10);
+    tg_finish(t, out);
+}
+
+void tg_case_unfused(tg *t) {
+    tg_init(t, 3, 9, 10, 6);
+    int x = tg_conv(t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 0, I8_ACT_NONE, -1, 1);
+    i8_node bn = i8_node_blank(I8_OP_BATCHNORM, "stem.bn");
+    bn.n_inputs = 1, bn.inputs[0] = x, bn.c = 32, bn.h = t->g.nodes[x].h, bn.w = t->g.nodes[x].w;
+    bn.bn_gamma = tg_weight(t, "bn.weight", 1, 32, 1, 1, 1, 1.0);
+    bn.bn_beta = tg_weight(t, "bn.bias", 1, 32, 1, 1, 1, 0.5);
+    bn.bn_mean = tg_weight(t, "bn.running_mean", 1, 32, 1, 1, 1, 0.5);
+    bn.bn_var = tg_weight(t, "bn.running_var", 1, 32, 1, 1, 1, 1.0);
+    for (int k = 0; k < 32; k++) t->g.weights[bn.bn_var].data[k] = fabsf(t->g.weights[bn.bn_var].data[k]) + 0.1f;
+    bn.bn_eps = 0.001f;
+    int b = tg_add(t, &bn);
+    i8_node re = i8_node_blank(I8_OP_RELU, "stem.act");
+    re.n_inputs = 1, re.inputs[0] = b, re.c = 32, re.h = bn.h, re.w = bn.w;
+    int r = tg_add(t, &re);
+    int br = tg_conv(t, "branch", r, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_NONE, -1, 1);
+    i8_node res = i8_node_blank(I8_OP_RESIDUAL, "res");
+    res.n_inputs = 2, res.inputs[0] = r, res.inputs[1] = br, res.c = 32, res.h = bn.h, res.w = bn.w;
+    res.residual_scale = 0.2f;
+    res.act = I8_ACT_RELU;
+    int o = tg_add(t, &res);
+    tg_finish(t, o);
+}
+
+int tg_case_count(void) { return 5 + TG_POOL_CASES; }
+
+const char *tg_case_build(tg *t, int i, int c5x5_out) {
+    static const char *const pool_names[TG_POOL_CASES] = {
+        "pool 17x17 max", "pool 17x17 max (16 ch)", "pool 17x17 avg excl. pad", "pool 17x17 avg incl. pad",
+        "pool 16x15 max", "pool 16x15 max (16 ch)", "pool 16x15 avg excl. pad", "pool 16x15 avg incl. pad"};
+    switch (i) {
+    case 0: tg_case_stem(t); return "stem";
+    case 1: tg_case_spatial(t, c5x5_out); return "spatial 5x5 / 1x7 / 7x1 / 3x3s2";
+    case 2: tg_case_concat(t); return "concat";
+    case 3: tg_case_fused_residual(t); return "fused residual";
+    case 4: tg_case_unfused(t); return "unfused batchnorm / relu / residual";
+    default: tg_case_pool(t, i - 5); return pool_names[i - 5];
+    }
+}

@@ -33,4 +33,28 @@ int tg_head(tg *t, int in, int classes);
  * [classes]x1x1 logits rule is waived there, the executors do not need it). */
 void tg_finish(tg *t, int output);
 
+/* Per-op cases of the backend tests (each initialises t; same graphs, seeds and weights in every
+ * backend's test, each compared with the reference executor):
+ *   stem            3x19x17 input: 3x3/2 conv + relu, then a 3x3 conv without bias;
+ *   spatial         5x5 (c5x5_out channels), 1x7, 7x1, 3x3/2;
+ *   pool k (0..7)   a conv then max pool, average pool excluding padding (stride 1) or
+ *                   including it (stride 2), on 17x17 (k < 4) or 16x15 inputs;
+ *   concat          Inception-style block: branches written into their concat slices, the input
+ *                   read by two concat positions (copied), a nested concat and a pool branch;
+ *   fused_residual  fused residual convs (relu and none) in place and copied, chained as IRv2
+ *                   repeats them, then a head;
+ *   unfused         conv -> batchnorm -> relu and a residual node, as families build them
+ *                   before the passes. */
+#define TG_POOL_CASES 8
+void tg_case_stem(tg *t);
+void tg_case_spatial(tg *t, int c5x5_out);
+void tg_case_pool(tg *t, int k);
+void tg_case_concat(tg *t);
+void tg_case_fused_residual(tg *t);
+void tg_case_unfused(tg *t);
+/* All of them by index 0..tg_case_count()-1 (stem, spatial, concat, fused_residual, unfused,
+ * then the pools); returns the case's name. */
+int tg_case_count(void);
+const char *tg_case_build(tg *t, int i, int c5x5_out);
+
 #endif

@@ -162,126 +162,17 @@ static void check_graph(tg *t)
 
 /* ------------------------------------------------------------ per-op cases --------------- */
 
-static void test_stem_conv(void **state)
+/* Every per-op graph of tests/lib/test_graph.c (tg_case_build: stem, 5x5 / 1x7 / 7x1 / 3x3s2,
+ * concat, fused residual, unfused ops, 8 pools), the same graphs the other backends' tests run. */
+static void test_per_op_graphs(void **state)
 {
     (void)state;
-    tg t;
-    tg_init(&t, 3, 19, 17, 1);
-    int a = tg_conv(&t, "conv2d_1a", 0, 32, 3, 3, 2, 2, 0, 0, 1, I8_ACT_RELU, -1, 1);
-    int b = tg_conv(&t, "conv2d_2a", a, 32, 3, 3, 1, 1, 1, 1, 0, I8_ACT_NONE, -1, 1);
-    tg_finish(&t, b);
-    check_graph(&t);
-}
-
-static void test_asymmetric_kernels(void **state)
-{
-    (void)state;
-    tg t;
-    tg_init(&t, 3, 15, 15, 2);
-    int a = tg_conv(&t, "c5x5", 0, 24, 5, 5, 1, 1, 2, 2, 1, I8_ACT_RELU, -1, 1);
-    int b = tg_conv(&t, "c1x7", a, 32, 1, 7, 1, 1, 0, 3, 1, I8_ACT_RELU, -1, 1);
-    int c = tg_conv(&t, "c7x1", b, 24, 7, 1, 1, 1, 3, 0, 1, I8_ACT_NONE, -1, 1);
-    int d = tg_conv(&t, "c3x3s2", c, 48, 3, 3, 2, 2, 0, 0, 1, I8_ACT_RELU, -1, 1);
-    tg_finish(&t, d);
-    check_graph(&t);
-}
-
-static void test_pools(void **state)
-{
-    (void)state;
-    static const int sizes[][2] = {{17, 17}, {16, 15}};
-    for (int s = 0; s < 2; s++)
-        for (int variant = 0; variant < 4; variant++) {
-            tg t;
-            tg_init(&t, 3, sizes[s][0], sizes[s][1], 3 + variant);
-            int a = tg_conv(&t, "c", 0, variant & 1 ? 16 : 12, 3, 3, 1, 1, 1, 1, 1, I8_ACT_NONE, -1, 1);
-            int p;
-            if (variant < 2) p = tg_pool(&t, "maxpool", I8_OP_MAXPOOL, a, 3, 2, 0, 0);
-            else p = tg_pool(&t, "avgpool", I8_OP_AVGPOOL, a, 3, variant == 2 ? 1 : 2, 1, variant == 3);
-            tg_finish(&t, p);
-            check_graph(&t);
-        }
-}
-
-/* Inception-style block: branches into a concat (slices written in place), the input read by
- * two concat positions (copied), a nested concat and a maxpool branch. */
-static void test_concat(void **state)
-{
-    (void)state;
-    tg t;
-    tg_init(&t, 3, 13, 13, 4);
-    int x = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-    int b0 = tg_conv(&t, "b0", x, 48, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-    int b1 = tg_conv(&t, "b1", x, 16, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-    int b1a = tg_conv(&t, "b1a", b1, 32, 1, 3, 1, 1, 0, 1, 1, I8_ACT_RELU, -1, 1);
-    int b1b = tg_conv(&t, "b1b", b1, 16, 3, 1, 1, 1, 1, 0, 1, I8_ACT_RELU, -1, 1);
-    int inner = tg_concat(&t, "inner", 2, (int[]){b1a, b1b});
-    int mp = tg_pool(&t, "pool", I8_OP_AVGPOOL, x, 3, 1, 1, 0);
-    int odd = tg_conv(&t, "odd", x, 8, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-    int cat = tg_concat(&t, "cat", 6, (int[]){b0, inner, mp, x, odd, x});
-    int y = tg_conv(&t, "after", cat, 16, 3, 3, 2, 2, 0, 0, 1, I8_ACT_RELU, -1, 1);
-    int m = tg_pool(&t, "mp", I8_OP_MAXPOOL, cat, 3, 2, 0, 0);
-    int cat2 = tg_concat(&t, "cat2", 2, (int[]){y, m});
-    tg_finish(&t, cat2);
-    check_graph(&t);
-}
-
-/* Fused residual convs: relu and none, in place (conv is x's last reader) and copied (x read
- * again afterwards), in a chain as IRv2 repeats them, then a head. */
-static void test_fused_residual(void **state)
-{
-    (void)state;
-    tg t;
-    tg_init(&t, 3, 11, 12, 5);
-    int x = tg_conv(&t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-    for (int blk = 0; blk < 3; blk++) {
-        char nm[32];
-        snprintf(nm, sizeof nm, "r%d.b0", blk);
-        int b0 = tg_conv(&t, nm, x, 32, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-        snprintf(nm, sizeof nm, "r%d.b1", blk);
-        int b1 = tg_conv(&t, nm, x, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-        snprintf(nm, sizeof nm, "r%d.cat", blk);
-        int cat = tg_concat(&t, nm, 2, (int[]){b0, b1});
-        snprintf(nm, sizeof nm, "r%d.conv2d", blk);
-        x = tg_conv(&t, nm, cat, 64, 1, 1, 1, 1, 0, 0, 1, blk == 2 ? I8_ACT_NONE : I8_ACT_RELU, x, 0.17f + 0.1f * blk);
+    for (int i = 0; i < tg_case_count(); i++) {
+        tg t;
+        const char *name = tg_case_build(&t, i, 24);
+        fprintf(stderr, "  per-op graph: %s\n", name);
+        check_graph(&t);
     }
-    /* x read after its fused conv: not in place. */
-    int keep = x;
-    int b = tg_conv(&t, "last.b", x, 64, 1, 1, 1, 1, 0, 0, 0, I8_ACT_RELU, -1, 1);
-    int r = tg_conv(&t, "last.conv2d", b, 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, x, 0.5f);
-    int cat = tg_concat(&t, "final", 2, (int[]){r, keep});
-    int out = tg_head(&t, cat, 10);
-    tg_finish(&t, out);
-    check_graph(&t);
-}
-
-/* Unfused ops as families build them before the passes: conv -> batchnorm -> relu, residual. */
-static void test_unfused_ops(void **state)
-{
-    (void)state;
-    tg t;
-    tg_init(&t, 3, 9, 10, 6);
-    int x = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 0, I8_ACT_NONE, -1, 1);
-    i8_node bn = i8_node_blank(I8_OP_BATCHNORM, "stem.bn");
-    bn.n_inputs = 1, bn.inputs[0] = x, bn.c = 32, bn.h = t.g.nodes[x].h, bn.w = t.g.nodes[x].w;
-    bn.bn_gamma = tg_weight(&t, "bn.weight", 1, 32, 1, 1, 1, 1.0);
-    bn.bn_beta = tg_weight(&t, "bn.bias", 1, 32, 1, 1, 1, 0.5);
-    bn.bn_mean = tg_weight(&t, "bn.running_mean", 1, 32, 1, 1, 1, 0.5);
-    bn.bn_var = tg_weight(&t, "bn.running_var", 1, 32, 1, 1, 1, 1.0);
-    for (int k = 0; k < 32; k++) t.g.weights[bn.bn_var].data[k] = fabsf(t.g.weights[bn.bn_var].data[k]) + 0.1f;
-    bn.bn_eps = 0.001f;
-    int b = tg_add(&t, &bn);
-    i8_node re = i8_node_blank(I8_OP_RELU, "stem.act");
-    re.n_inputs = 1, re.inputs[0] = b, re.c = 32, re.h = bn.h, re.w = bn.w;
-    int r = tg_add(&t, &re);
-    int br = tg_conv(&t, "branch", r, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_NONE, -1, 1);
-    i8_node res = i8_node_blank(I8_OP_RESIDUAL, "res");
-    res.n_inputs = 2, res.inputs[0] = r, res.inputs[1] = br, res.c = 32, res.h = bn.h, res.w = bn.w;
-    res.residual_scale = 0.2f;
-    res.act = I8_ACT_RELU;
-    int o = tg_add(&t, &res);
-    tg_finish(&t, o);
-    check_graph(&t);
 }
 
 /* supports_node answers honestly: a conv over 20 channels (not a multiple of 8, and not the
@@ -444,12 +335,7 @@ int main(void)
     }
     if (getenv("INFER8_CUDA_BENCH")) return bench_main();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stem_conv),
-        cmocka_unit_test(test_asymmetric_kernels),
-        cmocka_unit_test(test_pools),
-        cmocka_unit_test(test_concat),
-        cmocka_unit_test(test_fused_residual),
-        cmocka_unit_test(test_unfused_ops),
+        cmocka_unit_test(test_per_op_graphs),
         cmocka_unit_test(test_unsupported_and_bad_arguments),
         cmocka_unit_test(test_inception_v3),
         cmocka_unit_test(test_inception_v4),
