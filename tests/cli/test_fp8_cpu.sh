@@ -27,6 +27,14 @@ end=$(date +%s.%N)
 grep -q "skipping .*zz_corrupt.png" "$WORK/calib.log" || fail "corrupt image not reported"
 grep -q "8 images (1 skipped)" "$WORK/calib.log" || fail "calibrate summary: $(tail -1 "$WORK/calib.log")"
 echo "calibration of 8 images: $(echo "$end - $start" | bc) s"
+grep -q "on cpu-reference" "$WORK/calib.log" || fail "calibrate does not say where it collected: $(tail -1 "$WORK/calib.log")"
+# --device cuda collects on the GPU (tools/gpu-check calib_tests); without one it fails cleanly
+# and writes nothing
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+  expect_fail 2 "(no CUDA device|no CUDA backend|CUDA)" "$INFER8" calibrate "$snap" --images "$WORK/calib" --count 2 --device cuda \
+    -o "$WORK/scales-cuda.json"
+  [ ! -e "$WORK/scales-cuda.json" ] || fail "calibrate --device cuda wrote output without a GPU"
+fi
 
 /usr/bin/python3 - "$WORK/scales.json" <<'EOF'
 import json, sys
