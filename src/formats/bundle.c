@@ -712,7 +712,7 @@ infer8_status i8_bundle_decode_tactics(const uint8_t *d, size_t size, int expect
             for (int a = 0; a < 8; a++) t->algo[a] = get_u64(r + 16 + 8 * a);
             t->ms = get_f32(r + 80);
             t->workspace = get_u64(r + 88);
-            if (t->kind < 0 || t->kind > 3) {
+            if (t->kind < 0 || t->kind > I8_BUNDLE_TACTIC_KIND_MAX) {
                 s = GFAIL("section 'tactics.cuda': set %u node %d: tactic kind %d unknown", i, k, t->kind);
                 break;
             }

@@ -111,7 +111,11 @@ typedef struct i8_bundle_tactic_set {
 
 infer8_status i8_bundle_encode_tactics(const i8_bundle_tactic_set *sets, int n_sets, uint8_t **out, size_t *size,
                                        i8_err *err);
-/* Decodes and checks (n_nodes must equal expect_nodes, kinds 0..3, batch >= 1). *sets malloc'ed. */
+/* Kinds of i8_cuda_tactic_kind a record may hold: 0 (not a conv) .. I8_BUNDLE_TACTIC_KIND_MAX
+ * (I8_CUDA_TACTIC_FP8_DNN); FP8 bundles built with --device cuda store the FP8 kinds 4..6. */
+#define I8_BUNDLE_TACTIC_KIND_MAX 6
+/* Decodes and checks (n_nodes must equal expect_nodes, kinds 0..I8_BUNDLE_TACTIC_KIND_MAX,
+ * batch >= 1). *sets malloc'ed. */
 infer8_status i8_bundle_decode_tactics(const uint8_t *data, size_t size, int expect_nodes, i8_bundle_tactic_set **sets,
                                        int *n_sets, i8_err *err);
 void i8_bundle_tactics_free(i8_bundle_tactic_set *sets, int n_sets);

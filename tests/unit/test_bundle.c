@@ -483,12 +483,48 @@ static void test_bad_contents(void **state) {
     free(d);
 }
 
+/* Tactic records round-trip for every kind a CUDA build writes (FP8 bundles built with --device
+ * cuda store kinds 4..6); an unknown kind is refused with the section, set and node named. */
+static void test_tactic_kinds(void **state) {
+    (void)state;
+    i8_bundle_tactic t[I8_BUNDLE_TACTIC_KIND_MAX + 1];
+    memset(t, 0, sizeof t);
+    for (int k = 0; k <= I8_BUNDLE_TACTIC_KIND_MAX; k++) t[k].kind = k, t[k].variant = 10 + k, t[k].engine = -1;
+    i8_bundle_tactic_set set;
+    memset(&set, 0, sizeof set);
+    snprintf(set.gpu, sizeof set.gpu, "NVIDIA H200");
+    set.batch = 1;
+    set.n_nodes = I8_BUNDLE_TACTIC_KIND_MAX + 1;
+    set.tactics = t;
+    uint8_t *data = NULL;
+    size_t size = 0;
+    i8_err err = {0};
+    assert_int_equal(i8_bundle_encode_tactics(&set, 1, &data, &size, &err), INFER8_OK);
+    i8_bundle_tactic_set *got = NULL;
+    int n = 0;
+    assert_int_equal(i8_bundle_decode_tactics(data, size, set.n_nodes, &got, &n, &err), INFER8_OK);
+    assert_int_equal(n, 1);
+    for (int k = 0; k <= I8_BUNDLE_TACTIC_KIND_MAX; k++) {
+        assert_int_equal(got[0].tactics[k].kind, k);
+        assert_int_equal(got[0].tactics[k].variant, 10 + k);
+    }
+    i8_bundle_tactics_free(got, n);
+    free(data);
+    t[3].kind = I8_BUNDLE_TACTIC_KIND_MAX + 1;
+    assert_int_equal(i8_bundle_encode_tactics(&set, 1, &data, &size, &err), INFER8_OK);
+    assert_int_equal(i8_bundle_decode_tactics(data, size, set.n_nodes, &got, &n, &err), INFER8_E_FORMAT);
+    assert_non_null(strstr(err.msg, "tactics.cuda"));
+    assert_non_null(strstr(err.msg, "node 3"));
+    free(data);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_fp32), cmocka_unit_test(test_roundtrip_fp16),
         cmocka_unit_test(test_open_memory),    cmocka_unit_test(test_bad_magic_version),
         cmocka_unit_test(test_truncation),     cmocka_unit_test(test_flipped_bytes),
         cmocka_unit_test(test_bad_table),      cmocka_unit_test(test_bad_contents),
+        cmocka_unit_test(test_tactic_kinds),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

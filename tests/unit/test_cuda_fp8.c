@@ -181,7 +181,9 @@ static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns,
         if (g->nodes[i].op != I8_OP_CONV) continue;
         int is8 = g->nodes[i].precision == I8_PREC_FP8;
         n_fp8 += is8;
-        assert_int_equal(tac[i].kind == I8_CUDA_TACTIC_FP8 || tac[i].kind == I8_CUDA_TACTIC_FP8_LT, is8);
+        assert_int_equal(tac[i].kind == I8_CUDA_TACTIC_FP8 || tac[i].kind == I8_CUDA_TACTIC_FP8_LT ||
+                             tac[i].kind == I8_CUDA_TACTIC_FP8_DNN,
+                         is8);
     }
     if (report) {
         i8_cuda_stats s;
@@ -356,6 +358,7 @@ static void test_fp16_unchanged(void **state) {
     assert_int_equal(i8_cuda_tactics(cc, 1, &tac, &err), INFER8_OK);
     assert_true(tac[a].kind != I8_CUDA_TACTIC_FP8 && tac[b].kind != I8_CUDA_TACTIC_FP8);
     assert_true(tac[a].kind != I8_CUDA_TACTIC_FP8_LT && tac[b].kind != I8_CUDA_TACTIC_FP8_LT);
+    assert_true(tac[a].kind != I8_CUDA_TACTIC_FP8_DNN && tac[b].kind != I8_CUDA_TACTIC_FP8_DNN);
     i8_backend_cuda.destroy(cc);
     /* an FP8 conv without a usable input scale is refused at prepare, naming the tensor */
     i8_node *nb = &t.g.nodes[b];

@@ -17,8 +17,10 @@ typedef enum i8_cuda_tactic_kind {
     I8_CUDA_TACTIC_CUBLASLT = 2, /* 1x1 stride 1 conv as a cuBLASLt GEMM with bias/ReLU epilogue */
     I8_CUDA_TACTIC_CUDNN = 3,    /* cuDNN 9 backend graph: conv -> +bias [-> +x] [-> relu] */
     I8_CUDA_TACTIC_FP8 = 4,      /* FP8 conv (precision I8_PREC_FP8): own e4m3 kernel, cuda_fp8.cu */
-    I8_CUDA_TACTIC_FP8_LT = 5    /* FP8 1x1 conv as a cuBLASLt e4m3 GEMM (INFER8_CUDA_FP8_LT=1, cuda_fp8.c) */
+    I8_CUDA_TACTIC_FP8_LT = 5,   /* FP8 1x1 conv as a cuBLASLt e4m3 GEMM (INFER8_CUDA_FP8_LT=1, cuda_fp8.c) */
+    I8_CUDA_TACTIC_FP8_DNN = 6   /* FP8 conv as a cuDNN e4m3 graph (INFER8_CUDA_FP8_DNN=1, cuda_conv.c) */
 } i8_cuda_tactic_kind;
+#define I8_CUDA_TACTIC_KINDS 7 /* formats/bundle.h accepts kinds up to I8_BUNDLE_TACTIC_KIND_MAX = 6 */
 
 typedef struct i8_cuda_tactic {
     int kind;                    /* i8_cuda_tactic_kind */
@@ -48,9 +50,10 @@ infer8_status i8_cuda_preset_tactics(void *ctx, int n, const i8_cuda_tactic *tac
 /* Statistics of the last built batches, for reports: convolutions per tactic kind, distinct conv
  * problems tuned, seconds spent tuning, whether the forward runs as a captured CUDA graph. */
 typedef struct i8_cuda_stats {
-    int convs_per_kind[6];       /* indexed by i8_cuda_tactic_kind */
+    int convs_per_kind[I8_CUDA_TACTIC_KINDS]; /* indexed by i8_cuda_tactic_kind */
     int problems;
     int cudnn_plans_tried, cudnn_plans_failed;
+    int fp8_checks_failed;       /* cuDNN / cuBLASLt FP8 candidates whose output differed from the own kernel's */
     double tune_seconds;
     int graph_captured;
     int streams_used;

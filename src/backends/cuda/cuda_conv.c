@@ -83,7 +83,8 @@ static int run_plan(cu_ctx *c, int n, cu_conv_plan *p, int node, cudaStream_t s,
                             p->lc, y, p->ld, &algo, ws, CU_WORKSPACE_BYTES, s);
         return (int)st;
     }
-    case I8_CUDA_TACTIC_CUDNN: {
+    case I8_CUDA_TACTIC_CUDNN:
+    case I8_CUDA_TACTIC_FP8_DNN: {
         cudnnStatus_t st = cudnnSetStream(c->dnn, s);
         if (st == CUDNN_STATUS_SUCCESS) st = cudnnBackendExecute(c->dnn, p->plan, vp);
         return (int)st;
@@ -197,10 +198,9 @@ static cudnnStatus_t newd(cu_conv_plan *p, cudnnBackendDescriptorType_t t, cudnn
         if (st != CUDNN_STATUS_SUCCESS) return st;                                                           \
     } while (0)
 
-static cudnnStatus_t tensor(cu_conv_plan *p, int64_t uid, cudnnDataType_t dt, int64_t n, int64_t ch, int64_t h,
-                            int64_t w, int64_t ld, int64_t align, int virt, cudnnBackendDescriptor_t *out) {
+static cudnnStatus_t tensor_desc(cu_conv_plan *p, int64_t uid, cudnnDataType_t dt, const int64_t dims[4],
+                                 const int64_t strides[4], int64_t align, int virt, cudnnBackendDescriptor_t *out) {
     cudnnStatus_t st;
-    int64_t dims[4] = {n, ch, h, w}, strides[4] = {h * w * ld, 1, w * ld, ld};
     bool v = virt != 0;
     DNN_TRY(newd(p, CUDNN_BACKEND_TENSOR_DESCRIPTOR, out));
     DNN_TRY(cudnnBackendSetAttribute(*out, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt));
@@ -210,6 +210,13 @@ static cudnnStatus_t tensor(cu_conv_plan *p, int64_t uid, cudnnDataType_t dt, in
     DNN_TRY(cudnnBackendSetAttribute(*out, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align));
     DNN_TRY(cudnnBackendSetAttribute(*out, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &v));
     return cudnnBackendFinalize(*out);
+}
+
+/* NHWC activation tensor [n][h][w] with row stride ld, as dims [n, ch, h, w]. */
+static cudnnStatus_t tensor(cu_conv_plan *p, int64_t uid, cudnnDataType_t dt, int64_t n, int64_t ch, int64_t h,
+                            int64_t w, int64_t ld, int64_t align, int virt, cudnnBackendDescriptor_t *out) {
+    const int64_t dims[4] = {n, ch, h, w}, strides[4] = {h * w * ld, 1, w * ld, ld};
+    return tensor_desc(p, uid, dt, dims, strides, align, virt, out);
 }
 
 static cudnnStatus_t pointwise(cu_conv_plan *p, cudnnPointwiseMode_t mode, cudnnBackendDescriptor_t x,
@@ -232,67 +239,65 @@ static cudnnStatus_t pointwise(cu_conv_plan *p, cudnnPointwiseMode_t mode, cudnn
     return cudnnBackendFinalize(*op);
 }
 
-enum { UID_X = 1, UID_W = 2, UID_B = 3, UID_R = 4, UID_Y = 5, UID_V = 100 };
+enum { UID_X = 1, UID_W = 2, UID_B = 3, UID_R = 4, UID_Y = 5, UID_M = 6, UID_D = 7, UID_YQ = 8, UID_V = 100 };
 
-/* Operation graph conv -> add bias [-> add residual] [-> relu] for p->sig at batch n. */
+/* Filter tensor KRSC (dims [k, c, r, s]) of data type dt. */
+static cudnnStatus_t filter_tensor(cu_conv_plan *p, cudnnDataType_t dt, int64_t k, int64_t ch, int64_t r, int64_t s,
+                                   cudnnBackendDescriptor_t *out) {
+    const int64_t dims[4] = {k, ch, r, s}, strides[4] = {r * s * ch, 1, s * ch, ch};
+    return tensor_desc(p, UID_W, dt, dims, strides, 16, 0, out);
+}
+
+/* Convolution forward operation x (*) w -> y (fp32 accumulation) for g. */
+static cudnnStatus_t conv_op(cu_conv_plan *p, const cu_conv_sig *g, cudnnBackendDescriptor_t x,
+                             cudnnBackendDescriptor_t w, cudnnBackendDescriptor_t y, cudnnBackendDescriptor_t *op) {
+    cudnnStatus_t st;
+    cudnnBackendDescriptor_t cd;
+    DNN_TRY(newd(p, CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, &cd));
+    cudnnDataType_t comp = CUDNN_DATA_FLOAT;
+    cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
+    int64_t sd = 2, dil[2] = {1, 1}, str[2] = {g->sh, g->sw}, pad[2] = {g->ph, g->pw};
+    DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp));
+    DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode));
+    DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &sd));
+    DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, 2, dil));
+    DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, 2, str));
+    DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 2, pad));
+    DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, 2, pad));
+    DNN_TRY(cudnnBackendFinalize(cd));
+    float alpha = 1.0f, beta = 0.0f;
+    DNN_TRY(newd(p, CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, op));
+    DNN_TRY(cudnnBackendSetAttribute(*op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                     &x));
+    DNN_TRY(cudnnBackendSetAttribute(*op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                     &w));
+    DNN_TRY(cudnnBackendSetAttribute(*op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                     &y));
+    DNN_TRY(cudnnBackendSetAttribute(*op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
+                                     CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cd));
+    DNN_TRY(cudnnBackendSetAttribute(*op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha));
+    DNN_TRY(cudnnBackendSetAttribute(*op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &beta));
+    return cudnnBackendFinalize(*op);
+}
+
+static cudnnStatus_t dnn_graph_fp8(cu_ctx *c, int n, cu_conv_plan *p, cudnnBackendDescriptor_t *graph);
+
+/* Operation graph conv -> add bias [-> add residual] [-> relu] for p->sig at batch n (FP8
+ * convs: dnn_graph_fp8). */
 static cudnnStatus_t dnn_graph(cu_ctx *c, int n, cu_conv_plan *p, cudnnBackendDescriptor_t *graph) {
+    if (p->sig.fp8) return dnn_graph_fp8(c, n, p, graph);
     const cu_conv_sig *g = &p->sig;
     cudnnStatus_t st;
-    cudnnBackendDescriptor_t xd, wd, bd, rd = NULL, yd, cv, cd, conv_op, ops[4];
+    cudnnBackendDescriptor_t xd, wd, bd, rd = NULL, yd, cv, conv, ops[4];
     int nops = 0;
     DNN_TRY(tensor(p, UID_X, CUDNN_DATA_HALF, n, g->c_in, g->h, g->w, g->x_ld, g->align_x, 0, &xd));
-    {   /* filter KRSC: dims [k, c, r, s] */
-        int64_t dims[4] = {g->c_out, g->c_in, g->kh, g->kw};
-        int64_t strides[4] = {(int64_t)g->kh * g->kw * g->c_in, 1, (int64_t)g->kw * g->c_in, g->c_in};
-        int64_t uid = UID_W, align = 16;
-        bool v = false;
-        cudnnDataType_t dt = CUDNN_DATA_HALF;
-        DNN_TRY(newd(p, CUDNN_BACKEND_TENSOR_DESCRIPTOR, &wd));
-        DNN_TRY(cudnnBackendSetAttribute(wd, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt));
-        DNN_TRY(cudnnBackendSetAttribute(wd, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims));
-        DNN_TRY(cudnnBackendSetAttribute(wd, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides));
-        DNN_TRY(cudnnBackendSetAttribute(wd, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid));
-        DNN_TRY(cudnnBackendSetAttribute(wd, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align));
-        DNN_TRY(cudnnBackendSetAttribute(wd, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &v));
-        DNN_TRY(cudnnBackendFinalize(wd));
-    }
+    DNN_TRY(filter_tensor(p, CUDNN_DATA_HALF, g->c_out, g->c_in, g->kh, g->kw, &wd));
     DNN_TRY(tensor(p, UID_B, CUDNN_DATA_FLOAT, 1, g->c_out, 1, 1, g->c_out, 16, 0, &bd));
     if (g->has_res)
         DNN_TRY(tensor(p, UID_R, CUDNN_DATA_HALF, n, g->c_out, g->ho, g->wo, g->res_ld, g->align_r, 0, &rd));
     DNN_TRY(tensor(p, UID_Y, CUDNN_DATA_HALF, n, g->c_out, g->ho, g->wo, g->y_ld, g->align_y, 0, &yd));
     DNN_TRY(tensor(p, UID_V, CUDNN_DATA_FLOAT, n, g->c_out, g->ho, g->wo, g->c_out, 16, 1, &cv));
-
-    DNN_TRY(newd(p, CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, &cd));
-    {
-        cudnnDataType_t comp = CUDNN_DATA_FLOAT;
-        cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
-        int64_t sd = 2, dil[2] = {1, 1}, str[2] = {g->sh, g->sw}, pad[2] = {g->ph, g->pw};
-        DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp));
-        DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode));
-        DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &sd));
-        DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, 2, dil));
-        DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, 2, str));
-        DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 2, pad));
-        DNN_TRY(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, 2, pad));
-        DNN_TRY(cudnnBackendFinalize(cd));
-    }
-    DNN_TRY(newd(p, CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, &conv_op));
-    {
-        float alpha = 1.0f, beta = 0.0f;
-        DNN_TRY(cudnnBackendSetAttribute(conv_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
-                                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &xd));
-        DNN_TRY(cudnnBackendSetAttribute(conv_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
-                                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &wd));
-        DNN_TRY(cudnnBackendSetAttribute(conv_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
-                                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cv));
-        DNN_TRY(cudnnBackendSetAttribute(conv_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
-                                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cd));
-        DNN_TRY(cudnnBackendSetAttribute(conv_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1,
-                                         &alpha));
-        DNN_TRY(cudnnBackendSetAttribute(conv_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1,
-                                         &beta));
-        DNN_TRY(cudnnBackendFinalize(conv_op));
-    }
+    DNN_TRY(conv_op(p, g, xd, wd, cv, &conv));
     /* pointwise chain; the last op writes Y */
     int npw = 1 + g->has_res + g->relu;
     cudnnBackendDescriptor_t cur = cv;
@@ -306,11 +311,58 @@ static cudnnStatus_t dnn_graph(cu_ctx *c, int n, cu_conv_plan *p, cudnnBackendDe
         nops++;
         cur = out;
     }
-    ops[0] = conv_op;
+    ops[0] = conv;
     DNN_TRY(newd(p, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, graph));
     DNN_TRY(cudnnBackendSetAttribute(*graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &c->dnn));
     DNN_TRY(cudnnBackendSetAttribute(*graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1 + nops,
                                      ops));
+    return cudnnBackendFinalize(*graph);
+}
+
+/* FP8 conv (experimental, INFER8_CUDA_FP8_DNN=1): conv(x e4m3, w e4m3) in fp32 -> * mult[o]
+ * -> + bias[o] [-> + x fp16] [-> relu] = v, then v -> fp16 Y and / or v * (1 / out_scale) ->
+ * e4m3 YQ (both from one virtual v when the node writes both). The numbers of the own kernel's
+ * epilogue (cuda_fp8.cu) except that v is quantized directly, not fp16(v). */
+static cudnnStatus_t dnn_graph_fp8(cu_ctx *c, int n, cu_conv_plan *p, cudnnBackendDescriptor_t *graph) {
+    const cu_conv_sig *g = &p->sig;
+    cudnnStatus_t st;
+    cudnnBackendDescriptor_t xd, wd, md, bd, rd = NULL, yd = NULL, yqd = NULL, dd = NULL, cur, ops[8];
+    int nops = 0, vid = UID_V;
+    DNN_TRY(tensor(p, UID_X, CUDNN_DATA_FP8_E4M3, n, g->c_in, g->h, g->w, g->x_ld, g->align_xq, 0, &xd));
+    DNN_TRY(filter_tensor(p, CUDNN_DATA_FP8_E4M3, g->c_out, g->c_in, g->kh, g->kw, &wd));
+    DNN_TRY(tensor(p, UID_M, CUDNN_DATA_FLOAT, 1, g->c_out, 1, 1, g->c_out, 16, 0, &md));
+    DNN_TRY(tensor(p, UID_B, CUDNN_DATA_FLOAT, 1, g->c_out, 1, 1, g->c_out, 16, 0, &bd));
+    if (g->res_mode == I8_FP8_RES_F16)
+        DNN_TRY(tensor(p, UID_R, CUDNN_DATA_HALF, n, g->c_out, g->ho, g->wo, g->res_ld, g->align_r, 0, &rd));
+    if (g->out_f16)
+        DNN_TRY(tensor(p, UID_Y, CUDNN_DATA_HALF, n, g->c_out, g->ho, g->wo, g->y_ld, g->align_y, 0, &yd));
+    if (g->out_q) {
+        DNN_TRY(tensor(p, UID_YQ, CUDNN_DATA_FP8_E4M3, n, g->c_out, g->ho, g->wo, g->y_ld, g->align_yq, 0, &yqd));
+        DNN_TRY(tensor(p, UID_D, CUDNN_DATA_FLOAT, 1, 1, 1, 1, 1, 16, 0, &dd));
+    }
+    DNN_TRY(tensor(p, vid++, CUDNN_DATA_FLOAT, n, g->c_out, g->ho, g->wo, g->c_out, 16, 1, &cur));
+    DNN_TRY(conv_op(p, g, xd, wd, cur, &ops[nops++]));
+    /* the pointwise chain up to v: * mult, + bias, [+ x], [relu] */
+    const int chain = 2 + (rd != NULL) + g->relu;
+    /* v goes straight to Y when the node writes fp16 only */
+    const int single = !yqd;
+    for (int k = 0; k < chain; k++) {
+        cudnnBackendDescriptor_t out;
+        if (k == chain - 1 && single) out = yd;
+        else DNN_TRY(tensor(p, vid++, CUDNN_DATA_FLOAT, n, g->c_out, g->ho, g->wo, g->c_out, 16, 1, &out));
+        if (k == 0) DNN_TRY(pointwise(p, CUDNN_POINTWISE_MUL, cur, md, out, &ops[nops++]));
+        else if (k == 1) DNN_TRY(pointwise(p, CUDNN_POINTWISE_ADD, cur, bd, out, &ops[nops++]));
+        else if (k == 2 && rd) DNN_TRY(pointwise(p, CUDNN_POINTWISE_ADD, cur, rd, out, &ops[nops++]));
+        else DNN_TRY(pointwise(p, CUDNN_POINTWISE_RELU_FWD, cur, NULL, out, &ops[nops++]));
+        cur = out;
+    }
+    if (!single) {
+        if (yd) DNN_TRY(pointwise(p, CUDNN_POINTWISE_IDENTITY, cur, NULL, yd, &ops[nops++]));
+        DNN_TRY(pointwise(p, CUDNN_POINTWISE_MUL, cur, dd, yqd, &ops[nops++]));
+    }
+    DNN_TRY(newd(p, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, graph));
+    DNN_TRY(cudnnBackendSetAttribute(*graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &c->dnn));
+    DNN_TRY(cudnnBackendSetAttribute(*graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, nops, ops));
     return cudnnBackendFinalize(*graph);
 }
 
@@ -393,14 +445,27 @@ static int dnn_engine_lossy(cudnnBackendDescriptor_t cfg) {
 
 static cudnnStatus_t dnn_varpack(cu_ctx *c, int node, const cu_conv_sig *g, void *ws, cudnnBackendDescriptor_t *vp) {
     const i8_node *nd = &c->g->nodes[node];
-    int64_t uids[5];
-    void *ptrs[5];
+    int64_t uids[8];
+    void *ptrs[8];
     int k = 0;
-    uids[k] = UID_X, ptrs[k++] = i8_cuda_view_ptr(c, nd->inputs[0]);
-    uids[k] = UID_W, ptrs[k++] = c->rt[node].w16;
-    uids[k] = UID_B, ptrs[k++] = c->rt[node].b32;
-    if (g->has_res) uids[k] = UID_R, ptrs[k++] = i8_cuda_view_ptr(c, nd->inputs[1]);
-    uids[k] = UID_Y, ptrs[k++] = i8_cuda_view_ptr(c, node);
+    if (g->fp8) { /* dnn_graph_fp8 */
+        uids[k] = UID_X, ptrs[k++] = i8_cuda_view_qptr(c, nd->inputs[0]);
+        uids[k] = UID_W, ptrs[k++] = c->rt[node].wq;
+        uids[k] = UID_M, ptrs[k++] = c->rt[node].mult;
+        uids[k] = UID_B, ptrs[k++] = c->rt[node].b32;
+        if (g->res_mode == I8_FP8_RES_F16) uids[k] = UID_R, ptrs[k++] = i8_cuda_view_ptr(c, nd->inputs[1]);
+        if (g->out_f16) uids[k] = UID_Y, ptrs[k++] = i8_cuda_view_ptr(c, node);
+        if (g->out_q) {
+            uids[k] = UID_YQ, ptrs[k++] = i8_cuda_view_qptr(c, node);
+            uids[k] = UID_D, ptrs[k++] = c->rt[node].dscale;
+        }
+    } else {
+        uids[k] = UID_X, ptrs[k++] = i8_cuda_view_ptr(c, nd->inputs[0]);
+        uids[k] = UID_W, ptrs[k++] = c->rt[node].w16;
+        uids[k] = UID_B, ptrs[k++] = c->rt[node].b32;
+        if (g->has_res) uids[k] = UID_R, ptrs[k++] = i8_cuda_view_ptr(c, nd->inputs[1]);
+        uids[k] = UID_Y, ptrs[k++] = i8_cuda_view_ptr(c, node);
+    }
     cudnnStatus_t st = cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, vp);
     if (st != CUDNN_STATUS_SUCCESS) return st;
     if ((st = cudnnBackendSetAttribute(*vp, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, k, uids)) ||
@@ -433,10 +498,26 @@ static cudnnBackendDescriptor_t dnn_plan(cu_ctx *c, cudnnBackendDescriptor_t cfg
     return plan;
 }
 
+typedef struct dnn_launch_args {
+    cu_ctx *c;
+    int n, node;
+    cu_conv_plan *p;
+    cudnnBackendDescriptor_t vp;
+} dnn_launch_args;
+
+static int dnn_launch_cb(void *user, cudaStream_t s) {
+    dnn_launch_args *a = user;
+    return run_plan(a->c, a->n, a->p, a->node, s, 0, a->vp);
+}
+
 /* Tries the cuDNN configs for p; on success p->plan / p->tac hold the fastest (if faster than
- * *best_ms) and *best_ms is updated. want_rank >= 0 restores one config without timing. */
+ * *best_ms) and *best_ms is updated. want_rank >= 0 restores one config without timing. FP8
+ * convs (kind I8_CUDA_TACTIC_FP8_DNN): every config is first checked against the own FP8
+ * kernel's variant p->tac.variant (i8_cuda_fp8_check) and the numerical-note filter is left to
+ * that check. */
 static void dnn_tune(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node, float *best_ms, int want_rank,
                      int64_t want_engine) {
+    const int fp8 = p->sig.fp8, own_variant = p->tac.variant, kind = fp8 ? I8_CUDA_TACTIC_FP8_DNN : I8_CUDA_TACTIC_CUDNN;
     if (c->cudnn_spent_s > c->cudnn_budget_s) return;
     double t_start = now_s();
     cudnnBackendDescriptor_t graph = NULL, cfg[MAX_CUDNN_CFGS];
@@ -452,7 +533,7 @@ static void dnn_tune(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node, float *b
         if (c->cudnn_spent_s + (now_s() - t_start) > c->cudnn_budget_s) break;
         int64_t ws = 0, eng = dnn_engine_index(cfg[i]);
         if (want_rank >= 0 && eng != want_engine) continue;
-        if (want_rank < 0 && !c->cudnn_lossy_ok && dnn_engine_lossy(cfg[i])) continue; /* a stored tactic is kept */
+        if (want_rank < 0 && !fp8 && !c->cudnn_lossy_ok && dnn_engine_lossy(cfg[i])) continue; /* a stored tactic is kept */
         b->stats.cudnn_plans_tried++;
         cudnnBackendDescriptor_t plan = dnn_plan(c, cfg[i], &ws), vp = NULL;
         if (!plan) {
@@ -462,17 +543,21 @@ static void dnn_tune(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node, float *b
         float ms = -1.0f;
         if (dnn_varpack(c, node, &p->sig, c->ws[0], &vp) == CUDNN_STATUS_SUCCESS) {
             cu_conv_plan trial = *p;
-            trial.tac.kind = I8_CUDA_TACTIC_CUDNN;
+            trial.tac.kind = kind;
             trial.plan = plan;
-            ms = want_rank >= 0 ? (run_plan(c, b->n, &trial, node, c->streams[0], 0, vp) == 0 &&
-                                           cudaStreamSynchronize(c->streams[0]) == cudaSuccess
-                                       ? 0.0f
-                                       : -1.0f)
-                                : time_plan(c, b->n, &trial, node, vp);
+            dnn_launch_args la = {c, b->n, node, &trial, vp};
+            if (fp8 && !i8_cuda_fp8_check(c, b->n, &p->sig, node, own_variant, dnn_launch_cb, &la))
+                b->stats.fp8_checks_failed++, ms = -2.0f; /* runs, but computes other numbers */
+            else
+                ms = want_rank >= 0 ? (run_plan(c, b->n, &trial, node, c->streams[0], 0, vp) == 0 &&
+                                               cudaStreamSynchronize(c->streams[0]) == cudaSuccess
+                                           ? 0.0f
+                                           : -1.0f)
+                                    : time_plan(c, b->n, &trial, node, vp);
             cudnnBackendDestroyDescriptor(vp);
         }
         if (ms < 0.0f) {
-            b->stats.cudnn_plans_failed++;
+            if (ms > -2.0f) b->stats.cudnn_plans_failed++;
             cudnnBackendDestroyDescriptor(plan);
             continue;
         }
@@ -482,7 +567,7 @@ static void dnn_tune(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node, float *b
             chosen_cfg = i;
             *best_ms = ms;
             memset(&p->tac, 0, sizeof p->tac);
-            p->tac.kind = I8_CUDA_TACTIC_CUDNN, p->tac.variant = i, p->tac.engine = eng, p->tac.ms = ms;
+            p->tac.kind = kind, p->tac.variant = i, p->tac.engine = eng, p->tac.ms = ms;
             p->tac.workspace = (uint64_t)ws;
         } else {
             cudnnBackendDestroyDescriptor(plan);
@@ -573,9 +658,28 @@ static void tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     else lt_destroy(&lt);
 }
 
+/* Experimental (INFER8_CUDA_FP8_DNN=1): cuDNN e4m3 convolution graphs, each config checked
+ * against the own kernel's variant before it is timed (dnn_tune). */
+static void tune_fp8_dnn(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
+    if (p->tac.kind != I8_CUDA_TACTIC_FP8 || !i8_cuda_fp8_dnn_fits(c, &p->sig, node)) return;
+    const i8_cuda_tactic own = p->tac;
+    float best = p->tac.ms;
+    const int checks_before = b->stats.fp8_checks_failed, tried_before = b->stats.cudnn_plans_tried;
+    dnn_tune(c, b, p, node, &best, -1, -1);
+    if (getenv("INFER8_CUDA_DEBUG"))
+        fprintf(stderr, "cuda fp8-dnn: %s b%d (%dx%d, C %d K %d, out%s%s, res %d): %d configs tried, %d failed the check, "
+                        "%s %.4f ms vs own %.4f ms\n",
+                c->g->nodes[node].name, b->n, p->sig.kh, p->sig.kw, p->sig.c_in, p->sig.c_out,
+                p->sig.out_f16 ? " fp16" : "", p->sig.out_q ? " e4m3" : "", p->sig.res_mode,
+                b->stats.cudnn_plans_tried - tried_before, b->stats.fp8_checks_failed - checks_before,
+                p->tac.kind == I8_CUDA_TACTIC_FP8_DNN ? "won:" : "best own", (double)p->tac.ms, (double)own.ms);
+    if (p->tac.kind != I8_CUDA_TACTIC_FP8_DNN) p->tac = own;
+}
+
 static void tune_plan(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     if (p->sig.fp8) {
         tune_fp8(c, b, p, node);
+        if (c->fp8_dnn && p->tac.kind == I8_CUDA_TACTIC_FP8) tune_fp8_dnn(c, b, p, node);
         return;
     }
     float best = INFINITY;
@@ -673,7 +777,7 @@ infer8_status i8_cuda_conv_setup(cu_ctx *c, cu_batch *b, int node, i8_err *err) 
     b->node_plan[node] = idx;
     b->tactics[node] = p->tac;
     b->stats.convs_per_kind[p->tac.kind]++;
-    if (p->tac.kind == I8_CUDA_TACTIC_CUDNN) {
+    if (p->tac.kind == I8_CUDA_TACTIC_CUDNN || p->tac.kind == I8_CUDA_TACTIC_FP8_DNN) {
         cudnnStatus_t st = dnn_varpack(c, node, &p->sig, c->ws[c->rt[node].stream], &b->varpack[node]);
         if (st != CUDNN_STATUS_SUCCESS)
             return i8_fail(err, INFER8_E_DEVICE, "cuda: conv '%s': cuDNN variant pack: %s", c->g->nodes[node].name,

@@ -55,6 +55,8 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
     if (!any) return INFER8_OK; /* fp16 graphs: nothing changes */
     int ce = i8_cuda_conv_fp8_setup();
     if (ce) return i8_fail(err, INFER8_E_DEVICE, "cuda: FP8 kernel setup: %s", cudaGetErrorString((cudaError_t)ce));
+    const char *dnn = getenv("INFER8_CUDA_FP8_DNN");
+    c->fp8_dnn = dnn && atoi(dnn) > 0;
     const char *lt = getenv("INFER8_CUDA_FP8_LT");
     if (lt && atoi(lt) > 0) {
         /* B scale vector (one 1.0f per pixel) and a C matrix the e4m3-output GEMMs never read
@@ -189,7 +191,7 @@ infer8_status i8_cuda_fp8_upload(cu_ctx *c, int i, i8_err *err) {
     if ((rc = upload((void **)&rt->wq, wq, count, err)) || (rc = upload((void **)&rt->mult, mult, (size_t)co * 4, err)) ||
         (rc = upload((void **)&rt->b32, b32, (size_t)co * 4, err)))
         goto out;
-    if (c->fp8_lt) { /* the cuBLASLt GEMM's epilogue takes an fp16 bias and a device scale */
+    if (c->fp8_lt || c->fp8_dnn) { /* cuBLASLt's epilogue takes an fp16 bias; both a device scale */
         uint16_t *b16 = i8_malloc((size_t)co * 2, err);
         if (!b16) {
             rc = err->code;
@@ -222,6 +224,8 @@ void i8_cuda_fp8_sig(const cu_ctx *c, int node, cu_conv_sig *s) {
     else s->res_mode = i8_cuda_view_qptr(c, nd->inputs[1]) ? I8_FP8_RES_Q : I8_FP8_RES_F16_FQ;
     s->out_f16 = !st->no_f16;
     s->out_q = st->q;
+    s->align_xq = s->a_q ? i8_cuda_align_of(i8_cuda_view_qptr(c, nd->inputs[0])) : 0;
+    s->align_yq = st->q ? i8_cuda_align_of(i8_cuda_view_qptr(c, node)) : 0;
 }
 
 int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *g, int node, int variant, cudaStream_t s, int wsi) {
@@ -321,21 +325,64 @@ int i8_cuda_fp8_lt_launch(cu_ctx *c, int n, const cu_conv_plan *p, int node, cud
                                CU_WORKSPACE_BYTES, s);
 }
 
-/* Copies the output slice of node (n images) to host bytes: e4m3 codes or fp16 halves. */
-static int fetch_output(cu_ctx *c, int n, const cu_conv_sig *g, int node, uint8_t *host) {
-    size_t pixels = (size_t)n * g->ho * g->wo, elem = g->out_q ? 1 : 2;
-    const void *src = g->out_q ? i8_cuda_view_qptr(c, node) : i8_cuda_view_ptr(c, node);
+/* Copies node's output slice (n images) to host: its e4m3 codes (q) or its fp16 halves. */
+static int fetch_output(cu_ctx *c, int n, const cu_conv_sig *g, int node, int q, void *host) {
+    size_t pixels = (size_t)n * g->ho * g->wo, elem = q ? 1 : 2;
+    const void *src = q ? i8_cuda_view_qptr(c, node) : i8_cuda_view_ptr(c, node);
     return cudaMemcpy2D(host, (size_t)g->c_out * elem, src, (size_t)g->y_ld * elem, (size_t)g->c_out * elem, pixels,
                         cudaMemcpyDeviceToHost) == cudaSuccess;
 }
 
-int i8_cuda_fp8_lt_check(cu_ctx *c, int n, const cu_conv_plan *p, int node, int own_variant) {
-    const cu_conv_sig *g = &p->sig;
-    size_t count = (size_t)n * g->ho * g->wo * (size_t)g->c_out, elem = g->out_q ? 1 : 2;
-    uint8_t *want = malloc(count * elem), *got = malloc(count * elem);
-    int ok = 0;
-    if (!want || !got) goto done;
+/* At most 1% of the codes differ, none by more than one step, no NaN code. */
+static int codes_close(const uint8_t *want, const uint8_t *got, size_t count) {
+    size_t differ = 0, far = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (want[i] == got[i]) continue;
+        differ++;
+        int a = want[i] & 0x80 ? -(int)(want[i] & 0x7f) : (int)want[i];
+        int b = got[i] & 0x80 ? -(int)(got[i] & 0x7f) : (int)got[i];
+        far += abs(a - b) > 1 || (want[i] & 0x7f) == 0x7f || (got[i] & 0x7f) == 0x7f;
+    }
+    return far == 0 && differ * 100 <= count;
+}
+
+/* Every difference within 1e-2 of the largest magnitude wanted; NaN fails. */
+static int halves_close(const uint16_t *want, const uint16_t *got, size_t count) {
+    double maxd = 0.0, maxr = 0.0;
+    for (size_t i = 0; i < count; i++) {
+        double a = i8_f16_to_f32(want[i]), b = i8_f16_to_f32(got[i]), d = fabs(a - b);
+        if (!(d <= maxd)) maxd = d;
+        if (fabs(a) > maxr) maxr = fabs(a);
+    }
+    return maxd <= 1e-2 * maxr;
+}
+
+/* Runs launch (own kernel or candidate) and fetches every output the node writes. */
+static int run_and_fetch(cu_ctx *c, int n, const cu_conv_sig *g, int node, int (*launch)(void *user, cudaStream_t s),
+                         void *user, uint8_t *q, uint16_t *h) {
     cudaStream_t s = c->streams[0];
+    return !launch(user, s) && cudaStreamSynchronize(s) == cudaSuccess &&
+           (!g->out_q || fetch_output(c, n, g, node, 1, q)) && (!g->out_f16 || fetch_output(c, n, g, node, 0, h));
+}
+
+typedef struct own_launch_args {
+    cu_ctx *c;
+    int n, node, variant;
+    const cu_conv_sig *g;
+} own_launch_args;
+
+static int own_launch_cb(void *user, cudaStream_t s) {
+    const own_launch_args *a = user;
+    return i8_cuda_fp8_launch(a->c, a->n, a->g, a->node, a->variant, s, 0);
+}
+
+int i8_cuda_fp8_check(cu_ctx *c, int n, const cu_conv_sig *g, int node, int own_variant,
+                      int (*launch)(void *user, cudaStream_t s), void *user) {
+    size_t count = (size_t)n * g->ho * g->wo * (size_t)g->c_out;
+    uint8_t *wq = malloc(count), *gq = malloc(count);
+    uint16_t *wh = malloc(count * 2), *gh = malloc(count * 2);
+    int ok = 0;
+    if (!wq || !gq || !wh || !gh) goto done;
     {
         /* the arena holds a fill pattern, whose bytes include e4m3 NaN codes: give the input
          * twin finite codes (|x| <= 1.875, both signs) so the two outputs can be compared */
@@ -353,36 +400,45 @@ int i8_cuda_fp8_lt_check(cu_ctx *c, int n, const cu_conv_plan *p, int node, int 
         free(codes);
         if (e != cudaSuccess) goto done;
     }
-    if (i8_cuda_fp8_launch(c, n, g, node, own_variant, s, 0) || cudaStreamSynchronize(s) != cudaSuccess ||
-        !fetch_output(c, n, g, node, want))
+    own_launch_args own = {c, n, node, own_variant, g};
+    if (!run_and_fetch(c, n, g, node, own_launch_cb, &own, wq, wh) ||
+        !run_and_fetch(c, n, g, node, launch, user, gq, gh))
         goto done;
-    if (i8_cuda_fp8_lt_launch(c, n, p, node, s, 0) || cudaStreamSynchronize(s) != cudaSuccess ||
-        !fetch_output(c, n, g, node, got))
-        goto done;
-    if (g->out_q) {
-        size_t differ = 0, far = 0;
-        for (size_t i = 0; i < count; i++) {
-            if (want[i] == got[i]) continue;
-            differ++;
-            int a = want[i] & 0x80 ? -(int)(want[i] & 0x7f) : (int)want[i];
-            int b = got[i] & 0x80 ? -(int)(got[i] & 0x7f) : (int)got[i];
-            far += abs(a - b) > 1 || (want[i] & 0x7f) == 0x7f || (got[i] & 0x7f) == 0x7f;
-        }
-        ok = far == 0 && differ * 100 <= count;
-    } else {
-        const uint16_t *w16 = (const uint16_t *)(void *)want, *g16 = (const uint16_t *)(void *)got;
-        double maxd = 0.0, maxr = 0.0;
-        for (size_t i = 0; i < count; i++) {
-            double a = i8_f16_to_f32(w16[i]), b = i8_f16_to_f32(g16[i]), d = fabs(a - b);
-            if (!(d <= maxd)) maxd = d; /* NaN fails */
-            if (fabs(a) > maxr) maxr = fabs(a);
-        }
-        ok = maxd <= 1e-2 * maxr;
-    }
+    ok = (!g->out_q || codes_close(wq, gq, count)) && (!g->out_f16 || halves_close(wh, gh, count));
 done:
     cudaGetLastError();
-    free(want);
-    free(got);
+    free(wq);
+    free(gq);
+    free(wh);
+    free(gh);
     return ok;
+}
+
+typedef struct lt_launch_args {
+    cu_ctx *c;
+    int n, node;
+    const cu_conv_plan *p;
+} lt_launch_args;
+
+static int lt_launch_cb(void *user, cudaStream_t s) {
+    const lt_launch_args *a = user;
+    return i8_cuda_fp8_lt_launch(a->c, a->n, a->p, a->node, s, 0);
+}
+
+int i8_cuda_fp8_lt_check(cu_ctx *c, int n, const cu_conv_plan *p, int node, int own_variant) {
+    lt_launch_args a = {c, n, node, p};
+    return i8_cuda_fp8_check(c, n, &p->sig, node, own_variant, lt_launch_cb, &a);
+}
+
+/* ---- cuDNN e4m3 convolution graph (experimental: INFER8_CUDA_FP8_DNN=1) ----
+ * conv(x e4m3, w e4m3) in fp32 -> * mult[o] -> + bias[o] [-> + x fp16] [-> relu] -> fp16 output
+ * and / or * (1 / out_scale) -> e4m3 output (graph in cuda_conv.c). As with cuBLASLt, cuDNN
+ * quantizes v where the contract quantizes fp16(v); i8_cuda_fp8_check bounds the difference. */
+int i8_cuda_fp8_dnn_fits(const cu_ctx *c, const cu_conv_sig *g, int node) {
+    if (!c->fp8_dnn || !g->fp8 || !g->a_q) return 0;
+    if (g->res_mode != I8_FP8_RES_NONE && g->res_mode != I8_FP8_RES_F16) return 0;
+    if (c->rt[node].c_in_phys != g->c_in || !c->rt[node].dscale) return 0;
+    if (g->c_in % 16 || g->c_out % 16 || g->x_ld % 16 || g->y_ld % 16 || g->align_xq < 16) return 0;
+    return !g->out_q || g->align_yq >= 16;
 }
 

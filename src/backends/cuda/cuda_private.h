@@ -13,7 +13,7 @@
 
 #define CU_STREAMS 4
 #define CU_WORKSPACE_BYTES ((size_t)64 << 20) /* per stream; cuDNN configs needing more are skipped */
-#define CU_MAX_CUDNN_DESC 24
+#define CU_MAX_CUDNN_DESC 40
 #define CU_SPLIT_COUNTERS 65536
 
 /* Where a node's output lives: channel slice [ch_off, ch_off + c) of storage `storage`, pixel
@@ -42,6 +42,7 @@ typedef struct cu_conv_sig {
     /* FP8 convs only (zero otherwise): input read from the e4m3 twin, residual mode
      * (I8_FP8_RES_*), fp16 and e4m3 outputs written */
     int fp8, a_q, res_mode, out_f16, out_q;
+    int align_xq, align_yq;      /* byte alignment of the e4m3 input / output twins (0: none) */
 } cu_conv_sig;
 
 /* One tuned conv problem of one batch size; nodes with the same signature share it. */
@@ -105,6 +106,7 @@ typedef struct cu_ctx {
     double cudnn_budget_s, cudnn_spent_s;
     int cudnn_lossy_ok; /* INFER8_CUDA_LOSSY_ENGINES=1: also time Winograd / FFT / fp16-reduction engines */
     int fp8_lt;                  /* INFER8_CUDA_FP8_LT=1: also try cuBLASLt e4m3 GEMMs for 1x1 FP8 convs */
+    int fp8_dnn;                 /* INFER8_CUDA_FP8_DNN=1: also try cuDNN e4m3 convolution graphs */
     float *ones;                 /* n_ones 1.0f: the per-pixel B scale vector of those GEMMs */
     size_t n_ones;
     void *lt8_c;                 /* their C matrix (fp16, never read: beta 0) */
@@ -149,6 +151,13 @@ int i8_cuda_fp8_lt_fits(const cu_ctx *c, const cu_conv_sig *sig);
 int i8_cuda_fp8_lt_setup(cu_ctx *c, int n, cu_conv_plan *p, int node, cublasLtMatmulHeuristicResult_t *res, int max);
 int i8_cuda_fp8_lt_launch(cu_ctx *c, int n, const cu_conv_plan *p, int node, cudaStream_t s, int wsi);
 int i8_cuda_fp8_lt_check(cu_ctx *c, int n, const cu_conv_plan *p, int node, int own_variant);
+/* cuDNN e4m3 convolution graph (experimental, c->fp8_dnn; built and run in cuda_conv.c): whether
+ * node qualifies (e4m3 input twin, 16-byte aligned twins, fp16 or no residual). */
+int i8_cuda_fp8_dnn_fits(const cu_ctx *c, const cu_conv_sig *sig, int node);
+/* The check of i8_cuda_fp8_lt_check for any launch: fills the input twin with finite codes,
+ * runs the own kernel (own_variant) and then launch(user, stream), and compares the outputs. */
+int i8_cuda_fp8_check(cu_ctx *c, int n, const cu_conv_sig *sig, int node, int own_variant,
+                      int (*launch)(void *user, cudaStream_t s), void *user);
 /* Device pointer of node i's e4m3 twin slice, NULL when its storage has none. */
 void *i8_cuda_view_qptr(const cu_ctx *c, int node);
 
