@@ -2,7 +2,8 @@
 # Builds an inception_v3 bundle with --device cuda (tactics tuned for batch 1 and 8 and stored),
 # checks the tactics.cuda section is present, that opening it on this GPU restores them (info log
 # "restored CUDA tactics"), that its CUDA logits stay within 1e-2 of the CPU reference, and that
-# the same bundle still runs on the CPU. Results under $OUT/bundle_*.
+# the same bundle still runs on the CPU; then an FP8 bundle built on the GPU (GPU calibration,
+# FP8 tactic kinds stored) must open again and classify. Results under $OUT/bundle_*.
 STEPS+=(bundle_tactics)
 
 bundle_tactics() {
@@ -24,7 +25,14 @@ for a, b in zip(open(sys.argv[1]), open(sys.argv[2])):
     print("cuda vs ref (fp16 bundle):", rel)
     assert rel <= 1e-2
 PY
-    cat "$w/cuda.log"
+    cat "$w/cuda.log" &&
+    # an FP8 bundle built on the GPU stores the FP8 tactic kinds and must open again
+    "$cli" calibrate "$w/v3" --images "$w/img" --device cuda -o "$w/v3.scales.json" &&
+    "$cli" build "$w/v3" --precision fp8 --recipe default --scales "$w/v3.scales.json" --device cuda --max-batch 8 \
+      -o "$w/v3.fp8.cuda.bundle" &&
+    "$cli" inspect "$w/v3.fp8.cuda.bundle" | grep -E "tactics.cuda|tuned_gpu" &&
+    "$cli" classify "$w/v3.fp8.cuda.bundle" "$w"/img/*.png --device cuda --json >"$w/fp8-cuda.json" 2>"$w/fp8-cuda.log" &&
+    echo "FP8 bundle built on the GPU opens again and classifies: $(wc -l <"$w/fp8-cuda.json") results"
   } >"$OUT/bundle_tactics.log" 2>&1
   local rc=$?
   cat "$OUT/bundle_tactics.log"
