@@ -1,7 +1,7 @@
 # Bundle steps of tools/gpu-check (sourced by it): bundle_tactics.
 # Builds an inception_v3 bundle with --device cuda (tactics tuned for batch 1 and 8 and stored),
-# checks the tactics.cuda section is present, that opening it on this GPU restores them (info log
-# "restored CUDA tactics"), that its CUDA logits stay within 1e-2 of the CPU reference, and that
+# checks the tactics.cuda section is present, that its CUDA logits (tactics restored at open on
+# the same GPU) stay within 1e-2 of the CPU reference, and that
 # the same bundle still runs on the CPU; then an FP8 bundle built on the GPU (GPU calibration,
 # FP8 tactic kinds stored) must open again and classify. Results under $OUT/bundle_*.
 STEPS+=(bundle_tactics)
