@@ -303,6 +303,7 @@ infer8_status i8_model_ensure_backend(infer8_model *m, i8_err *err) {
     bo.max_batch = m->options.max_batch;
     bo.threads = m->options.threads;
     bo.accumulate_fp64 = m->options.accumulate_fp64;
+    bo.f16_activations = m->options.fp16_activations;
     infer8_status s = ops->prepare(&m->backend_ctx, &m->graph, &bo, err);
     if (s) {
         m->backend_ctx = NULL;

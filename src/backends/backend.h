@@ -25,6 +25,9 @@ typedef struct i8_backend_options {
     /* cpu-onednn: 1 = bfloat16 activations and conv/linear weights (fp32 accumulation and
      * logits; needs AVX-512 BF16 or AMX), 0 = float32. Other backends ignore it. */
     int bf16;
+    /* Reference executor: round every node output but the logits to binary16 (FP8 graphs always
+     * do). Other backends ignore it. */
+    int f16_activations;
 } i8_backend_options;
 
 typedef struct i8_backend_ops {

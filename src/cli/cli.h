@@ -46,6 +46,7 @@ typedef struct cli_model_opts {
     long threads;
     long max_batch;
     int allow_nonfinite;    /* --allow-nonfinite */
+    int fp16_activations;   /* --fp16-activations */
     infer8_limits limits;   /* --max-image-pixels etc.; 0 fields keep the defaults */
     const char *precision;  /* --precision: NULL/"fp32" or "fp8" (FP8 emulation of a checkpoint) */
     const char *recipe;     /* --recipe: FP8 recipe (default "default") */
@@ -68,6 +69,8 @@ int cli_parse_model_json(cli_args *a, cli_model_opts *mo, const char *help, cons
     "  --device DEV       ref (plain C reference, default), cpu (fastest CPU backend), cuda\n"       \
     "  --threads N        CPU threads (default: all cores)\n"                                         \
     "  --fp64             reference executor accumulates in double\n"                                \
+    "  --fp16-activations reference executor stores activations as binary16, as the GPU does (with\n" \
+    "                     an fp16 bundle: the fp16 rounding floor of a model on the CPU)\n"           \
     "  --max-batch N      largest batch run at once (default 32)\n"                                  \
     "  --allow-nonfinite  accept NaN/Inf weights in a checkpoint (refused by default)\n"               \
     "  --max-image-pixels N, --max-image-bytes N, --max-json-bytes N, --max-tensors N\n"             \

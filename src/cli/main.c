@@ -158,6 +158,10 @@ int cli_model_option(cli_args *a, cli_model_opts *m) {
         m->allow_nonfinite = 1;
         return 1;
     }
+    if (cli_opt_flag(a, "--fp16-activations")) {
+        m->fp16_activations = 1;
+        return 1;
+    }
     static const struct {
         const char *name;
         size_t offset;
@@ -205,6 +209,7 @@ infer8_status cli_open_model(infer8_context *ctx, const char *path, const cli_mo
     if (m->device && !strcmp(m->device, "cpu")) o.device = INFER8_DEVICE_CPU;
     if (m->device && !strcmp(m->device, "cuda")) o.device = INFER8_DEVICE_CUDA;
     o.allow_nonfinite = m->allow_nonfinite;
+    o.fp16_activations = m->fp16_activations;
     if (m->precision && !strcmp(m->precision, "fp8")) o.precision = INFER8_PRECISION_FP8;
     o.fp8_recipe = m->recipe;
     o.fp8_scales_path = m->scales;

@@ -38,7 +38,7 @@ typedef struct ref_ctx {
     float **conv_w;       /* [n_nodes] re-laid-out weights of conv nodes, else NULL */
     float *arena;
     float *fq_in, *fq_res; /* FP8 emulation: fake-quantized conv input / residual x (or NULL) */
-    int f16_storage;       /* FP8 graphs: every activation is stored as binary16, as on the GPU */
+    int f16_storage;       /* FP8 graphs (or opts.f16_activations): activations stored as binary16, as on the GPU */
     int n_buffers;
     size_t arena_floats, naive_floats;
 } ref_ctx;
@@ -342,7 +342,7 @@ static infer8_status ref_prepare(void **out, i8_graph *g, const i8_backend_optio
             fq_in = node_elems(&g->nodes[nd->inputs[0]]);
         if (nd->residual_fp8 && node_elems(nd) > fq_res) fq_res = node_elems(nd);
     }
-    x->f16_storage = fq_in > 0 || fq_res > 0;
+    x->f16_storage = fq_in > 0 || fq_res > 0 || opts->f16_activations;
     if ((fq_in && (!i8_mul3_size(fq_in, (size_t)opts->max_batch, sizeof(float), &fq_in) ||
                    !(x->fq_in = i8_malloc(fq_in, err)))) ||
         (fq_res && (!i8_mul3_size(fq_res, (size_t)opts->max_batch, sizeof(float), &fq_res) ||
