@@ -118,7 +118,7 @@ typedef struct infer8_open_options {
     /* appended in 0.1: 1 accepts NaN/Inf checkpoint weights; by default the first one fails
      * the open with INFER8_E_FORMAT naming the tensor and element index. */
     int allow_nonfinite;
-    /* appended in 0.1: reference executor only (other devices ignore it): store every activation
+    /* appended in 0.1: reference executor only (other devices refuse it): store every activation
      * but the logits as binary16, as the GPU's fp16 and FP8 paths do. With an fp16 bundle this
      * emulates infer8's fp16 GPU numbers up to summation order: the rounding floor an fp16
      * engine cannot go below (docs/performance.md, "fp16 parity"). */

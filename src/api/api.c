@@ -132,6 +132,10 @@ static infer8_status model_open(infer8_context *ctx, const char *path, const voi
     m->limits = ctx->limits;
     m->source = i8_strdup(path ? path : "(memory)", &err);
     infer8_status s = m->source ? INFER8_OK : INFER8_E_NOMEM;
+    if (!s && m->options.fp16_activations && m->options.device != INFER8_DEVICE_CPU_REFERENCE)
+        s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT,
+                    "fp16_activations applies to the reference executor (--device ref), not to the %s device",
+                    m->options.device == INFER8_DEVICE_CUDA ? "cuda" : "cpu (oneDNN)");
     if (!s && !path) {
         s = i8_bundle_load(m, ctx, data, size, "(memory)", &err);
     } else if (!s && i8_bundle_path_has_magic(path)) {

@@ -69,7 +69,7 @@ int cli_parse_model_json(cli_args *a, cli_model_opts *mo, const char *help, cons
     "  --device DEV       ref (plain C reference, default), cpu (fastest CPU backend), cuda\n"       \
     "  --threads N        CPU threads (default: all cores)\n"                                         \
     "  --fp64             reference executor accumulates in double\n"                                \
-    "  --fp16-activations reference executor stores activations as binary16, as the GPU does (with\n" \
+    "  --fp16-activations --device ref stores activations as binary16, as the GPU does (with\n"      \
     "                     an fp16 bundle: the fp16 rounding floor of a model on the CPU)\n"           \
     "  --max-batch N      largest batch run at once (default 32)\n"                                  \
     "  --allow-nonfinite  accept NaN/Inf weights in a checkpoint (refused by default)\n"               \
