@@ -22,6 +22,14 @@ static int scale_ok(float s) {
 
 static int is_fp8_conv(const i8_node *nd) { return nd->op == I8_OP_CONV && nd->precision == I8_PREC_FP8; }
 
+/* INFER8_CUDA_FP8_LT=2: a 1x1 FP8 conv without residual writes fp16 (its storage gets no e4m3
+ * twin; FP8 readers quantize while loading), so that cuBLASLt can run it: cuBLASLt offers e4m3
+ * GEMMs with outer-vector scales for fp16 output, not for e4m3 output (measured on the H200). */
+static int lt_prefers_f16(const i8_graph *g, const i8_node *nd) {
+    return is_fp8_conv(nd) && nd->kh == 1 && nd->kw == 1 && nd->sh == 1 && nd->sw == 1 && !nd->ph && !nd->pw &&
+           nd->residual < 0 && g->nodes[nd->inputs[0]].c % 16 == 0 && nd->c % 8 == 0;
+}
+
 /* Is slot k of node j an FP8 read (input of an FP8 conv, residual x of a residual_fp8 conv)? */
 static int fp8_read(const i8_node *nd, int k) {
     if (nd->op != I8_OP_CONV) return 0;
@@ -79,7 +87,7 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
         free(host);
         if (e != cudaSuccess) return i8_fail(err, INFER8_E_DEVICE, "cuda: FP8 GEMM buffers: %s", cudaGetErrorString(e));
         c->n_ones = pixels;
-        c->fp8_lt = pixels > 0;
+        c->fp8_lt = pixels > 0 ? (atoi(lt) >= 2 ? 2 : 1) : 0;
     }
 
     unsigned char *rd8 = i8_calloc((size_t)ns, 4, err);
@@ -107,7 +115,7 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
         if (nd->op == I8_OP_CONCAT) {
             unsigned all = nd->n_inputs >= 32 ? ~0u : (1u << nd->n_inputs) - 1u;
             if ((c->rt[j].alias_mask & all) != all) rd8[4 * s + 3] = 1; /* copies fp16 slices */
-        } else if (!is_fp8_conv(nd)) {
+        } else if (!is_fp8_conv(nd) || (c->fp8_lt == 2 && lt_prefers_f16(g, nd))) {
             rd8[4 * s + 3] = 1;
         }
     }
