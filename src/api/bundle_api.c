@@ -299,6 +299,9 @@ infer8_status i8_bundle_describe(const infer8_model *m, int json, char **out, i8
 /* ---- CUDA tactics ---- */
 
 #ifdef INFER8_HAVE_CUDA
+_Static_assert(I8_CUDA_TACTIC_KINDS == I8_BUNDLE_TACTIC_KIND_MAX + 1,
+               "formats/bundle.h must accept every CUDA tactic kind the backend writes");
+
 /* GPU name from the backend's device description ("NVIDIA H200 (sm_90, ...), driver ..."). */
 static void gpu_name(void *bctx, char *buf, size_t size) {
     char desc[512] = "unknown GPU";

@@ -235,24 +235,7 @@ EXPORT infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *m, cons
         s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "%s: no images to calibrate on", o.images);
         goto done;
     }
-    const size_t nn = (size_t)g->n_nodes;
-    if (!(c.hist = i8_calloc(nn, sizeof *c.hist, &err)) || !(c.seen = i8_calloc(nn, sizeof *c.seen, &err))) {
-        s = INFER8_E_NOMEM;
-        goto done;
-    }
-    for (int k = 0; k < g->n_nodes; k++) {
-        const i8_node *nd = &g->nodes[k];
-        if (nd->op != I8_OP_CONV) continue;
-        for (int j = 0; j < nd->n_inputs && j < 2; j++) {
-            int p = nd->inputs[j];
-            if (!c.hist[p] && !(c.hist[p] = i8_malloc(sizeof(i8_calib_hist), &err))) {
-                s = INFER8_E_NOMEM;
-                goto done;
-            }
-            i8_calib_init(c.hist[p]);
-            c.seen[p] = -1;
-        }
-    }
+    if ((s = i8_calib_collector_init(&c, g, &err))) goto done;
     i8_backend_options bo;
     memset(&bo, 0, sizeof bo);
     bo.max_batch = o.batch;
@@ -333,10 +316,7 @@ EXPORT infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *m, cons
     }
 done:
     if (bctx) be->destroy(bctx);
-    if (c.hist)
-        for (size_t k = 0; k < (size_t)g->n_nodes; k++) free(c.hist[k]);
-    free(c.hist);
-    free(c.seen);
+    i8_calib_collector_free(&c);
     free(batch);
     free(logits);
     free(file);

@@ -351,27 +351,10 @@ static infer8_status calibrate(study *S, uint64_t *n_held, i8_err *err) {
     void *bctx = NULL;
     float *batch = NULL, *logits = NULL;
     infer8_status s = INFER8_OK;
-    const size_t nn = (size_t)g->n_nodes;
     const int B = S->o.batch;
     const int need_scales = S->nv > 1;
-    if (!(c.hist = i8_calloc(nn, sizeof *c.hist, err)) || !(c.seen = i8_calloc(nn, sizeof *c.seen, err))) {
-        s = INFER8_E_NOMEM;
-        goto done;
-    }
-    for (int k = 0; k < g->n_nodes && need_scales; k++) {
-        const i8_node *nd = &g->nodes[k];
-        if (nd->op != I8_OP_CONV) continue;
-        for (int j = 0; j < nd->n_inputs && j < 2; j++) {
-            int p = nd->inputs[j];
-            if (c.hist[p]) continue;
-            if (!(c.hist[p] = i8_malloc(sizeof(i8_calib_hist), err))) {
-                s = INFER8_E_NOMEM;
-                goto done;
-            }
-            i8_calib_init(c.hist[p]);
-            c.seen[p] = -1;
-        }
-    }
+    /* no FP8 variant: the pass only keeps the calibration split's reference logits */
+    if (need_scales && (s = i8_calib_collector_init(&c, g, err))) goto done;
     /* on a GPU study the statistics come from the GPU (fp16 activations, binned there) and the
      * calibration split's fp32 reference logits from the reference model (oneDNN); on the CPU
      * both from one pass of the hooked reference executor */
@@ -446,10 +429,7 @@ static infer8_status calibrate(study *S, uint64_t *n_held, i8_err *err) {
     }
 done:
     if (bctx) be->destroy(bctx);
-    if (c.hist)
-        for (size_t k = 0; k < nn; k++) free(c.hist[k]);
-    free(c.hist);
-    free(c.seen);
+    i8_calib_collector_free(&c);
     free(batch);
     free(logits);
     return s;
@@ -632,7 +612,7 @@ static infer8_status score_batch(study *S, int split, int n, const float *x, con
         if (!v->applicable) continue;
         /* a GPU model always runs the full batch (x has room for it; the extra rows are ignored
          * and never change the others): one tuned batch size instead of one per partial batch */
-        const int run_n = strncmp(v->quality_executor, "cuda", 4) ? n : S->o.batch;
+        const int run_n = v->qm->options.device == INFER8_DEVICE_CUDA ? S->o.batch : n;
         if ((s = api(S, infer8_classify_tensor(S->ctx, v->qm, run_n, x, v->logits), err))) return s;
         for (int i = 0; i < n; i++) {
             const float *r = all_finite(ref + i * C, C) ? ref + i * C : NULL;

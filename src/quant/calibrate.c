@@ -4,6 +4,7 @@
 #include "quant/calibrate.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "quant/fp8.h"
@@ -228,7 +229,7 @@ infer8_status i8_calib_collect_hook(void *user, i8_graph *g, int node, int n, co
     i8_calib_collector *c = user;
     const i8_node *nd = &g->nodes[node];
     (void)err;
-    if (nd->op != I8_OP_CONV) return INFER8_OK;
+    if (nd->op != I8_OP_CONV || !c->hist) return INFER8_OK; /* no histograms: nothing collected */
     for (int j = 0; j < nd->n_inputs && j < 2; j++) {
         const int p = nd->inputs[j];
         if (!c->hist[p] || c->seen[p] == c->batch_id) continue;
@@ -237,4 +238,32 @@ infer8_status i8_calib_collect_hook(void *user, i8_graph *g, int node, int n, co
         c->seen[p] = c->batch_id;
     }
     return INFER8_OK;
+}
+
+infer8_status i8_calib_collector_init(i8_calib_collector *c, const i8_graph *g, i8_err *err) {
+    memset(c, 0, sizeof *c);
+    c->n_nodes = g->n_nodes;
+    const size_t nn = (size_t)g->n_nodes;
+    if (!(c->hist = i8_calloc(nn, sizeof *c->hist, err)) || !(c->seen = i8_calloc(nn, sizeof *c->seen, err)))
+        return INFER8_E_NOMEM;
+    for (int k = 0; k < g->n_nodes; k++) {
+        const i8_node *nd = &g->nodes[k];
+        if (nd->op != I8_OP_CONV) continue;
+        for (int j = 0; j < nd->n_inputs && j < 2; j++) {
+            const int p = nd->inputs[j];
+            if (c->hist[p]) continue;
+            if (!(c->hist[p] = i8_malloc(sizeof(i8_calib_hist), err))) return INFER8_E_NOMEM;
+            i8_calib_init(c->hist[p]);
+            c->seen[p] = -1;
+        }
+    }
+    return INFER8_OK;
+}
+
+void i8_calib_collector_free(i8_calib_collector *c) {
+    if (c->hist)
+        for (int k = 0; k < c->n_nodes; k++) free(c->hist[k]);
+    free(c->hist);
+    free(c->seen);
+    memset(c, 0, sizeof *c);
 }

@@ -104,7 +104,14 @@ typedef struct i8_calib_collector {
     i8_calib_hist **hist;
     long *seen;     /* [n_nodes] batch id of the last collection */
     long batch_id;
+    int n_nodes;
 } i8_calib_collector;
+
+/* Sets c up for g: an empty histogram for every tensor read by a conv (input or residual x), the
+ * others NULL; seen -1. On failure (INFER8_E_NOMEM) c holds what was allocated; free it either
+ * way with i8_calib_collector_free. */
+infer8_status i8_calib_collector_init(i8_calib_collector *c, const i8_graph *g, i8_err *err);
+void i8_calib_collector_free(i8_calib_collector *c);
 
 /* The pre_node_hook (backends/backend.h) that feeds an i8_calib_collector (user). */
 infer8_status i8_calib_collect_hook(void *user, i8_graph *g, int node, int n, const float *const *inputs, i8_err *err);

@@ -109,22 +109,6 @@ static float *gen_inputs(int n, uint64_t seed0) {
     return in;
 }
 
-static i8_calib_hist **alloc_conv_inputs(const i8_graph *g) {
-    i8_calib_hist **h = calloc((size_t)g->n_nodes, sizeof *h);
-    assert_non_null(h);
-    for (int k = 0; k < g->n_nodes; k++) {
-        const i8_node *nd = &g->nodes[k];
-        if (nd->op != I8_OP_CONV) continue;
-        for (int j = 0; j < nd->n_inputs && j < 2; j++) {
-            int p = nd->inputs[j];
-            if (h[p]) continue;
-            h[p] = malloc(sizeof(i8_calib_hist));
-            assert_non_null(h[p]);
-            i8_calib_init(h[p]);
-        }
-    }
-    return h;
-}
 
 static void test_inception_v3_agreement(void **state) {
     (void)state;
@@ -143,10 +127,10 @@ static void test_inception_v3_agreement(void **state) {
     assert_non_null(logits);
     const size_t per = (size_t)3 * 299 * 299;
 
-    i8_calib_hist **cpu = alloc_conv_inputs(&g), **gpu = alloc_conv_inputs(&g);
-    i8_calib_collector col = {cpu, calloc((size_t)g.n_nodes, sizeof(long)), 0};
-    assert_non_null(col.seen);
-    for (int k = 0; k < g.n_nodes; k++) col.seen[k] = -1;
+    i8_calib_collector col, gcol;
+    assert_int_equal(i8_calib_collector_init(&col, &g, &err), INFER8_OK);
+    assert_int_equal(i8_calib_collector_init(&gcol, &g, &err), INFER8_OK);
+    i8_calib_hist **cpu = col.hist, **gpu = gcol.hist;
     i8_backend_options bo;
     memset(&bo, 0, sizeof bo);
     bo.max_batch = B;
@@ -192,13 +176,8 @@ static void test_inception_v3_agreement(void **state) {
         if (mi < 2) assert_int_equal(within, tensors);
         else assert_true(within * 10 >= tensors * 9);
     }
-    for (int k = 0; k < g.n_nodes; k++) {
-        free(cpu[k]);
-        free(gpu[k]);
-    }
-    free(cpu);
-    free(gpu);
-    free(col.seen);
+    i8_calib_collector_free(&col);
+    i8_calib_collector_free(&gcol);
     free(in);
     free(logits);
     i8_graph_free(&g);

@@ -66,18 +66,8 @@ fp8_parity() {
           --scales "$w/$arch.scales.json" --device $dev --batch 32 --json --topk 1 "$w"/parity-images/*.png \
           >"$w/fp8-$arch-$recipe-$dev.jsonl" || rc=1
       done
-      python3 - "$w/fp8-$arch-$recipe-ref.jsonl" "$w/fp8-$arch-$recipe-cuda.jsonl" "$arch" "$recipe" <<'PY' || rc=1
-import json, sys
-a = [json.loads(l)["logits"] for l in open(sys.argv[1])]
-b = [json.loads(l)["logits"] for l in open(sys.argv[2])]
-assert len(a) == len(b) == 64, (len(a), len(b))
-rel = max(max(abs(p - q) for p, q in zip(x, y)) / max(abs(p) for p in x) for x, y in zip(a, b))
-agree = sum(max(range(len(x)), key=x.__getitem__) == max(range(len(y)), key=y.__getitem__) for x, y in zip(a, b))
-ok = rel <= 2e-2 and agree * 100 >= 99 * len(a)
-print(f"fp8 parity {sys.argv[3]} {sys.argv[4]}: cuda vs CPU emulation over {len(a)} images: max rel {rel:.4f}, "
-      f"top-1 agreement {agree}/{len(a)} {'ok' if ok else 'FAIL'}")
-sys.exit(0 if ok else 1)
-PY
+      python3 tests/oracle/compare_logits.py "$w/fp8-$arch-$recipe-ref.jsonl" "$w/fp8-$arch-$recipe-cuda.jsonl" \
+        --label "fp8 parity $arch $recipe: cuda vs CPU emulation" --count 64 --max-rel 2e-2 --min-agree 0.99 || rc=1
     done
   done >"$OUT/fp8_parity.txt" 2>&1
   cat "$OUT/fp8_parity.txt"

@@ -446,9 +446,10 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
             if (need > b->stats.workspace_bytes) b->stats.workspace_bytes = need;
         }
     }
-    /* capture; a forward that cannot be captured still runs, launched node by node */
+    /* capture; a forward that cannot be captured still runs, launched node by node (and a
+     * calibration forward never uses the graph: collect_forward) */
     b->exec = NULL;
-    if (!getenv("INFER8_CUDA_NO_GRAPH")) {
+    if (!getenv("INFER8_CUDA_NO_GRAPH") && !c->collect_index) {
         cudaGraph_t graph = NULL;
         int failed = -1;
         if (cudaStreamBeginCapture(c->streams[0], cudaStreamCaptureModeRelaxed) == cudaSuccess) {
