@@ -17,7 +17,7 @@ import torch
 import timm
 from PIL import Image
 
-import compare_logits  # tests/oracle/, next to this script
+import logit_parity  # tests/oracle/, next to this script
 
 MAX_REL, MAX_KL = 1e-2, 1e-4
 
@@ -35,7 +35,7 @@ def infer8_logits(cli, snapshot, images, device, batch):
 
 
 def compare(ref, test):
-    r = compare_logits.compare(ref, test)
+    r = logit_parity.compare(ref, test)
     r["pass"] = bool(r["top1_agreement"] == 1.0 and r["max_rel_error"] <= MAX_REL and r["mean_kl"] <= MAX_KL)
     return r
 

@@ -66,7 +66,7 @@ fp8_parity() {
           --scales "$w/$arch.scales.json" --device $dev --batch 32 --json --topk 1 "$w"/parity-images/*.png \
           >"$w/fp8-$arch-$recipe-$dev.jsonl" || rc=1
       done
-      python3 tests/oracle/compare_logits.py "$w/fp8-$arch-$recipe-ref.jsonl" "$w/fp8-$arch-$recipe-cuda.jsonl" \
+      python3 tests/oracle/logit_parity.py "$w/fp8-$arch-$recipe-ref.jsonl" "$w/fp8-$arch-$recipe-cuda.jsonl" \
         --label "fp8 parity $arch $recipe: cuda vs CPU emulation" --count 64 --max-rel 2e-2 --min-agree 0.99 || rc=1
     done
   done >"$OUT/fp8_parity.txt" 2>&1
