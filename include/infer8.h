@@ -123,6 +123,13 @@ typedef struct infer8_open_options {
      * emulates infer8's fp16 GPU numbers up to summation order: the rounding floor an fp16
      * engine cannot go below (docs/performance.md, "fp16 parity"). */
     int fp16_activations;
+    /* appended in 0.1: CUDA tuning effort when the executor picks each layer's implementation
+     * by timing it on this GPU (bundles with stored tactics for this GPU skip it):
+     * 0 = own kernels and cuBLASLt only, no cuDNN plans (fastest start);
+     * 1 = up to 10 s of cuDNN plan building per batch size; 2 (default) = 30 s;
+     * 3 = every cuDNN configuration of every layer, no time limit.
+     * The environment variable INFER8_CUDA_CUDNN_BUDGET (seconds) overrides it. */
+    int opt_level;
 } infer8_open_options;
 void infer8_open_options_init(infer8_open_options *options);
 
@@ -225,6 +232,8 @@ typedef struct infer8_build_options {
     infer8_device device;        /* INFER8_DEVICE_CUDA: tune on this machine's GPU and store the tactics */
     const char *fp8_recipe;      /* for precision fp8 (reserved) */
     const char *fp8_scales_path; /* for precision fp8 (reserved) */
+    int opt_level;               /* appended in 0.1: device CUDA: tuning effort 0..3 (default 2), as
+                                  * infer8_open_options.opt_level */
 } infer8_build_options;
 void infer8_build_options_init(infer8_build_options *options);
 
@@ -373,6 +382,8 @@ typedef struct infer8_study_options {
     infer8_progress_fn progress;
     void *progress_user;
     infer8_study_summary *summary; /* optional, filled on success */
+    int opt_level;               /* appended in 0.1: CUDA tuning effort 0..3 of the timed models
+                                  * (default 2), as infer8_open_options.opt_level */
 } infer8_study_options;
 void infer8_study_options_init(infer8_study_options *options);
 

@@ -97,6 +97,16 @@ EXPORT void infer8_open_options_init(infer8_open_options *o) {
     o->struct_size = sizeof *o;
     o->device = INFER8_DEVICE_CPU_REFERENCE;
     o->max_batch = 32;
+    o->opt_level = 2;
+}
+
+double i8_opt_level_cudnn_budget(int opt_level) {
+    switch (opt_level) {
+    case 0: return -1.0;  /* no cuDNN plans */
+    case 1: return 10.0;
+    case 3: return 1e9;   /* every configuration */
+    default: return 30.0; /* level 2 */
+    }
 }
 
 static void model_free(infer8_model *m) {
@@ -132,6 +142,8 @@ static infer8_status model_open(infer8_context *ctx, const char *path, const voi
     m->limits = ctx->limits;
     m->source = i8_strdup(path ? path : "(memory)", &err);
     infer8_status s = m->source ? INFER8_OK : INFER8_E_NOMEM;
+    if (!s && (m->options.opt_level < 0 || m->options.opt_level > 3))
+        s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "opt_level %d is not 0, 1, 2 or 3", m->options.opt_level);
     if (!s && m->options.fp16_activations && m->options.device != INFER8_DEVICE_CPU_REFERENCE)
         s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT,
                     "fp16_activations applies to the reference executor (--device ref), not to the %s device",
@@ -308,6 +320,7 @@ infer8_status i8_model_ensure_backend(infer8_model *m, i8_err *err) {
     bo.threads = m->options.threads;
     bo.accumulate_fp64 = m->options.accumulate_fp64;
     bo.f16_activations = m->options.fp16_activations;
+    bo.cudnn_budget_s = i8_opt_level_cudnn_budget(m->options.opt_level);
     infer8_status s = ops->prepare(&m->backend_ctx, &m->graph, &bo, err);
     if (s) {
         m->backend_ctx = NULL;

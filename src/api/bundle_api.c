@@ -311,13 +311,14 @@ static void gpu_name(void *bctx, char *buf, size_t size) {
     snprintf(buf, size, "%s", desc);
 }
 
-static infer8_status tune_cuda(const infer8_model *m, int max_batch, i8_bundle_tactic_set **out, int *n_out,
-                               char *gpu, size_t gpu_size, i8_err *err) {
+static infer8_status tune_cuda(const infer8_model *m, int max_batch, int opt_level, i8_bundle_tactic_set **out,
+                               int *n_out, char *gpu, size_t gpu_size, i8_err *err) {
     if (i8_cuda_device_count() < 1) return i8_fail(err, INFER8_E_DEVICE, "build --device cuda: no CUDA device visible");
     void *bctx = NULL;
     i8_backend_options bo;
     memset(&bo, 0, sizeof bo);
     bo.max_batch = max_batch;
+    bo.cudnn_budget_s = i8_opt_level_cudnn_budget(opt_level);
     infer8_status s = i8_backend_cuda.prepare(&bctx, (i8_graph *)&m->graph, &bo, err);
     if (s) return s;
     gpu_name(bctx, gpu, gpu_size);
@@ -394,6 +395,7 @@ EXPORT void infer8_build_options_init(infer8_build_options *o) {
     o->precision = INFER8_PRECISION_FP32;
     o->max_batch = 32;
     o->device = INFER8_DEVICE_CPU_REFERENCE;
+    o->opt_level = 2;
 }
 
 static const char *precision_name(infer8_precision p) {
@@ -437,9 +439,11 @@ EXPORT infer8_status infer8_build(infer8_context *ctx, const infer8_model *m, co
         }
         memcpy(&o, options, options->struct_size < sizeof o ? options->struct_size : sizeof o);
     }
-    if (o.max_batch < 1 || o.max_batch > 4096 || (int)o.precision < 0 || o.precision > INFER8_PRECISION_FP8) {
-        i8_fail(err, INFER8_E_INVALID_ARGUMENT, "infer8_build: max_batch %d not in 1..4096 or precision %d unknown",
-                o.max_batch, (int)o.precision);
+    if (o.max_batch < 1 || o.max_batch > 4096 || (int)o.precision < 0 || o.precision > INFER8_PRECISION_FP8 ||
+        o.opt_level < 0 || o.opt_level > 3) {
+        i8_fail(err, INFER8_E_INVALID_ARGUMENT,
+                "infer8_build: max_batch %d not in 1..4096, precision %d unknown or opt_level %d not in 0..3",
+                o.max_batch, (int)o.precision, o.opt_level);
         return i8_ctx_fail(ctx, err);
     }
     /* FP8: the model must already hold the quantized graph (opened with precision fp8, a recipe
@@ -478,8 +482,9 @@ EXPORT infer8_status infer8_build(infer8_context *ctx, const infer8_model *m, co
     char gpu[128] = "";
     if (o.device == INFER8_DEVICE_CUDA) {
 #ifdef INFER8_HAVE_CUDA
-        if ((s = tune_cuda(m, o.max_batch, &tactics, &n_tactics, gpu, sizeof gpu, err))) return i8_ctx_fail(ctx, err);
-        i8_ctx_log(ctx, 2, "tuned CUDA tactics on %s for batch 1 and %d", gpu, o.max_batch);
+        if ((s = tune_cuda(m, o.max_batch, o.opt_level, &tactics, &n_tactics, gpu, sizeof gpu, err)))
+            return i8_ctx_fail(ctx, err);
+        i8_ctx_log(ctx, 2, "tuned CUDA tactics on %s for batch 1 and %d (opt level %d)", gpu, o.max_batch, o.opt_level);
 #else
         i8_fail(err, INFER8_E_UNSUPPORTED, "infer8_build: --device cuda needs a build with the CUDA backend");
         return i8_ctx_fail(ctx, err);
@@ -510,6 +515,7 @@ EXPORT infer8_status infer8_build(infer8_context *ctx, const infer8_model *m, co
          cJSON_AddStringToObject(prov, "source_sha256", sha) && cJSON_AddStringToObject(bopt, "precision", prec) &&
          cJSON_AddNumberToObject(bopt, "max_batch", o.max_batch) &&
          cJSON_AddStringToObject(bopt, "device", o.device == INFER8_DEVICE_CUDA ? "cuda" : "cpu") &&
+         (o.device != INFER8_DEVICE_CUDA || cJSON_AddNumberToObject(bopt, "opt_level", o.opt_level)) &&
          cJSON_AddItemToObject(prov, "build_options", bopt);
     if (ok) bopt = NULL;
     ok = ok && cJSON_AddItemToObject(h, "provenance", prov);

@@ -49,6 +49,9 @@ infer8_status i8_checkpoint_load(const char *path, const char *arch, const i8_li
 /* Prepares the model's executor on first use (backend chosen by options.device). Caller holds
  * m->lock. */
 infer8_status i8_model_ensure_backend(infer8_model *m, i8_err *err);
+/* The CUDA executor's cuDNN tuning budget (i8_backend_options.cudnn_budget_s) of a public
+ * opt_level 0..3 (infer8_open_options.opt_level). */
+double i8_opt_level_cudnn_budget(int opt_level);
 
 /* Bundles (src/api/bundle_api.c). i8_bundle_load fills m->source-independent parts of a fresh
  * model (family, config, graph, bundle) from verified bundle bytes; `name` is used in messages. */

@@ -200,6 +200,7 @@ EXPORT void infer8_study_options_init(infer8_study_options *o) {
     o->variants = "fp16,fp8,residual-fp8:10-39,residual-fp8";
     o->batches = "1,32";
     o->device = INFER8_DEVICE_CPU_REFERENCE;
+    o->opt_level = 2;
     o->max_kl = 0.02;
     o->min_agreement = 0.99;
     o->min_speedup = 1.1;
@@ -207,6 +208,14 @@ EXPORT void infer8_study_options_init(infer8_study_options *o) {
     o->iters = 200;
     o->batch = 8;
     o->stress = -1;
+}
+
+/* How hard the timed CUDA models were tuned: the opt level, or the environment's override. */
+static const char *cuda_tuning_text(const infer8_study_options *o, char *buf, size_t size) {
+    const char *env = getenv("INFER8_CUDA_CUDNN_BUDGET");
+    if (env) snprintf(buf, size, "opt level %d overridden by INFER8_CUDA_CUDNN_BUDGET=%s s", o->opt_level, env);
+    else snprintf(buf, size, "opt level %d", o->opt_level);
+    return buf;
 }
 
 /* Splits a comma list into at most cap tokens of < tsize bytes. */
@@ -244,6 +253,8 @@ static infer8_status parse_options(study *S, i8_err *err) {
         return i8_fail(err, INFER8_E_INVALID_ARGUMENT,
                        "infer8_study: batch 1..256, rounds 1..1000, iters >= 1, max_kl >= 0, min_agreement in [0, 1], "
                        "min_speedup > 0, threads >= 0 and stress >= -1 are required");
+    if (o->opt_level < 0 || o->opt_level > 3)
+        return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "infer8_study: opt_level %d is not 0, 1, 2 or 3", o->opt_level);
     if (o->device != INFER8_DEVICE_CPU_REFERENCE && o->device != INFER8_DEVICE_CPU && o->device != INFER8_DEVICE_CUDA)
         return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "infer8_study: unknown device %d", (int)o->device);
     char tok[MAX_VARIANTS][128];
@@ -462,6 +473,7 @@ static infer8_status open_model(study *S, const char *path, infer8_device dev, i
     oo.device = dev;
     oo.threads = S->o.threads;
     oo.max_batch = dev == INFER8_DEVICE_CUDA ? S->max_batch : S->o.batch; /* CPU models only score */
+    oo.opt_level = S->o.opt_level;
     if (fp8) {
         oo.precision = INFER8_PRECISION_FP8;
         oo.fp8_recipe = recipe;
@@ -887,6 +899,10 @@ static char *study_json(study *S, double wall) {
     cJSON_AddNumberToObject(env, "cpu_count", S->cpu_count);
     cJSON_AddStringToObject(env, "device", o->device == INFER8_DEVICE_CUDA ? "cuda" : "cpu");
     cJSON_AddStringToObject(env, "device_description", S->device_desc);
+    if (o->device == INFER8_DEVICE_CUDA) {
+        char tuning[128];
+        cJSON_AddStringToObject(env, "cuda_tuning", cuda_tuning_text(o, tuning, sizeof tuning));
+    }
     cJSON_AddStringToObject(env, "compiler", S->compiler);
     cJSON *md = cJSON_AddObjectToObject(root, "model");
     cJSON_AddStringToObject(md, "path", S->model_path);
@@ -1181,6 +1197,10 @@ static char *readme(study *S, double wall) {
     i8_strbuf_printf(&b, "- Date: %s; infer8 %s; %s\n", S->date, infer8_version(), S->compiler);
     i8_strbuf_printf(&b, "- Host: %s; CPU: %s (%d online)\n", S->host, S->cpu, S->cpu_count);
     i8_strbuf_printf(&b, "- Device: %s; %s\n", o->device == INFER8_DEVICE_CUDA ? "cuda" : "cpu", S->device_desc);
+    if (o->device == INFER8_DEVICE_CUDA) {
+        char tuning[128];
+        i8_strbuf_printf(&b, "- CUDA tuning: %s\n", cuda_tuning_text(o, tuning, sizeof tuning));
+    }
     i8_strbuf_printf(&b, "- Model: `%s` (%s%s, %d layers, %d classes)\n", S->model_path, S->ref->family->arch,
               S->is_synth ? ", synthetic checkpoint" : "", S->ref->graph.n_nodes, S->num_classes);
     i8_strbuf_printf(&b, "- Study wall time: %.1f s\n\n", wall);

@@ -51,6 +51,8 @@ typedef struct cli_model_opts {
     const char *precision;  /* --precision: NULL/"fp32" or "fp8" (FP8 emulation of a checkpoint) */
     const char *recipe;     /* --recipe: FP8 recipe (default "default") */
     const char *scales;     /* --scales: scales.json for --precision fp8 */
+    long opt_level;         /* --opt-level: CUDA tuning effort 0..3, when has_opt_level */
+    int has_opt_level;
 } cli_model_opts;
 /* Consumes a model option at a->i if it is one; returns 1 if consumed, -1 on error. */
 int cli_model_option(cli_args *a, cli_model_opts *m);
@@ -63,6 +65,11 @@ int cli_print_model_text(const char *cmd, const char *model_path, const cli_mode
 /* Parses `CMD MODEL [--json] [model options]` (inspect, recipe). Returns -1 when the command
  * should go on, otherwise the exit code to return at once (0 after printing help). */
 int cli_parse_model_json(cli_args *a, cli_model_opts *mo, const char *help, const char **model_path, int *json);
+#define CLI_OPT_LEVEL_HELP                                                                         \
+    "  --opt-level N      cuda: how hard each layer's implementation is tuned on this GPU: 0 own\n"  \
+    "                     kernels and cuBLASLt only, 1 up to 10 s of cuDNN plans per batch size,\n"  \
+    "                     2 (default) 30 s, 3 every cuDNN configuration (slowest start, fastest\n"  \
+    "                     run); bundles with tactics stored for this GPU skip the tuning\n"
 #define CLI_MODEL_OPTIONS_HELP                                                                     \
     "  --arch ARCH        family of a bare .safetensors file (inception_resnet_v2, inception_v4,\n" \
     "                     inception_v3); read from config.json otherwise\n"                          \
@@ -77,7 +84,8 @@ int cli_parse_model_json(cli_args *a, cli_model_opts *mo, const char *help, cons
     "                     input limits, checked before allocating (docs/reliability.md)\n"      \
     "  --precision P      fp32 (default) or fp8: emulate FP8 on the reference executor with\n"     \
     "                     --recipe R (default, residual-fp8[:A-B], recipe.json) and --scales F\n"  \
-    "                     (scales.json from infer8 calibrate); see docs/fp8.md\n"
+    "                     (scales.json from infer8 calibrate); see docs/fp8.md\n"                  \
+    CLI_OPT_LEVEL_HELP
 
 int cmd_synth(int argc, char **argv);
 int cmd_build(int argc, char **argv);

@@ -29,7 +29,8 @@ static const char *const bench_help =
     "                     per layer type for each model\n"
     "  --json             print the results as one JSON document\n"
     "  -o, --output FILE  also write the JSON document to FILE (atomically)\n"
-    "  --threads N, --max-batch N, --arch ARCH  as for the other model commands\n";
+    "  --threads N, --max-batch N, --arch ARCH  as for the other model commands\n"
+    CLI_OPT_LEVEL_HELP;
 
 #define MAX_MODELS 16
 #define MAX_BATCHES 16

@@ -27,6 +27,7 @@ static const char *const build_help =
     "  --max-batch N      largest batch recorded in the header and tuned for (default 32)\n"
     "  --device cpu|cuda  cuda: tune CUDA tactics on this GPU for batch 1 and N and store them\n"
     "                     (restored when the bundle runs on a GPU of the same name)\n"
+    CLI_OPT_LEVEL_HELP
     "  --arch ARCH        family of a bare .safetensors file\n"
     "  -o, --output FILE  the bundle to write\n";
 
@@ -40,7 +41,7 @@ int cmd_build(int argc, char **argv) {
     cli_args a = {argc, argv, 1, "build"};
     const char *model_path = NULL, *out = NULL, *prec = "fp32", *device = "cpu", *arch = NULL, *v = NULL;
     const char *recipe = NULL, *scales = NULL, *calib_images = NULL;
-    long max_batch = 32, calib_count = 500;
+    long max_batch = 32, calib_count = 500, opt_level = 2;
     int error = 0;
     while (a.i < argc && !error) {
         if (!strcmp(argv[a.i], "--help") || !strcmp(argv[a.i], "-h")) {
@@ -58,6 +59,10 @@ int cmd_build(int argc, char **argv) {
         }
         if (cli_opt_value(&a, "--max-batch", &v, &error)) {
             if (!error && !cli_parse_int("build", "--max-batch", v, 1, 4096, &max_batch)) return EXIT_USAGE;
+            continue;
+        }
+        if (cli_opt_value(&a, "--opt-level", &v, &error)) {
+            if (!error && !cli_parse_int("build", "--opt-level", v, 0, 3, &opt_level)) return EXIT_USAGE;
             continue;
         }
         if (argv[a.i][0] == '-') return cli_usage_error("build", "unknown option %s", argv[a.i]);
@@ -80,6 +85,7 @@ int cmd_build(int argc, char **argv) {
     if (!strcmp(device, "cuda")) bo.device = INFER8_DEVICE_CUDA;
     else if (strcmp(device, "cpu")) return cli_usage_error("build", "--device must be cpu or cuda, got '%s'", device);
     bo.max_batch = (int)max_batch;
+    bo.opt_level = (int)opt_level;
 
     double t0 = now_s();
     infer8_context *ctx = infer8_context_new();

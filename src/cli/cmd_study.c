@@ -32,6 +32,8 @@ static const char *const study_help =
     "  --eval-batch N        images per forward for calibration and quality (default 8)\n"
     "  --stress N|all        stress inputs used (default all; 0 = none)\n"
     "  --threads N           CPU threads (default: all cores)\n"
+    "  --opt-level N         cuda: tuning effort of the timed models, 0..3 (default 2; see\n"
+    "                        infer8 classify --help)\n"
     "  -o, --output OUTDIR   report folder (created; files replaced atomically)\n";
 
 /* The command line as typed, with arguments that need it single-quoted for the shell. */
@@ -122,6 +124,9 @@ int cmd_study(int argc, char **argv) {
             else error = 1;
         } else if (cli_opt_value(&a, "--threads", &v, &error)) {
             if (!error && cli_parse_int("study", "--threads", v, 0, 4096, &n)) o.threads = (int)n;
+            else error = 1;
+        } else if (cli_opt_value(&a, "--opt-level", &v, &error)) {
+            if (!error && cli_parse_int("study", "--opt-level", v, 0, 3, &n)) o.opt_level = (int)n;
             else error = 1;
         } else if (cli_opt_value(&a, "-o", &out, &error) || cli_opt_value(&a, "--output", &out, &error)) {
         } else if (argv[a.i][0] == '-') {

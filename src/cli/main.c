@@ -150,6 +150,11 @@ int cli_model_option(cli_args *a, cli_model_opts *m) {
     }
     if (cli_opt_value(a, "--recipe", &m->recipe, &error)) return error ? -1 : 1;
     if (cli_opt_value(a, "--scales", &m->scales, &error)) return error ? -1 : 1;
+    if (cli_opt_value(a, "--opt-level", &v, &error)) {
+        if (error || !cli_parse_int(a->cmd, "--opt-level", v, 0, 3, &m->opt_level)) return -1;
+        m->has_opt_level = 1;
+        return 1;
+    }
     if (cli_opt_flag(a, "--fp64")) {
         m->fp64 = 1;
         return 1;
@@ -210,6 +215,7 @@ infer8_status cli_open_model(infer8_context *ctx, const char *path, const cli_mo
     if (m->device && !strcmp(m->device, "cuda")) o.device = INFER8_DEVICE_CUDA;
     o.allow_nonfinite = m->allow_nonfinite;
     o.fp16_activations = m->fp16_activations;
+    if (m->has_opt_level) o.opt_level = (int)m->opt_level;
     if (m->precision && !strcmp(m->precision, "fp8")) o.precision = INFER8_PRECISION_FP8;
     o.fp8_recipe = m->recipe;
     o.fp8_scales_path = m->scales;

@@ -18,6 +18,9 @@ expect_fail 2 "no such file" "$INFER8" inspect "$WORK/does-not-exist"
 expect_fail 2 "needs the architecture" "$INFER8" inspect "$good/model.safetensors"
 expect_fail 64 "unknown option" "$INFER8" inspect "$good" --bogus
 expect_fail 64 "unknown command" "$INFER8" frobnicate
+expect_fail 64 "opt-level expects an integer in \\[0, 3\\], got '4'" "$INFER8" classify "$good" --opt-level 4
+expect_fail 64 "opt-level expects an integer in \\[0, 3\\]" "$INFER8" build "$good" --opt-level x -o "$WORK/x.bundle"
+expect_fail 64 "opt-level expects an integer in \\[0, 3\\]" "$INFER8" study "$good" --images "$WORK" --opt-level -1 -o "$WORK/s"
 # the bare file with --arch loads
 "$INFER8" inspect "$good/model.safetensors" --arch inception_v3 | grep -q "convolutions" || fail "bare safetensors with --arch"
 # a corrupt image among good ones: reported, named, exit 2, the good one still classified

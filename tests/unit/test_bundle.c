@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -326,6 +327,43 @@ static void test_open_memory(void **state) {
     free(d);
 }
 
+/* opt_level (CUDA tuning effort) is 0..3 in the open and build options; other values are refused
+ * with a message naming it, and the default is 2. */
+static void test_opt_level_range(void **state) {
+    (void)state;
+    infer8_open_options oo;
+    infer8_open_options_init(&oo);
+    assert_int_equal(oo.opt_level, 2);
+    char path[1100];
+    bundle_path(path, sizeof path, "small.bundle");
+    infer8_context *ctx = infer8_context_new();
+    infer8_model *m = NULL;
+    for (int level = -1; level <= 4; level++) {
+        oo.opt_level = level;
+        infer8_status s = infer8_model_open(ctx, path, &oo, &m);
+        if (level >= 0 && level <= 3) {
+            assert_int_equal(s, INFER8_OK);
+            infer8_model_close(m);
+        } else {
+            assert_int_equal(s, INFER8_E_INVALID_ARGUMENT);
+            assert_null(m);
+            assert_non_null(strstr(infer8_errmsg(ctx), "opt_level"));
+        }
+        m = NULL;
+    }
+    infer8_build_options bo;
+    infer8_build_options_init(&bo);
+    assert_int_equal(bo.opt_level, 2);
+    bo.opt_level = 7;
+    infer8_model *src = open_bundle(ctx, "small.bundle");
+    bundle_path(path, sizeof path, "never.bundle");
+    assert_int_equal(infer8_build(ctx, src, &bo, path), INFER8_E_INVALID_ARGUMENT);
+    assert_non_null(strstr(infer8_errmsg(ctx), "opt_level 7"));
+    assert_int_equal(access(path, F_OK), -1);
+    infer8_model_close(src);
+    infer8_context_free(ctx);
+}
+
 static void test_bad_magic_version(void **state) {
     (void)state;
     size_t size;
@@ -521,7 +559,8 @@ static void test_tactic_kinds(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_fp32), cmocka_unit_test(test_roundtrip_fp16),
-        cmocka_unit_test(test_open_memory),    cmocka_unit_test(test_bad_magic_version),
+        cmocka_unit_test(test_open_memory),    cmocka_unit_test(test_opt_level_range),
+        cmocka_unit_test(test_bad_magic_version),
         cmocka_unit_test(test_truncation),     cmocka_unit_test(test_flipped_bytes),
         cmocka_unit_test(test_bad_table),      cmocka_unit_test(test_bad_contents),
         cmocka_unit_test(test_tactic_kinds),

@@ -23,6 +23,8 @@
 
 #include <cmocka.h>
 
+#include "gpu_test.h"
+
 #include "backends/backend.h"
 #include "families/family.h"
 
@@ -212,6 +214,55 @@ static void test_unsupported_and_bad_arguments(void **state)
     i8_graph_free(&t.g);
 }
 
+/* The tuning budget of the public opt levels (i8_backend_options.cudnn_budget_s): < 0 (level 0)
+ * builds no cuDNN plan at all and still computes the right output; the default tries cuDNN
+ * plans. The environment's override (set by tools/gpu-check) is lifted for the test. */
+static void test_opt_level_budget(void **state)
+{
+    (void)state;
+    char *saved = getenv("INFER8_CUDA_CUDNN_BUDGET") ? strdup(getenv("INFER8_CUDA_CUDNN_BUDGET")) : NULL;
+    unsetenv("INFER8_CUDA_CUDNN_BUDGET");
+    unsetenv("INFER8_CUDA_TACTIC");
+    static const double budgets[] = {-1.0, 0.0};
+    for (int k = 0; k < 2; k++) {
+        tg t;
+        tg_case_build(&t, 0, 16);
+        i8_graph *g = &t.g;
+        i8_backend_options ro = {.max_batch = 2}, co = {.max_batch = 2, .cudnn_budget_s = budgets[k]};
+        void *rc = NULL, *cc = NULL;
+        i8_err err = {0};
+        assert_int_equal(i8_backend_cpu_reference.prepare(&rc, g, &ro, &err), INFER8_OK);
+        assert_int_equal(i8_backend_cuda.prepare(&cc, g, &co, &err), INFER8_OK);
+        size_t per = (size_t)g->input_c * g->input_h * g->input_w;
+        int outc = g->nodes[g->output].c * g->nodes[g->output].h * g->nodes[g->output].w;
+        float *in = malloc(sizeof(float) * per * 2), *ref = malloc(sizeof(float) * outc * 2),
+              *got = malloc(sizeof(float) * outc * 2);
+        assert_true(in && ref && got);
+        for (size_t i = 0; i < per * 2; i++) in[i] = (float)(2.0 * i8_rng_uniform(&t.rng) - 1.0);
+        memset(got, 0xff, sizeof(float) * outc * 2);
+        assert_int_equal(i8_backend_cpu_reference.run(rc, 2, in, ref, &err), INFER8_OK);
+        assert_int_equal(i8_backend_cuda.run(cc, 2, in, got, &err), INFER8_OK);
+        cmp c = compare(got, ref, 2, outc);
+        i8_cuda_stats s;
+        i8_cuda_get_stats(cc, 2, &s);
+        fprintf(stderr, "  cudnn budget %g: cudnn plans tried %d, convs own %d cublaslt %d cudnn %d, max rel %.3g\n",
+                budgets[k], s.cudnn_plans_tried, s.convs_per_kind[1], s.convs_per_kind[2], s.convs_per_kind[3], c.rel);
+        assert_true(c.rel <= 1e-2);
+        if (budgets[k] < 0) {
+            assert_int_equal(s.cudnn_plans_tried, 0);
+            assert_int_equal(s.convs_per_kind[I8_CUDA_TACTIC_CUDNN], 0);
+        } else {
+            assert_true(s.cudnn_plans_tried > 0);
+        }
+        free(in), free(ref), free(got);
+        i8_backend_cpu_reference.destroy(rc);
+        i8_backend_cuda.destroy(cc);
+        i8_graph_free(&t.g);
+    }
+    if (saved) setenv("INFER8_CUDA_CUDNN_BUDGET", saved, 1);
+    free(saved);
+}
+
 /* ------------------------------------------------------------ whole networks ------------- */
 
 static void check_family(const char *arch)
@@ -301,7 +352,7 @@ static int bench_main(void)
         double *pm = calloc((size_t)g.n_nodes, sizeof(double));
         if (pm && !i8_backend_cuda.profile(c, 1, 5, pm, &err)) {
             double per_op[I8_OP_COUNT] = {0}, total = 0;
-            for (int i = 0; i < g.n_nodes; i++) per_op[g.nodes[i].op] += pm[i] / 5, total += pm[i] / 5;
+            for (int i = 0; i < g.n_nodes; i++) per_op[g.nodes[i].op] += pm[i], total += pm[i]; /* mean per forward already */
             fprintf(stderr, "%s b1 profile (sum of isolated nodes %.3f ms):", archs[a], total);
             for (int k = 0; k < I8_OP_COUNT; k++)
                 if (per_op[k] > 0) fprintf(stderr, " %s %.3f", i8_op_name((i8_op)k), per_op[k]);
@@ -315,7 +366,7 @@ static int bench_main(void)
                 if (best < 0) break;
                 const i8_node *nd = &g.nodes[best];
                 fprintf(stderr, "  %-28s %s %dx%d s%d %dx%dx%d: %.1f us (tactic %d/%d)\n", nd->name, i8_op_name(nd->op),
-                        nd->kh, nd->kw, nd->sh, nd->c, nd->h, nd->w, 1000 * pm[best] / 5, tac ? tac[best].kind : -1,
+                        nd->kh, nd->kw, nd->sh, nd->c, nd->h, nd->w, 1000 * pm[best], tac ? tac[best].kind : -1,
                         tac ? tac[best].variant : -1);
                 pm[best] = -1;
             }
@@ -327,29 +378,20 @@ static int bench_main(void)
     return 0;
 }
 
-int main(void)
-{
-    if (i8_cuda_device_count() < 1) {
-        printf("SKIP: no CUDA device\n");
-        return 0;
-    }
-    if (getenv("INFER8_CUDA_BENCH")) return bench_main();
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_per_op_graphs),
         cmocka_unit_test(test_unsupported_and_bad_arguments),
+        cmocka_unit_test(test_opt_level_budget),
         cmocka_unit_test(test_inception_v3),
         cmocka_unit_test(test_inception_v4),
         cmocka_unit_test(test_inception_resnet_v2),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return i8_gpu_test_run("test_cuda_backend", tests, sizeof tests / sizeof tests[0], "INFER8_CUDA_BENCH", bench_main);
 }
 
 #else
 
-int main(void)
-{
-    printf("SKIP: no CUDA device (built without CUDA)\n");
-    return 0;
-}
+int main(void) { return i8_gpu_test_run(NULL, NULL, 0, NULL, NULL); }
 
 #endif

@@ -21,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include "gpu_test.h"
+
 #include "backends/backend.h"
 #include "families/family.h"
 #include "image/image.h"
@@ -184,22 +186,15 @@ static void test_inception_v3_agreement(void **state) {
 }
 
 int main(void) {
-    if (i8_cuda_device_count() < 1) {
-        printf("SKIP: no CUDA device\n");
-        return 0;
-    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_input_histogram_exact),
         cmocka_unit_test(test_inception_v3_agreement),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return i8_gpu_test_run("test_cuda_calib", tests, sizeof tests / sizeof tests[0], NULL, NULL);
 }
 
 #else
 
-int main(void) {
-    printf("SKIP: no CUDA device (built without CUDA)\n");
-    return 0;
-}
+int main(void) { return i8_gpu_test_run(NULL, NULL, 0, NULL, NULL); }
 
 #endif

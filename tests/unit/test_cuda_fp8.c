@@ -31,6 +31,8 @@
 
 #include <cmocka.h>
 
+#include "gpu_test.h"
+
 #include "backends/backend.h"
 #include "families/family.h"
 #include "image/image.h"
@@ -481,7 +483,7 @@ static void profile_line(const char *label, void *c, const i8_graph *g, int n) {
     }
     double per_op[I8_OP_COUNT] = {0}, conv8 = 0, total = 0;
     for (int i = 0; i < g->n_nodes; i++) {
-        double v = pm[i] / 5;
+        double v = pm[i]; /* the executor's profile is already the mean per forward */
         total += v;
         if (g->nodes[i].op == I8_OP_CONV && g->nodes[i].precision == I8_PREC_FP8) conv8 += v;
         else per_op[g->nodes[i].op] += v;
@@ -529,9 +531,13 @@ static void bench_arch(const char *arch, const char *recipe) {
         i8_cuda_stats sa, sb;
         i8_cuda_get_stats(ca, n, &sa);
         i8_cuda_get_stats(cb, n, &sb);
-        printf("| %s | %s | %d | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | fp8 convs %d, fp16 convs %d | arena "
-               "%.1f -> %.1f MiB, weights %.1f -> %.1f MiB |\n",
-               arch, recipe, n, ra[3], ra[0], ra[6], rb[3], rb[0], rb[6], ra[3] / rb[3], sb.convs_per_kind[4],
+        printf("| %s | %s | %d | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | fp8 convs %d (own %d, cuBLASLt %d, "
+               "cuDNN %d), fp16 convs %d | arena %.1f -> %.1f MiB, weights %.1f -> %.1f MiB |\n",
+               arch, recipe, n, ra[3], ra[0], ra[6], rb[3], rb[0], rb[6], ra[3] / rb[3],
+               sb.convs_per_kind[I8_CUDA_TACTIC_FP8] + sb.convs_per_kind[I8_CUDA_TACTIC_FP8_LT] +
+                   sb.convs_per_kind[I8_CUDA_TACTIC_FP8_DNN],
+               sb.convs_per_kind[I8_CUDA_TACTIC_FP8], sb.convs_per_kind[I8_CUDA_TACTIC_FP8_LT],
+               sb.convs_per_kind[I8_CUDA_TACTIC_FP8_DNN],
                sb.convs_per_kind[1] + sb.convs_per_kind[2] + sb.convs_per_kind[3], sa.arena_bytes / 1048576.0,
                sb.arena_bytes / 1048576.0, sa.weight_bytes / 1048576.0, sb.weight_bytes / 1048576.0);
         fflush(stdout);
@@ -564,11 +570,6 @@ static int bench_main(void) {
 }
 
 int main(void) {
-    if (i8_cuda_device_count() < 1) {
-        printf("SKIP: no CUDA device\n");
-        return 0;
-    }
-    if (getenv("INFER8_FP8_BENCH")) return bench_main();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fp16_unchanged),
         cmocka_unit_test(test_fp8_1x1),
@@ -581,14 +582,11 @@ int main(void) {
         cmocka_unit_test(test_inception_resnet_v2_fp8),
         cmocka_unit_test(test_inception_resnet_v2_residual_fp8),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return i8_gpu_test_run("test_cuda_fp8", tests, sizeof tests / sizeof tests[0], "INFER8_FP8_BENCH", bench_main);
 }
 
 #else
 
-int main(void) {
-    printf("SKIP: no CUDA device (built without CUDA)\n");
-    return 0;
-}
+int main(void) { return i8_gpu_test_run(NULL, NULL, 0, NULL, NULL); }
 
 #endif

@@ -13,8 +13,9 @@ bundle_tactics() {
   {
     "$cli" synth --arch inception_v3 -o "$w/v3" >/dev/null &&
     "$cli" gen-images --count 2 -o "$w/img" >/dev/null &&
-    "$cli" build "$w/v3" --precision fp16 --device cuda --max-batch 8 -o "$w/v3.cuda.bundle" &&
-    "$cli" inspect "$w/v3.cuda.bundle" | grep -E "tactics.cuda|tuned_gpu" &&
+    "$cli" build "$w/v3" --precision fp16 --device cuda --max-batch 8 --opt-level 1 -o "$w/v3.cuda.bundle" &&
+    "$cli" inspect "$w/v3.cuda.bundle" | grep -E "tactics.cuda|tuned_gpu|opt_level" &&
+    "$cli" inspect "$w/v3.cuda.bundle" | grep -qE '"opt_level":[[:space:]]*1' &&
     "$cli" classify "$w/v3.cuda.bundle" "$w"/img/*.png --device cuda --json >"$w/cuda.json" 2>"$w/cuda.log" &&
     "$cli" classify "$w/v3.cuda.bundle" "$w"/img/*.png --json >"$w/ref.json" &&
     python3 - "$w/ref.json" "$w/cuda.json" <<'PY'

@@ -52,7 +52,7 @@ study_full() {
     local snap="$WORK/$arch"
     snapshot "$arch" >/dev/null || return 1
     local t0=$SECONDS
-    INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-30} "$INFER8" study "$snap" --images "$WORK/study-images-$take" \
+    "$INFER8" study "$snap" --images "$WORK/study-images-$take" \
       --take "$take" --every 1 --calib $((take / 4)) --device cuda ${STUDY_ARGS:-} -o "$WORK/study-$arch" \
       >"$OUT/study_$arch.log" 2>&1 || rc=1
     echo "$arch: study wall time $((SECONDS - t0)) s (exit $rc)" | tee "$OUT/study_$arch.time"

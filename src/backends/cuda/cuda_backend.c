@@ -619,7 +619,11 @@ static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_opti
                                : !strcmp(force, "cublaslt") ? I8_CUDA_TACTIC_CUBLASLT
                                : !strcmp(force, "cudnn") ? I8_CUDA_TACTIC_CUDNN : 0;
     const char *budget = getenv("INFER8_CUDA_CUDNN_BUDGET");
-    c->cudnn_budget_s = budget ? atof(budget) : 30.0; /* seconds of cuDNN plan building per batch size */
+    /* seconds of cuDNN plan building per batch size (opt level; the environment overrides it) */
+    c->cudnn_budget_s = budget                      ? atof(budget)
+                        : opts->cudnn_budget_s < 0.0  ? 0.0
+                        : opts->cudnn_budget_s > 0.0  ? opts->cudnn_budget_s
+                                                      : 30.0;
     const char *lossy = getenv("INFER8_CUDA_LOSSY_ENGINES");
     c->cudnn_lossy_ok = lossy && atoi(lossy) > 0;
 

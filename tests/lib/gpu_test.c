@@ -1,0 +1,24 @@
+#include "gpu_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef INFER8_HAVE_CUDA
+#include "backends/cuda/cuda_backend.h"
+#endif
+
+int i8_gpu_test_run(const char *group, const struct CMUnitTest *tests, size_t count, const char *bench_env,
+                    int (*bench)(void)) {
+#ifdef INFER8_HAVE_CUDA
+    if (i8_cuda_device_count() < 1) {
+        printf("SKIP: no CUDA device\n");
+        return I8_TEST_SKIPPED;
+    }
+    if (bench && bench_env && getenv(bench_env)) return bench();
+    return _cmocka_run_group_tests(group, tests, count, NULL, NULL);
+#else
+    (void)group, (void)tests, (void)count, (void)bench_env, (void)bench;
+    printf("SKIP: built without CUDA\n");
+    return I8_TEST_SKIPPED;
+#endif
+}

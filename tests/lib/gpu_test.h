@@ -1,0 +1,22 @@
+/* main() of the GPU test programs (tests/unit/test_cuda_*.c). */
+#ifndef INFER8_TESTS_GPU_TEST_H
+#define INFER8_TESTS_GPU_TEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+/* Exit status of a test that could not run here; ctest reports it as skipped, not passed
+ * (SKIP_RETURN_CODE in tests/CMakeLists.txt), and tools/gpu-check, where a GPU must be present,
+ * counts it as a failure. */
+#define I8_TEST_SKIPPED 77
+
+/* Without a CUDA build or a visible device: prints why and returns I8_TEST_SKIPPED. Otherwise
+ * runs bench() when the environment variable bench_env is set (the benchmark modes), else the
+ * cmocka group of count tests. */
+int i8_gpu_test_run(const char *group, const struct CMUnitTest *tests, size_t count, const char *bench_env,
+                    int (*bench)(void));
+
+#endif
