@@ -131,6 +131,7 @@ typedef struct infer8_open_options {
      * The environment variable INFER8_CUDA_CUDNN_BUDGET (seconds) overrides it. */
     int opt_level;
 } infer8_open_options;
+#define INFER8_OPT_LEVEL_MAX 3
 void infer8_open_options_init(infer8_open_options *options);
 
 /* Opens a Hugging Face snapshot directory (config.json + model.safetensors or a sharded

@@ -100,12 +100,18 @@ EXPORT void infer8_open_options_init(infer8_open_options *o) {
     o->opt_level = 2;
 }
 
+infer8_status i8_opt_level_check(int opt_level, const char *who, i8_err *err) {
+    if (opt_level >= 0 && opt_level <= INFER8_OPT_LEVEL_MAX) return INFER8_OK;
+    return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "%s: opt_level %d is not in 0..%d", who, opt_level,
+                   INFER8_OPT_LEVEL_MAX);
+}
+
 double i8_opt_level_cudnn_budget(int opt_level) {
     switch (opt_level) {
-    case 0: return -1.0;  /* no cuDNN plans */
+    case 0: return -1.0; /* no cuDNN plans */
     case 1: return 10.0;
-    case 3: return 1e9;   /* every configuration */
-    default: return 30.0; /* level 2 */
+    case 3: return 1e9;  /* every configuration */
+    default: return 0.0; /* level 2: the backend's default, I8_CUDNN_BUDGET_DEFAULT_S */
     }
 }
 
@@ -142,8 +148,7 @@ static infer8_status model_open(infer8_context *ctx, const char *path, const voi
     m->limits = ctx->limits;
     m->source = i8_strdup(path ? path : "(memory)", &err);
     infer8_status s = m->source ? INFER8_OK : INFER8_E_NOMEM;
-    if (!s && (m->options.opt_level < 0 || m->options.opt_level > 3))
-        s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "opt_level %d is not 0, 1, 2 or 3", m->options.opt_level);
+    if (!s) s = i8_opt_level_check(m->options.opt_level, "open", &err);
     if (!s && m->options.fp16_activations && m->options.device != INFER8_DEVICE_CPU_REFERENCE)
         s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT,
                     "fp16_activations applies to the reference executor (--device ref), not to the %s device",

@@ -439,13 +439,12 @@ EXPORT infer8_status infer8_build(infer8_context *ctx, const infer8_model *m, co
         }
         memcpy(&o, options, options->struct_size < sizeof o ? options->struct_size : sizeof o);
     }
-    if (o.max_batch < 1 || o.max_batch > 4096 || (int)o.precision < 0 || o.precision > INFER8_PRECISION_FP8 ||
-        o.opt_level < 0 || o.opt_level > 3) {
-        i8_fail(err, INFER8_E_INVALID_ARGUMENT,
-                "infer8_build: max_batch %d not in 1..4096, precision %d unknown or opt_level %d not in 0..3",
-                o.max_batch, (int)o.precision, o.opt_level);
+    if (o.max_batch < 1 || o.max_batch > 4096 || (int)o.precision < 0 || o.precision > INFER8_PRECISION_FP8) {
+        i8_fail(err, INFER8_E_INVALID_ARGUMENT, "infer8_build: max_batch %d not in 1..4096 or precision %d unknown",
+                o.max_batch, (int)o.precision);
         return i8_ctx_fail(ctx, err);
     }
+    if (i8_opt_level_check(o.opt_level, "infer8_build", err)) return i8_ctx_fail(ctx, err);
     /* FP8: the model must already hold the quantized graph (opened with precision fp8, a recipe
      * and scales.json: i8_model_apply_fp8); its FP8 convs are stored as e4m3 codes + scales and
      * every other conv / linear kernel as fp16 (the study's recipe keeps those layers in fp16).

@@ -186,8 +186,10 @@ infer8_status i8_calib_backend(int cuda, i8_calib_collector *c, i8_backend_optio
 #endif
     }
     (void)err;
-    bo->pre_node_hook = i8_calib_collect_hook;
-    bo->hook_user = c;
+    if (c->hist) { /* without histograms (a study without FP8 variants) the pass only scores */
+        bo->pre_node_hook = i8_calib_collect_hook;
+        bo->hook_user = c;
+    }
     *be = &i8_backend_cpu_reference;
     return INFER8_OK;
 }

@@ -49,8 +49,10 @@ infer8_status i8_checkpoint_load(const char *path, const char *arch, const i8_li
 /* Prepares the model's executor on first use (backend chosen by options.device). Caller holds
  * m->lock. */
 infer8_status i8_model_ensure_backend(infer8_model *m, i8_err *err);
-/* The CUDA executor's cuDNN tuning budget (i8_backend_options.cudnn_budget_s) of a public
- * opt_level 0..3 (infer8_open_options.opt_level). */
+/* Public opt_level (infer8_open_options.opt_level): INVALID_ARGUMENT naming `who` unless in
+ * 0..INFER8_OPT_LEVEL_MAX; the CUDA executor's cuDNN tuning budget (i8_backend_options.
+ * cudnn_budget_s) of a valid level. */
+infer8_status i8_opt_level_check(int opt_level, const char *who, i8_err *err);
 double i8_opt_level_cudnn_budget(int opt_level);
 
 /* Bundles (src/api/bundle_api.c). i8_bundle_load fills m->source-independent parts of a fresh
@@ -74,7 +76,7 @@ infer8_status i8_model_apply_fp8(infer8_model *m, i8_err *err);
 
 /* Calibration executor (src/api/calibrate_api.c): with cuda, the CUDA backend (statistics
  * binned on the GPU through bo->collect_hist = c->hist), else the reference executor with c's
- * pre-node hook. Sets *be; fails when CUDA is asked of a build without it. */
+ * pre-node hook (none when c has no histograms: the pass then only computes logits). Sets *be; fails when CUDA is asked of a build without it. */
 struct i8_calib_collector;
 infer8_status i8_calib_backend(int cuda, struct i8_calib_collector *c, i8_backend_options *bo,
                                const i8_backend_ops **be, i8_err *err);

@@ -253,8 +253,7 @@ static infer8_status parse_options(study *S, i8_err *err) {
         return i8_fail(err, INFER8_E_INVALID_ARGUMENT,
                        "infer8_study: batch 1..256, rounds 1..1000, iters >= 1, max_kl >= 0, min_agreement in [0, 1], "
                        "min_speedup > 0, threads >= 0 and stress >= -1 are required");
-    if (o->opt_level < 0 || o->opt_level > 3)
-        return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "infer8_study: opt_level %d is not 0, 1, 2 or 3", o->opt_level);
+    if (i8_opt_level_check(o->opt_level, "infer8_study", err)) return err->code;
     if (o->device != INFER8_DEVICE_CPU_REFERENCE && o->device != INFER8_DEVICE_CPU && o->device != INFER8_DEVICE_CUDA)
         return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "infer8_study: unknown device %d", (int)o->device);
     char tok[MAX_VARIANTS][128];

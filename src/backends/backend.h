@@ -28,11 +28,12 @@ typedef struct i8_backend_options {
     /* Reference executor: round every node output but the logits to binary16 (FP8 graphs always
      * do). Other backends ignore it. */
     int f16_activations;
-    /* CUDA: seconds of cuDNN plan building per batch size when tuning (0 = the default 30 s,
-     * < 0 = none: own kernels and cuBLASLt only); i8_opt_level_cudnn_budget (api/model.h)
-     * maps the public opt_level to it. */
+    /* CUDA: seconds of cuDNN plan building per batch size when tuning (0 = the default,
+     * I8_CUDNN_BUDGET_DEFAULT_S; < 0 = none: own kernels and cuBLASLt only);
+     * i8_opt_level_cudnn_budget (api/model.h) maps the public opt_level to it. */
     double cudnn_budget_s;
 } i8_backend_options;
+#define I8_CUDNN_BUDGET_DEFAULT_S 30.0 /* opt level 2 */
 
 typedef struct i8_backend_ops {
     int version;               /* 1 */

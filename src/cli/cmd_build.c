@@ -62,7 +62,7 @@ int cmd_build(int argc, char **argv) {
             continue;
         }
         if (cli_opt_value(&a, "--opt-level", &v, &error)) {
-            if (!error && !cli_parse_int("build", "--opt-level", v, 0, 3, &opt_level)) return EXIT_USAGE;
+            if (!error && !cli_parse_int("build", "--opt-level", v, 0, INFER8_OPT_LEVEL_MAX, &opt_level)) return EXIT_USAGE;
             continue;
         }
         if (argv[a.i][0] == '-') return cli_usage_error("build", "unknown option %s", argv[a.i]);

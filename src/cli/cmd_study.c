@@ -126,7 +126,7 @@ int cmd_study(int argc, char **argv) {
             if (!error && cli_parse_int("study", "--threads", v, 0, 4096, &n)) o.threads = (int)n;
             else error = 1;
         } else if (cli_opt_value(&a, "--opt-level", &v, &error)) {
-            if (!error && cli_parse_int("study", "--opt-level", v, 0, 3, &n)) o.opt_level = (int)n;
+            if (!error && cli_parse_int("study", "--opt-level", v, 0, INFER8_OPT_LEVEL_MAX, &n)) o.opt_level = (int)n;
             else error = 1;
         } else if (cli_opt_value(&a, "-o", &out, &error) || cli_opt_value(&a, "--output", &out, &error)) {
         } else if (argv[a.i][0] == '-') {

@@ -151,7 +151,7 @@ int cli_model_option(cli_args *a, cli_model_opts *m) {
     if (cli_opt_value(a, "--recipe", &m->recipe, &error)) return error ? -1 : 1;
     if (cli_opt_value(a, "--scales", &m->scales, &error)) return error ? -1 : 1;
     if (cli_opt_value(a, "--opt-level", &v, &error)) {
-        if (error || !cli_parse_int(a->cmd, "--opt-level", v, 0, 3, &m->opt_level)) return -1;
+        if (error || !cli_parse_int(a->cmd, "--opt-level", v, 0, INFER8_OPT_LEVEL_MAX, &m->opt_level)) return -1;
         m->has_opt_level = 1;
         return 1;
     }

@@ -229,7 +229,7 @@ infer8_status i8_calib_collect_hook(void *user, i8_graph *g, int node, int n, co
     i8_calib_collector *c = user;
     const i8_node *nd = &g->nodes[node];
     (void)err;
-    if (nd->op != I8_OP_CONV || !c->hist) return INFER8_OK; /* no histograms: nothing collected */
+    if (nd->op != I8_OP_CONV) return INFER8_OK;
     for (int j = 0; j < nd->n_inputs && j < 2; j++) {
         const int p = nd->inputs[j];
         if (!c->hist[p] || c->seen[p] == c->batch_id) continue;

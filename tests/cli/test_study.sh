@@ -186,6 +186,14 @@ for l in fp8:
 print("fp8 bundle checks: ok")
 EOF
 
+# fp16 only: the calibration pass collects no statistics (no hook, no histograms) and only scores
+"$INFER8" study "$MODEL" --images "$WORK/shard-000000.tar" --take 4 --every 1 --calib 2 --stress 1 --variants fp16 \
+  --threads 2 -o "$WORK/fp16only" >"$WORK/fp16only.log" 2>&1 || { cat "$WORK/fp16only.log" >&2; fail "fp16-only study"; }
+grep -q "no FP8 variant was asked for" "$WORK/fp16only.log" || fail "fp16-only study: $(tail -3 "$WORK/fp16only.log")"
+[ -z "$(ls -A "$WORK/fp16only/scales")" ] || fail "fp16-only study wrote scales: $(ls "$WORK/fp16only/scales")"
+$PY -c "import json,sys; v=json.load(open(sys.argv[1]))['variants']; assert [x['name'] for x in v]==['fp16'], v" \
+  "$WORK/fp16only/study.json" || fail "fp16-only study.json variants"
+
 # a bundle is not a study input
 expect_fail 2 "needs the fp32 checkpoint" "$INFER8" study "$OUT/bundles/fp16.bundle" --images "$WORK/shard-000000.tar" -o "$WORK/x"
 echo "PASS"

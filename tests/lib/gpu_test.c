@@ -3,9 +3,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "test_weights.h"
+
 #ifdef INFER8_HAVE_CUDA
 #include "backends/cuda/cuda_backend.h"
 #endif
+
+float *i8_gpu_test_inputs(int n, uint64_t seed0) {
+    i8_err err = {0};
+    float *in = i8_test_generated_inputs(n, seed0, &err);
+    if (!in) fprintf(stderr, "generated inputs: %s\n", err.msg);
+    assert_non_null(in);
+    return in;
+}
 
 int i8_gpu_test_run(const char *group, const struct CMUnitTest *tests, size_t count, const char *bench_env,
                     int (*bench)(void)) {

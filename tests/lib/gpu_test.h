@@ -19,4 +19,8 @@
 int i8_gpu_test_run(const char *group, const struct CMUnitTest *tests, size_t count, const char *bench_env,
                     int (*bench)(void));
 
+/* n preprocessed generated images (seeds seed0..), float32 NCHW 3x299x299 each
+ * (i8_test_generated_inputs); fails the running test when they cannot be made. */
+float *i8_gpu_test_inputs(int n, uint64_t seed0);
+
 #endif

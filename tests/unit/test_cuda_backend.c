@@ -11,7 +11,8 @@
  * Criterion (fp16 activations, fp32 accumulation): max |cuda - ref| / max |ref| <= 1e-2 and the
  * same top-1 wherever the reference's top-1 margin exceeds twice the maximum difference.
  * Output buffers are poisoned with NaN before each run. Compiles everywhere; without CUDA in
- * the build, or without a GPU at run time, prints "SKIP: no CUDA device" and exits 0. */
+ * the build, or without a GPU at run time, prints why and exits 77 (ctest: skipped; tools/gpu-check: failed),
+ * through i8_gpu_test_run (tests/lib/gpu_test.h). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -9,7 +9,8 @@
  *     each method must agree within the fp16 rounding of the activations: max and percentile
  *     99.99 within 1% on every tensor; entropy and mse (argmin searches, whose minimum can be
  *     flat) within 5% on at least 90% of the tensors.
- * Without CUDA in the build or without a GPU prints "SKIP: no CUDA device" and exits 0. */
+ * Without CUDA in the build or without a GPU prints why and exits 77 (ctest: skipped;
+ * tools/gpu-check: failed), through i8_gpu_test_run (tests/lib/gpu_test.h). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -102,14 +103,6 @@ static void test_input_histogram_exact(void **state) {
     i8_graph_free(&t.g);
 }
 
-/* n preprocessed generated images (seeds seed0..), float32 NCHW 3x299x299 each */
-static float *gen_inputs(int n, uint64_t seed0) {
-    i8_err err = {0};
-    float *in = i8_test_generated_inputs(n, seed0, &err);
-    if (!in) fprintf(stderr, "generated inputs: %s\n", err.msg);
-    assert_non_null(in);
-    return in;
-}
 
 
 static void test_inception_v3_agreement(void **state) {
@@ -124,7 +117,7 @@ static void test_inception_v3_agreement(void **state) {
     assert_int_equal(i8_pass_fold_batchnorm(&g, &err), INFER8_OK);
     assert_int_equal(i8_pass_fuse(&g, &err), INFER8_OK);
     const int images = 8, B = 4;
-    float *in = gen_inputs(images, 100);
+    float *in = i8_gpu_test_inputs(images, 100);
     float *logits = malloc(sizeof(float) * 1000 * B);
     assert_non_null(logits);
     const size_t per = (size_t)3 * 299 * 299;

@@ -19,7 +19,8 @@
  * and top-1 agreement >= 99% of the inputs (residual-fp8: see its test)
  * (whole models: INFER8_FP8_TEST_IMAGES inputs, default 64 for v3, 16 for IRv2). Also checks
  * that FP8 convs got the FP8 tactic and that fp16 graphs are planned as before (no twin).
- * Without CUDA in the build or without a GPU prints "SKIP: no CUDA device" and exits 0. */
+ * Without CUDA in the build or without a GPU prints why and exits 77 (ctest: skipped;
+ * tools/gpu-check: failed), through i8_gpu_test_run (tests/lib/gpu_test.h). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -382,14 +383,6 @@ static void test_fp16_unchanged(void **state) {
 
 /* ------------------------------------------------------------ whole networks ------------- */
 
-/* n preprocessed generated images (seeds seed0..), float32 NCHW 3x299x299 each */
-static float *gen_inputs(int n, uint64_t seed0) {
-    i8_err err = {0};
-    float *in = i8_test_generated_inputs(n, seed0, &err);
-    if (!in) fprintf(stderr, "generated inputs: %s\n", err.msg);
-    assert_non_null(in);
-    return in;
-}
 
 /* Folded and fused fp32 graph of arch with deterministic weights; with recipe != NULL also
  * quantized with scales from a max calibration over 4 generated images. */
@@ -400,7 +393,7 @@ static void build_model(tg *t, const i8_family *fam, const char *recipe) {
     assert_int_equal(i8_pass_fold_batchnorm(&t->g, &t->err), INFER8_OK);
     assert_int_equal(i8_pass_fuse(&t->g, &t->err), INFER8_OK);
     if (!recipe) return;
-    float *calib = gen_inputs(4, 0);
+    float *calib = i8_gpu_test_inputs(4, 0);
     float *amax = calibrate(&t->g, calib, 4);
     i8_scales sc;
     memset(&sc, 0, sizeof sc);
@@ -435,7 +428,7 @@ static void check_family_fp8(const char *arch, const char *recipe, int default_i
     int images = env ? atoi(env) : default_images;
     if (images < 4) images = 4;
     images = images / 4 * 4;
-    float *in = gen_inputs(images, 1000);
+    float *in = i8_gpu_test_inputs(images, 1000);
     static const int ns[] = {1, 4};
     double rel;
     int agree, total;

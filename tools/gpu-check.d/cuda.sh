@@ -35,16 +35,24 @@ PY
   cat "$OUT/cuda_env.txt"
 }
 
+# gpu_test STEP PROGRAM SECONDS PATTERN LINES: runs the GPU test program build-device/tests/PROGRAM
+# (tests/unit/test_cuda_*.c) into $OUT/STEP.log within SECONDS, prints its last LINES lines
+# matching PATTERN (grep -E) and "STEP: exit N"; returns the program's status (77 = no GPU seen).
+gpu_test() {
+  local step=$1 program=$2 seconds=$3 pattern=$4 lines=$5
+  timeout "$seconds" "build-device/tests/$program" >"$OUT/$step.log" 2>&1
+  local rc=$?
+  grep -E "$pattern" "$OUT/$step.log" | tail -n "$lines"
+  echo "$step: exit $rc"
+  return $rc
+}
+
 # GPU unit tests of the CUDA backend (per-op graphs for every tactic kind, whole families vs
 # the CPU reference at batch 1 and 4).
 cuda_tests() {
   gpu_env
-  INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-8} timeout 250 build-device/tests/test_cuda_backend \
-    >"$OUT/cuda_tests.log" 2>&1
-  local rc=$?
-  grep -E '^\[|max rel|ms/forward|device:|tactics:|SKIP|FAIL|Error|error' "$OUT/cuda_tests.log" | tail -60
-  echo "cuda_tests: exit $rc"
-  return $rc
+  INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-8} gpu_test cuda_tests test_cuda_backend 250 \
+    '^\[|max rel|ms/forward|device:|tactics:|cudnn budget|SKIP|FAIL|Error|error' 60
 }
 
 # Latency of the three families at batch 1 and 32 (CUDA-graph replay, median of 7 rounds).

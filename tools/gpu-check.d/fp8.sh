@@ -8,11 +8,7 @@ STEPS+=(fp8_tests fp8_bench fp8_lab)
 # INFER8_FP8_TEST_IMAGES overrides the number of whole-model inputs (default 64 v3, 16 IRv2).
 fp8_tests() {
   gpu_env >/dev/null
-  timeout 540 build-device/tests/test_cuda_fp8 >"$OUT/fp8_tests.log" 2>&1
-  local rc=$?
-  grep -E '^\[|max rel|ms/forward|top-1|SKIP|FAIL|Error|error|prepare|run:' "$OUT/fp8_tests.log" | tail -60
-  echo "fp8_tests: exit $rc"
-  return $rc
+  gpu_test fp8_tests test_cuda_fp8 540 '^\[|max rel|ms/forward|top-1|SKIP|FAIL|Error|error|prepare|run:' 60
 }
 
 # fp16 vs FP8 of the same model (IRv2 and v3, recipe default; INFER8_FP8_BENCH_RECIPE and
@@ -82,11 +78,7 @@ fp8_parity() {
 STEPS+=(calib_tests calib_compare)
 calib_tests() {
   gpu_env >/dev/null
-  timeout 300 build-device/tests/test_cuda_calib >"$OUT/calib_tests.log" 2>&1
-  local rc=$?
-  grep -E '^\[|tensors|SKIP|FAIL|Error|error|host amax' "$OUT/calib_tests.log" | tail -20
-  echo "calib_tests: exit $rc"
-  return $rc
+  gpu_test calib_tests test_cuda_calib 300 '^\[|tensors|SKIP|FAIL|Error|error|host amax' 20
 }
 
 calib_compare() {

@@ -623,7 +623,7 @@ static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_opti
     c->cudnn_budget_s = budget                      ? atof(budget)
                         : opts->cudnn_budget_s < 0.0  ? 0.0
                         : opts->cudnn_budget_s > 0.0  ? opts->cudnn_budget_s
-                                                      : 30.0;
+                                                      : I8_CUDNN_BUDGET_DEFAULT_S;
     const char *lossy = getenv("INFER8_CUDA_LOSSY_ENGINES");
     c->cudnn_lossy_ok = lossy && atoi(lossy) > 0;
 
