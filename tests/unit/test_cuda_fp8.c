@@ -15,8 +15,10 @@
  * Criterion (the differences allowed are accumulation order, fp16 rounding of fp16 tensors and
  * the one-code e4m3 rounding differences they cause): per op, max |cuda - ref| / max |ref| <=
  * 2e-2 and mean |cuda - ref| / max |ref| <= 1e-3 (the kernel itself is checked code by code in
- * dev/kernels/fp8_lab.cu); whole models, max relative logit difference <= 2e-2
- * and top-1 agreement >= 99% of the inputs (residual-fp8: see its test)
+ * dev/kernels/fp8_lab.cu); whole models, max relative logit difference <= 2e-2 and top-1
+ * agreement >= 99% of the inputs (residual-fp8: 5e-2 / 80%), or, where the emulation itself
+ * drifts further when it accumulates in double instead of float (emulation_floor), at most
+ * twice that drift and twice its top-1 flips plus one
  * (whole models: INFER8_FP8_TEST_IMAGES inputs, default 64 for v3, 16 for IRv2). Also checks
  * that FP8 convs got the FP8 tactic and that fp16 graphs are planned as before (no twin).
  * Without CUDA in the build or without a GPU prints why and exits 77 (ctest: skipped;
@@ -209,6 +211,45 @@ static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns,
     free(got);
     i8_backend_cpu_reference.destroy(rc);
     i8_backend_cuda.destroy(cc);
+}
+
+/* FP8 emulation logits of all images (batches of n), accumulating in float or in double. */
+static float *emulation_logits(i8_graph *g, const float *in, int images, int n, int fp64) {
+    i8_backend_options o = {.max_batch = n, .accumulate_fp64 = fp64};
+    void *rc = NULL;
+    i8_err err = {0};
+    assert_int_equal(i8_backend_cpu_reference.prepare(&rc, g, &o, &err), INFER8_OK);
+    const i8_node *out = &g->nodes[g->output];
+    size_t per = (size_t)g->input_c * g->input_h * g->input_w, outc = (size_t)out->c * out->h * out->w;
+    float *y = malloc(sizeof(float) * outc * images);
+    assert_non_null(y);
+    for (int b = 0; b < images; b += n)
+        assert_int_equal(i8_backend_cpu_reference.run(rc, images - b < n ? images - b : n, in + per * b, y + outc * b, &err),
+                         INFER8_OK);
+    i8_backend_cpu_reference.destroy(rc);
+    return y;
+}
+
+/* How far two correct FP8 engines drift apart on this model (tools/fp8-floor): the emulation
+ * with float against double accumulation, compare_fp8's figures. They differ only in the last
+ * bits of each sum, but a value near an e4m3 rounding boundary then lands one code (6-12%)
+ * apart and later layers carry that on; on a deep model this alone can exceed 2e-2 and flip
+ * near-tied top-1s. A GPU whose tensor cores sum in another order cannot do better. */
+static void emulation_floor(i8_graph *g, const float *in, int images, double *rel, int *agree) {
+    const i8_node *out = &g->nodes[g->output];
+    size_t outc = (size_t)out->c * out->h * out->w;
+    float *f32 = emulation_logits(g, in, images, 4, 0), *f64 = emulation_logits(g, in, images, 4, 1);
+    double maxd = 0, maxr = 0;
+    *agree = 0;
+    for (size_t i = 0; i < outc * (size_t)images; i++) {
+        maxr = fmax(maxr, fabs(f64[i]));
+        double d = fabs((double)f32[i] - f64[i]);
+        if (!(d <= maxd)) maxd = d;
+    }
+    for (int i = 0; i < images; i++) *agree += argmax(f32 + outc * i, (int)outc) == argmax(f64 + outc * i, (int)outc);
+    *rel = maxr > 0 ? maxd / maxr : maxd;
+    free(f32);
+    free(f64);
 }
 
 static void random_inputs(tg *t, float *in, size_t count) {
@@ -433,10 +474,21 @@ static void check_family_fp8(const char *arch, const char *recipe, int default_i
     double rel;
     int agree, total;
     compare_fp8(&t.g, in, images, ns, 2, &rel, &agree, &total, NULL, 1);
-    fprintf(stderr, "  %s %s: %d inputs x batch 1 and 4: max rel logit diff %.4f (tol %g), top-1 agreement %d/%d\n",
-            arch, recipe, images, rel, max_rel, agree, total);
-    assert_true(rel <= max_rel);
-    assert_true(agree * 100 >= total * min_agree_pct);
+    double floor_rel;
+    int floor_agree;
+    emulation_floor(&t.g, in, images, &floor_rel, &floor_agree);
+    /* the GPU may drift from the emulation as far as the emulation drifts from itself, with a
+     * factor 2 of margin (one sample each), never less than the fixed tolerances */
+    double rel_bound = fmax(max_rel, 2.0 * floor_rel);
+    int floor_flips = images - floor_agree;
+    int allowed = I8_MAX(total * (100 - min_agree_pct) / 100, 2 * floor_flips * (total / images) + 1);
+    if (floor_flips == 0) allowed = total * (100 - min_agree_pct) / 100;
+    fprintf(stderr,
+            "  %s %s: %d inputs x batch 1 and 4: max rel logit diff %.4f (bound %.4f), top-1 agreement %d/%d "
+            "(at most %d flips); emulation float vs double accumulation: max rel %.4f, top-1 %d/%d\n",
+            arch, recipe, images, rel, rel_bound, agree, total, allowed, floor_rel, floor_agree, images);
+    assert_true(rel <= rel_bound);
+    assert_true(total - agree <= allowed);
     free(in);
     i8_graph_free(&t.g);
 }

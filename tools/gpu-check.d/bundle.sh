@@ -14,11 +14,12 @@ bundle_tactics() {
     "$cli" synth --arch inception_v3 -o "$w/v3" >/dev/null &&
     "$cli" gen-images --count 2 -o "$w/img" >/dev/null &&
     "$cli" build "$w/v3" --precision fp16 --device cuda --max-batch 8 --opt-level 1 -o "$w/v3.cuda.bundle" &&
-    "$cli" inspect "$w/v3.cuda.bundle" | grep -E "tactics.cuda|tuned_gpu|opt_level" &&
-    "$cli" inspect "$w/v3.cuda.bundle" | grep -qE '"opt_level":[[:space:]]*1' &&
+    "$cli" inspect "$w/v3.cuda.bundle" >"$w/inspect.txt" &&
+    grep -E "tactics.cuda|tuned_gpu|opt_level" "$w/inspect.txt" &&
+    grep -qE '"opt_level":[[:space:]]*1' "$w/inspect.txt" &&
     "$cli" classify "$w/v3.cuda.bundle" "$w"/img/*.png --device cuda --json >"$w/cuda.json" 2>"$w/cuda.log" &&
     "$cli" classify "$w/v3.cuda.bundle" "$w"/img/*.png --json >"$w/ref.json" &&
-    python3 - "$w/ref.json" "$w/cuda.json" <<'PY'
+    python3 - "$w/ref.json" "$w/cuda.json" <<'PY' &&
 import json, sys
 for a, b in zip(open(sys.argv[1]), open(sys.argv[2])):
     x, y = json.loads(a)["logits"], json.loads(b)["logits"]
@@ -31,7 +32,8 @@ PY
     "$cli" calibrate "$w/v3" --images "$w/img" --device cuda -o "$w/v3.scales.json" &&
     "$cli" build "$w/v3" --precision fp8 --recipe default --scales "$w/v3.scales.json" --device cuda --max-batch 8 \
       -o "$w/v3.fp8.cuda.bundle" &&
-    "$cli" inspect "$w/v3.fp8.cuda.bundle" | grep -E "tactics.cuda|tuned_gpu" &&
+    "$cli" inspect "$w/v3.fp8.cuda.bundle" >"$w/inspect-fp8.txt" &&
+    grep -E "tactics.cuda|tuned_gpu" "$w/inspect-fp8.txt" &&
     "$cli" classify "$w/v3.fp8.cuda.bundle" "$w"/img/*.png --device cuda --json >"$w/fp8-cuda.json" 2>"$w/fp8-cuda.log" &&
     echo "FP8 bundle built on the GPU opens again and classifies: $(wc -l <"$w/fp8-cuda.json") results"
   } >"$OUT/bundle_tactics.log" 2>&1
