@@ -224,7 +224,7 @@ int main(void) {
                 int rc = run_fp8(&c);
                 if (rc) {
                     cudaGetLastError();
-                    if (variant < 4) { /* split-K variants may not apply (K too short) */
+                    if (i8_cuda_conv_fp8_splits(variant) == 1) { /* split-K variants may not apply (K too short) */
                         printf("  %-13s %-11s launch failed (%d)\n", modes[mode], i8_cuda_conv_fp8_name(variant), rc);
                         failures++;
                     }
@@ -253,15 +253,15 @@ int main(void) {
                 int ok = (!want_h || rel <= 2e-3) && (!want_q || (qshare < 0.01 && qfar == 0));
                 failures += !ok;
                 float us = time_us(run_fp8, &c);
-                if (!ok || variant < 4)
+                if (!ok || i8_cuda_conv_fp8_splits(variant) == 1)
                     printf("  %-13s %-11s k%d %8.2f us  fp16 rel %.2e  e4m3 codes differing %.4f%% (far %d)  %s\n",
-                           modes[mode], i8_cuda_conv_fp8_name(variant), 1 << (variant / 4), us, rel, 100 * qshare, qfar,
+                           modes[mode], i8_cuda_conv_fp8_name(variant), i8_cuda_conv_fp8_splits(variant), us, rel, 100 * qshare, qfar,
                            ok ? "ok" : "FAIL");
                 if (ok && us >= 0 && us < mode_best) mode_best = us, mode_best_v = variant;
             }
             if (mode_best_v >= 0)
                 printf("  %-13s best: %s k%d %.2f us\n", modes[mode], i8_cuda_conv_fp8_name(mode_best_v),
-                       1 << (mode_best_v / 4), mode_best);
+                       i8_cuda_conv_fp8_splits(mode_best_v), mode_best);
         }
         /* the fp16 own kernel on the same problem (weights = dequantized e4m3), best variant */
         float best = 1e30f;

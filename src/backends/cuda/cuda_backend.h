@@ -53,7 +53,8 @@ typedef struct i8_cuda_stats {
     int convs_per_kind[I8_CUDA_TACTIC_KINDS]; /* indexed by i8_cuda_tactic_kind */
     int problems;
     int cudnn_plans_tried, cudnn_plans_failed;
-    int fp8_checks_failed;       /* cuDNN / cuBLASLt FP8 candidates whose output differed from the own kernel's */
+    int fp8_checks_failed;       /* cuDNN / cuBLASLt / wgmma FP8 candidates whose output differed from mma.sync's */
+    int fp8_wgmma;               /* FP8 convs on the own kernel's wgmma variants */
     double tune_seconds;
     int graph_captured;
     int streams_used;

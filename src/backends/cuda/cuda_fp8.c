@@ -396,19 +396,21 @@ int i8_cuda_fp8_check(cu_ctx *c, int n, const cu_conv_sig *g, int node, int own_
     if (!wq || !gq || !wh || !gh) goto done;
     {
         /* the arena holds a fill pattern, whose bytes include e4m3 NaN codes: give the input
-         * twin finite codes (|x| <= 1.875, both signs) so the two outputs can be compared */
+         * twin finite codes (|x| <= 1.875, both signs), or the fp16 input finite halves
+         * (|x| < 2), so the two outputs can be compared */
         const i8_node *nd = &c->g->nodes[node];
-        size_t rows = (size_t)n * g->h * g->w;
-        uint8_t *codes = malloc(rows * (size_t)g->c_in);
-        if (!codes) goto done;
+        const size_t rows = (size_t)n * g->h * g->w, elem = g->a_q ? 1 : 2, row_bytes = (size_t)g->c_in * elem;
+        uint8_t *vals = malloc(rows * row_bytes);
+        if (!vals) goto done;
         uint32_t r = 2463534242u;
         for (size_t i = 0; i < rows * (size_t)g->c_in; i++) {
             r ^= r << 13, r ^= r >> 17, r ^= r << 5;
-            codes[i] = (uint8_t)(r & 0xbf); /* sign bit and codes 0..0x3f */
+            if (g->a_q) vals[i] = (uint8_t)(r & 0xbf); /* sign bit and codes 0..0x3f */
+            else ((uint16_t *)vals)[i] = (uint16_t)((r & 0x8000u) | (0x3000u + (r >> 20) % 0x1000u)); /* 1/8 .. 2 */
         }
-        cudaError_t e = cudaMemcpy2D(i8_cuda_view_qptr(c, nd->inputs[0]), (size_t)g->x_ld, codes, (size_t)g->c_in,
-                                     (size_t)g->c_in, rows, cudaMemcpyHostToDevice);
-        free(codes);
+        void *dst = g->a_q ? i8_cuda_view_qptr(c, nd->inputs[0]) : i8_cuda_view_ptr(c, nd->inputs[0]);
+        cudaError_t e = cudaMemcpy2D(dst, (size_t)g->x_ld * elem, vals, row_bytes, row_bytes, rows, cudaMemcpyHostToDevice);
+        free(vals);
         if (e != cudaSuccess) goto done;
     }
     own_launch_args own = {c, n, node, own_variant, g};
@@ -423,6 +425,11 @@ done:
     free(wh);
     free(gh);
     return ok;
+}
+
+int i8_cuda_fp8_variant_check(cu_ctx *c, int n, const cu_conv_sig *g, int node, int own_variant, int variant) {
+    own_launch_args a = {c, n, node, variant, g};
+    return i8_cuda_fp8_check(c, n, g, node, own_variant, own_launch_cb, &a);
 }
 
 typedef struct lt_launch_args {

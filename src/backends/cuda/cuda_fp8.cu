@@ -63,6 +63,199 @@ __device__ __forceinline__ void mma_e4m3(float *c, const unsigned *a, const unsi
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+/* Shared-memory byte offset of byte `byte` of K in row `row` of one stage's A or B tile:
+ * padded rows (144-byte pitch) for ldmatrix, or wgmma's 128-byte swizzle (rows of 128 bytes,
+ * 16-byte chunk c of row r stored at chunk c ^ (r % 8); the tile starts 1024-byte aligned). */
+template <bool SWZ> __device__ __forceinline__ int fp8_soff(int row, int byte) {
+    if (SWZ) return row * FP8_BK + ((((byte >> 4) ^ (row & 7)) << 4) | (byte & 15));
+    return row * FP8_LDS + byte;
+}
+
+/* The A rows (output pixels) one thread copies in every K tile: image, top-left input position. */
+template <int PER> struct fp8_arows {
+    int n[PER], iy[PER], ix[PER], ok[PER];
+};
+
+template <int BM, int NT, int CH, int PER>
+__device__ __forceinline__ void fp8_rows_init(const i8_cuda_fp8_conv_args &a, int m0, int M, fp8_arows<PER> &r) {
+    constexpr int A_CHUNKS = BM * FP8_BK / CH;
+#pragma unroll
+    for (int i = 0; i < PER; i++) {
+        int idx = threadIdx.x + i * NT, row = idx / (FP8_BK / CH);
+        int m = m0 + row;
+        r.ok[i] = idx < A_CHUNKS && m < M;
+        int mm = r.ok[i] ? m : 0;
+        int ox = mm % a.wo, t = mm / a.wo, oy = t % a.ho;
+        r.n[i] = t / a.ho;
+        r.iy[i] = oy * a.sh - a.ph;
+        r.ix[i] = ox * a.sw - a.pw;
+    }
+}
+
+/* One K tile (kt) of A (im2col of x, CH bytes per copy, zero fill for padding and tails; fp16 x
+ * quantized in registers) and B (weights) into this stage's tiles tA [BM rows] and tB [BN rows]. */
+template <int BM, int BN, int NT, int CH, bool SWZ, int PER>
+__device__ __forceinline__ void fp8_load_tile(const i8_cuda_fp8_conv_args &a, const fp8_arows<PER> &r, int K,
+                                              bool pointwise, int n0, int kt, unsigned char *tA, unsigned char *tB) {
+    constexpr int A_CHUNKS = BM * FP8_BK / CH, B_CHUNKS = BN * FP8_BK / CH;
+    constexpr int B_PER = (B_CHUNKS + NT - 1) / NT;
+    const int tid = threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < PER; i++) {
+        int idx = tid + i * NT;
+        if (idx >= A_CHUNKS) break;
+        int row = idx / (FP8_BK / CH), kc = idx % (FP8_BK / CH);
+        int k = kt * FP8_BK + kc * CH;
+        size_t off = 0;
+        int ok = 0;
+        if (r.ok[i] && k < K) {
+            if (pointwise) {
+                off = ((size_t)(r.n[i] * a.h + r.iy[i]) * a.w + r.ix[i]) * a.x_ld + k;
+                ok = 1;
+            } else {
+                int ci = k % a.c_in, rs = k / a.c_in, ky = rs / a.kw, kx = rs % a.kw;
+                int iy = r.iy[i] + ky, ix = r.ix[i] + kx;
+                if (iy >= 0 && iy < a.h && ix >= 0 && ix < a.w) {
+                    off = ((size_t)(r.n[i] * a.h + iy) * a.w + ix) * a.x_ld + ci;
+                    ok = 1;
+                }
+            }
+        }
+        unsigned char *dst = tA + fp8_soff<SWZ>(row, kc * CH);
+        if (a.x_fp8) {
+            cp_async_ch<CH>(dst, (const unsigned char *)a.x + off, ok ? CH : 0);
+        } else {
+            /* fp16 input: quantize while loading (the consumer-side fused Quantize) */
+            unsigned q[CH / 4];
+#pragma unroll
+            for (int e = 0; e < CH / 4; e++) q[e] = 0u;
+            if (ok) {
+#pragma unroll
+                for (int part = 0; part < CH / 8; part++) {
+                    uint4 raw = __ldg((const uint4 *)((const __half *)a.x + off) + part);
+                    const __half *h = (const __half *)&raw;
+                    float f[8];
+#pragma unroll
+                    for (int e = 0; e < 8; e++) f[e] = __fmul_rn(__half2float(h[e]), a.x_inv);
+                    q[2 * part] = q_e4m3x4(f[0], f[1], f[2], f[3]);
+                    q[2 * part + 1] = q_e4m3x4(f[4], f[5], f[6], f[7]);
+                }
+            }
+            if (CH == 16) *(uint4 *)dst = make_uint4(q[0], q[1], q[2 % (CH / 4)], q[3 % (CH / 4)]);
+            else *(uint2 *)dst = make_uint2(q[0], q[1]);
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < B_PER; i++) {
+        int idx = tid + i * NT;
+        if (idx >= B_CHUNKS) break;
+        int row = idx / (FP8_BK / CH), kc = idx % (FP8_BK / CH);
+        int k = kt * FP8_BK + kc * CH, co = n0 + row;
+        const unsigned char *src = a.wq;
+        int bytes = 0;
+        if (co < a.c_out && k < K) {
+            src = a.wq + (size_t)co * K + k;
+            bytes = CH;
+        }
+        cp_async_ch<CH>(tB + fp8_soff<SWZ>(row, kc * CH), src, bytes);
+    }
+}
+
+/* 8 consecutive floats from p (16-byte aligned when vec) */
+__device__ __forceinline__ void load8f(float *v, const float *p, bool vec) {
+    if (vec) {
+        float4 lo = __ldg((const float4 *)p), hi = __ldg((const float4 *)p + 1);
+        v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w, v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
+    } else {
+#pragma unroll
+        for (int e = 0; e < 8; e++) v[e] = p[e];
+    }
+}
+
+/* The epilogue of a BM x BN tile of fp32 sums in shared memory (sC, row pitch ldc): per-channel
+ * scale, bias, residual, ReLU, fp16 and / or e4m3 stores (contract in cuda_fp8.h). Each thread
+ * takes 8 consecutive channels of a pixel; full groups load and store 16 / 8 bytes at once. */
+template <int BM, int BN, int NT>
+__device__ __forceinline__ void fp8_epilogue(const i8_cuda_fp8_conv_args &a, const float *sC, int ldc, int m0, int n0,
+                                             int M) {
+    __half *y = (__half *)a.y;
+    unsigned char *yq = (unsigned char *)a.yq;
+    const bool vec = (a.y_ld % 8 == 0) && (!y || ((uintptr_t)y & 15) == 0) && (!yq || ((uintptr_t)yq & 7) == 0);
+    const bool vec_mb = ((uintptr_t)a.mult & 15) == 0 && ((uintptr_t)a.bias & 15) == 0;
+    const bool vec_r = a.res_ld % 8 == 0 && ((uintptr_t)a.res & (a.res_mode == I8_FP8_RES_Q ? 7 : 15)) == 0;
+    for (int idx = threadIdx.x; idx < BM * BN / 8; idx += NT) {
+        int row = idx / (BN / 8), cc = (idx % (BN / 8)) * 8;
+        int m = m0 + row, co = n0 + cc;
+        if (m >= M || co >= a.c_out) continue;
+        const float *src = sC + row * ldc + cc;
+        const int cnt = a.c_out - co < 8 ? a.c_out - co : 8;
+        const bool full = cnt == 8;
+        float v[8], mult[8], bias[8], x[8];
+        if (full) {
+            load8f(mult, a.mult + co, vec_mb);
+            if (a.bias) load8f(bias, a.bias + co, vec_mb);
+        }
+#pragma unroll
+        for (int e = 0; e < 8; e++) {
+            if (!full) mult[e] = e < cnt ? a.mult[co + e] : 0.0f, bias[e] = a.bias && e < cnt ? a.bias[co + e] : 0.0f;
+            if (!a.bias) bias[e] = 0.0f;
+        }
+        if (a.res_mode != I8_FP8_RES_NONE) {
+            size_t ro = (size_t)m * a.res_ld + co;
+            if (a.res_mode == I8_FP8_RES_Q) {
+                const unsigned char *rq = (const unsigned char *)a.res + ro;
+                unsigned char c8[8];
+                if (full && vec_r) *(uint2 *)c8 = __ldg((const uint2 *)rq);
+                else
+                    for (int e = 0; e < 8; e++) c8[e] = e < cnt ? rq[e] : 0;
+#pragma unroll
+                for (int e = 0; e < 8; e++) x[e] = __fmul_rn(dq_e4m3(c8[e]), a.res_scale);
+            } else {
+                const __half *rh = (const __half *)a.res + ro;
+                __half h8[8];
+                if (full && vec_r) *(uint4 *)h8 = __ldg((const uint4 *)rh);
+                else
+                    for (int e = 0; e < 8; e++) h8[e] = e < cnt ? rh[e] : __float2half_rn(0.0f);
+#pragma unroll
+                for (int e = 0; e < 8; e++) {
+                    x[e] = __half2float(h8[e]);
+                    if (a.res_mode == I8_FP8_RES_F16_FQ)
+                        x[e] = __fmul_rn(dq_e4m3(q_e4m3(__fmul_rn(x[e], a.res_inv))), a.res_scale);
+                }
+            }
+        }
+#pragma unroll
+        for (int e = 0; e < 8; e++) {
+            v[e] = src[e] * mult[e] + bias[e];
+            if (a.res_mode != I8_FP8_RES_NONE) v[e] = __fadd_rn(x[e], v[e]);
+            if (a.relu) v[e] = fmaxf(v[e], 0.0f);
+        }
+        size_t yo = (size_t)m * a.y_ld + co;
+        if (vec && full) {
+            if (y) {
+                uint4 o;
+                __half *oh = (__half *)&o;
+#pragma unroll
+                for (int e = 0; e < 8; e++) oh[e] = __float2half_rn(v[e]);
+                *(uint4 *)(y + yo) = o;
+            }
+            if (yq) {
+                float f[8];
+#pragma unroll
+                for (int e = 0; e < 8; e++) f[e] = __fmul_rn(__half2float(__float2half_rn(v[e])), a.y_inv);
+                *(uint2 *)(yq + yo) = make_uint2(q_e4m3x4(f[0], f[1], f[2], f[3]), q_e4m3x4(f[4], f[5], f[6], f[7]));
+            }
+        } else {
+            for (int e = 0; e < cnt; e++) {
+                if (y) y[yo + e] = __float2half_rn(v[e]);
+                if (yq) yq[yo + e] = (unsigned char)q_e4m3(__fmul_rn(__half2float(__float2half_rn(v[e])), a.y_inv));
+            }
+        }
+    }
+}
+
+/* ---- mma.sync kernel (sm_89+) ---- */
+
 template <int BM, int BN> struct fp8_smem {
     static constexpr int LDC = BN + 4;
     static constexpr int AB = FP8_STAGES * (BM + BN) * FP8_LDS, C = BM * LDC * 4;
@@ -78,8 +271,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8
     constexpr int NT = (BM / WM) * (BN / WN) * 32;
     constexpr int FM = WM / 16, FN = WN / 8;
     constexpr int LDC = fp8_smem<BM, BN>::LDC;
-    constexpr int A_CHUNKS = BM * FP8_BK / CH, B_CHUNKS = BN * FP8_BK / CH;
-    constexpr int A_PER = (A_CHUNKS + NT - 1) / NT, B_PER = (B_CHUNKS + NT - 1) / NT;
+    constexpr int A_PER = (BM * FP8_BK / CH + NT - 1) / NT;
     extern __shared__ __align__(128) unsigned char smem[];
     unsigned char *sA = smem;                             /* [STAGES][BM][LDS] */
     unsigned char *sB = smem + FP8_STAGES * BM * FP8_LDS; /* [STAGES][BN][LDS] */
@@ -90,81 +282,11 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8
     const int M = a.n * a.ho * a.wo, K = a.kh * a.kw * a.c_in;
     const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
     const bool pointwise = a.kh == 1 && a.kw == 1 && a.sh == 1 && a.sw == 1 && a.ph == 0 && a.pw == 0;
-
-    /* per A chunk row: image, top-left input position (and, pointwise, the pixel offset) */
-    int a_n[A_PER], a_iy[A_PER], a_ix[A_PER], a_ok[A_PER];
-#pragma unroll
-    for (int i = 0; i < A_PER; i++) {
-        int idx = tid + i * NT, row = idx / (FP8_BK / CH);
-        int m = m0 + row;
-        a_ok[i] = idx < A_CHUNKS && m < M;
-        int mm = a_ok[i] ? m : 0;
-        int ox = mm % a.wo, t = mm / a.wo, oy = t % a.ho;
-        a_n[i] = t / a.ho;
-        a_iy[i] = oy * a.sh - a.ph;
-        a_ix[i] = ox * a.sw - a.pw;
-    }
-
+    fp8_arows<A_PER> rows;
+    fp8_rows_init<BM, NT, CH>(a, m0, M, rows);
     auto load_tile = [&](int kt, int stage) {
-#pragma unroll
-        for (int i = 0; i < A_PER; i++) {
-            int idx = tid + i * NT;
-            if (idx >= A_CHUNKS) break;
-            int row = idx / (FP8_BK / CH), kc = idx % (FP8_BK / CH);
-            int k = kt * FP8_BK + kc * CH;
-            size_t off = 0;
-            int ok = 0;
-            if (a_ok[i] && k < K) {
-                if (pointwise) {
-                    off = ((size_t)(a_n[i] * a.h + a_iy[i]) * a.w + a_ix[i]) * a.x_ld + k;
-                    ok = 1;
-                } else {
-                    int ci = k % a.c_in, rs = k / a.c_in, ky = rs / a.kw, kx = rs % a.kw;
-                    int iy = a_iy[i] + ky, ix = a_ix[i] + kx;
-                    if (iy >= 0 && iy < a.h && ix >= 0 && ix < a.w) {
-                        off = ((size_t)(a_n[i] * a.h + iy) * a.w + ix) * a.x_ld + ci;
-                        ok = 1;
-                    }
-                }
-            }
-            unsigned char *dst = sA + (stage * BM + row) * FP8_LDS + kc * CH;
-            if (a.x_fp8) {
-                cp_async_ch<CH>(dst, (const unsigned char *)a.x + off, ok ? CH : 0);
-            } else {
-                /* fp16 input: quantize while loading (the consumer-side fused Quantize) */
-                unsigned q[CH / 4];
-#pragma unroll
-                for (int e = 0; e < CH / 4; e++) q[e] = 0u;
-                if (ok) {
-#pragma unroll
-                    for (int part = 0; part < CH / 8; part++) {
-                        uint4 r = __ldg((const uint4 *)((const __half *)a.x + off) + part);
-                        const __half *h = (const __half *)&r;
-                        float f[8];
-#pragma unroll
-                        for (int e = 0; e < 8; e++) f[e] = __fmul_rn(__half2float(h[e]), a.x_inv);
-                        q[2 * part] = q_e4m3x4(f[0], f[1], f[2], f[3]);
-                        q[2 * part + 1] = q_e4m3x4(f[4], f[5], f[6], f[7]);
-                    }
-                }
-                if (CH == 16) *(uint4 *)dst = make_uint4(q[0], q[1], q[2 % (CH / 4)], q[3 % (CH / 4)]);
-                else *(uint2 *)dst = make_uint2(q[0], q[1]);
-            }
-        }
-#pragma unroll
-        for (int i = 0; i < B_PER; i++) {
-            int idx = tid + i * NT;
-            if (idx >= B_CHUNKS) break;
-            int row = idx / (FP8_BK / CH), kc = idx % (FP8_BK / CH);
-            int k = kt * FP8_BK + kc * CH, co = n0 + row;
-            const unsigned char *src = a.wq;
-            int bytes = 0;
-            if (co < a.c_out && k < K) {
-                src = a.wq + (size_t)co * K + k;
-                bytes = CH;
-            }
-            cp_async_ch<CH>(sB + (stage * BN + row) * FP8_LDS + kc * CH, src, bytes);
-        }
+        fp8_load_tile<BM, BN, NT, CH, false>(a, rows, K, pointwise, n0, kt, sA + stage * BM * FP8_LDS,
+                                             sB + stage * BN * FP8_LDS);
     };
 
     float acc[FM][FN][4];
@@ -221,83 +343,166 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8
 #pragma unroll
         for (int j = 0; j < FN; j++) {
             int r = wm * WM + i * 16 + g, col = wn * WN + j * 8 + tig * 2;
-            sC[r * LDC + col] = acc[i][j][0];
-            sC[r * LDC + col + 1] = acc[i][j][1];
-            sC[(r + 8) * LDC + col] = acc[i][j][2];
-            sC[(r + 8) * LDC + col + 1] = acc[i][j][3];
+            *(float2 *)&sC[r * LDC + col] = make_float2(acc[i][j][0], acc[i][j][1]);
+            *(float2 *)&sC[(r + 8) * LDC + col] = make_float2(acc[i][j][2], acc[i][j][3]);
         }
     __syncthreads();
     if (splits > 1 && !splitk_reduce<BM, BN, NT>(sC, LDC, a.partial, a.counters, splits)) return;
+    fp8_epilogue<BM, BN, NT>(a, sC, LDC, m0, n0, M);
+}
 
-    __half *y = (__half *)a.y;
-    unsigned char *yq = (unsigned char *)a.yq;
-    const bool vec = (a.y_ld % 8 == 0) && (!y || ((uintptr_t)y & 15) == 0) && (!yq || ((uintptr_t)yq & 7) == 0);
-    for (int idx = tid; idx < BM * BN / 8; idx += NT) {
-        int row = idx / (BN / 8), cc = (idx % (BN / 8)) * 8;
-        int m = m0 + row, co = n0 + cc;
-        if (m >= M || co >= a.c_out) continue;
-        const float *src = sC + row * LDC + cc;
-        int cnt = a.c_out - co < 8 ? a.c_out - co : 8;
-        float v[8];
+/* ---- wgmma kernel (sm_90a) ----
+ * Same GEMM view, loads and epilogue; the tensor-core step is Hopper's warpgroup MMA
+ * (wgmma.mma_async m64nBNk32 e4m3 x e4m3 -> fp32) reading both operands from shared memory
+ * through descriptors, K-major with the 128-byte swizzle. One warpgroup (128 threads) per 64
+ * rows of the tile. The wgmma of a stage completes (wait_group 0) before the stage is refilled. */
+
+/* shared-memory matrix descriptor: start address, leading byte offset 16 (unused with the
+ * swizzle), stride byte offset 1024 (between 8-row groups), 128-byte swizzle */
+__device__ __forceinline__ uint64_t wg_desc(const unsigned char *p) {
+    uint64_t addr = (uint64_t)__cvta_generic_to_shared(p);
+    return ((addr & 0x3FFFF) >> 4) | ((uint64_t)(16 >> 4) << 16) | ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
+}
+__device__ __forceinline__ void wg_fence(void) { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_wait_all(void) { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+/* makes this thread's generic-proxy shared-memory writes (cp.async, st.shared) visible to wgmma */
+__device__ __forceinline__ void proxy_fence(void) { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+/* keeps the compiler from moving accumulator accesses across wgmma waits */
+__device__ __forceinline__ void reg_fence(float &r) { asm volatile("" : "+f"(r)::"memory"); }
+
+#define WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define WG_REGS16(a, b, c, e, f, g, h, i, j, k, l, m, n, o, p, q) \
+    "%" #a ", %" #b ", %" #c ", %" #e ", %" #f ", %" #g ", %" #h ", %" #i ", %" #j ", %" #k ", %" #l ", %" #m ", %" #n ", %" #o ", %" #p ", %" #q
+
+__device__ __forceinline__ void wgmma_n64(float *d, uint64_t da, uint64_t db, int accumulate) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {" WG_REGS16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) ", "
+                 WG_REGS16(16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31) "}, %32, %33, p, 1, 1;\n}\n"
+                 : WG_D8(0), WG_D8(8), WG_D8(16), WG_D8(24)
+                 : "l"(da), "l"(db), "r"(accumulate));
+}
+
+__device__ __forceinline__ void wgmma_n128(float *d, uint64_t da, uint64_t db, int accumulate) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {" WG_REGS16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) ", "
+                 WG_REGS16(16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31) ", "
+                 WG_REGS16(32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47) ", "
+                 WG_REGS16(48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63) "}, %64, %65, p, 1, 1;\n}\n"
+                 : WG_D8(0), WG_D8(8), WG_D8(16), WG_D8(24), WG_D8(32), WG_D8(40), WG_D8(48), WG_D8(56)
+                 : "l"(da), "l"(db), "r"(accumulate));
+}
+
+template <int BM, int BN, int S> struct wg_smem {
+    static constexpr int LDC = BN + 4;
+    static constexpr int AB = S * (BM + BN) * FP8_BK, C = BM * LDC * 4;
+    static constexpr int BYTES = (AB > C ? AB : C) + 1024; /* + room to align the tiles to 1024 */
+};
+
+template <int BM, int BN, int S>
+__global__ void __launch_bounds__(BM * 2) conv_fp8_wgmma_kernel(i8_cuda_fp8_conv_args a, int splits) {
+    constexpr int NT = BM * 2, CH = 16;
+    constexpr int LDC = wg_smem<BM, BN, S>::LDC;
+    constexpr int A_PER = (BM * FP8_BK / CH + NT - 1) / NT;
+    extern __shared__ __align__(128) unsigned char wg_raw[];
+    unsigned char *smem = wg_raw + ((1024 - (__cvta_generic_to_shared(wg_raw) & 1023)) & 1023);
+    unsigned char *sA = smem;                      /* [S][BM][128], swizzled */
+    unsigned char *sB = smem + S * BM * FP8_BK;    /* [S][BN][128], swizzled */
+
+    const int tid = threadIdx.x, wg = tid / 128;
+    const int M = a.n * a.ho * a.wo, K = a.kh * a.kw * a.c_in;
+    const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
+    const bool pointwise = a.kh == 1 && a.kw == 1 && a.sh == 1 && a.sw == 1 && a.ph == 0 && a.pw == 0;
+    fp8_arows<A_PER> rows;
+    fp8_rows_init<BM, NT, CH>(a, m0, M, rows);
+    auto load_tile = [&](int kt, int stage) {
+        fp8_load_tile<BM, BN, NT, CH, true>(a, rows, K, pointwise, n0, kt, sA + stage * BM * FP8_BK,
+                                            sB + stage * BN * FP8_BK);
+    };
+
+    /* Hopper's e4m3 wgmma keeps fewer than fp32's bits in its accumulator (DeepSeek-V3 report,
+     * 3.3.2; seen here as codes off by several steps against mma.sync on K >= 320): each stage's
+     * 128-deep sum starts from zero in the tensor core (part) and is added to acc in fp32. */
+    float acc[BN / 2], part[BN / 2];
 #pragma unroll
-        for (int e = 0; e < 8; e++) {
-            if (e < cnt) {
-                v[e] = src[e] * a.mult[co + e] + (a.bias ? a.bias[co + e] : 0.0f);
-                if (a.res_mode != I8_FP8_RES_NONE) {
-                    size_t ro = (size_t)m * a.res_ld + co + e;
-                    float x;
-                    if (a.res_mode == I8_FP8_RES_Q) {
-                        x = __fmul_rn(dq_e4m3(((const unsigned char *)a.res)[ro]), a.res_scale);
-                    } else {
-                        x = __half2float(((const __half *)a.res)[ro]);
-                        if (a.res_mode == I8_FP8_RES_F16_FQ)
-                            x = __fmul_rn(dq_e4m3(q_e4m3(__fmul_rn(x, a.res_inv))), a.res_scale);
-                    }
-                    v[e] = __fadd_rn(x, v[e]);
-                }
-                if (a.relu) v[e] = fmaxf(v[e], 0.0f);
-            } else {
-                v[e] = 0.0f;
-            }
+    for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
+
+    const int KT_ALL = (K + FP8_BK - 1) / FP8_BK, per = (KT_ALL + splits - 1) / splits;
+    const int kt0 = blockIdx.z * per, kt_end = min(KT_ALL, kt0 + per);
+    const int KT = kt_end > kt0 ? kt_end - kt0 : 0;
+#pragma unroll
+    for (int st = 0; st < S - 1; st++) {
+        if (st < KT) load_tile(kt0 + st, st);
+        fp8_commit();
+    }
+    for (int t = 0; t < KT; t++) {
+        fp8_wait<S - 2>();
+        proxy_fence();
+        __syncthreads();
+        if (t + S - 1 < KT) load_tile(kt0 + t + S - 1, (t + S - 1) % S);
+        fp8_commit();
+        const unsigned char *tA = sA + (t % S) * BM * FP8_BK + wg * 64 * FP8_BK, *tB = sB + (t % S) * BN * FP8_BK;
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < FP8_BK; kk += 32) {
+            if (BN == 64) wgmma_n64(part, wg_desc(tA + kk), wg_desc(tB + kk), kk > 0);
+            else wgmma_n128(part, wg_desc(tA + kk), wg_desc(tB + kk), kk > 0);
         }
-        size_t yo = (size_t)m * a.y_ld + co;
-        if (vec && cnt == 8) {
-            if (y) {
-                uint4 o;
-                __half *oh = (__half *)&o;
+        wg_commit();
+        wg_wait_all();
 #pragma unroll
-                for (int e = 0; e < 8; e++) oh[e] = __float2half_rn(v[e]);
-                *(uint4 *)(y + yo) = o;
-            }
-            if (yq) {
-                float f[8];
-#pragma unroll
-                for (int e = 0; e < 8; e++) f[e] = __fmul_rn(__half2float(__float2half_rn(v[e])), a.y_inv);
-                *(uint2 *)(yq + yo) = make_uint2(q_e4m3x4(f[0], f[1], f[2], f[3]), q_e4m3x4(f[4], f[5], f[6], f[7]));
-            }
-        } else {
-            for (int e = 0; e < cnt; e++) {
-                if (y) y[yo + e] = __float2half_rn(v[e]);
-                if (yq) yq[yo + e] = (unsigned char)q_e4m3(__fmul_rn(__half2float(__float2half_rn(v[e])), a.y_inv));
-            }
+        for (int i = 0; i < BN / 2; i++) {
+            reg_fence(part[i]);
+            acc[i] += part[i];
         }
     }
+    fp8_wait<0>();
+    __syncthreads();
+
+    /* accumulators -> shared: warp w of the warpgroup holds rows 16w..16w+15; per 8 columns j,
+     * d[4j], d[4j+1] at row g, columns 2*tig, 2*tig+1, and d[4j+2], d[4j+3] at row g + 8 */
+    float *sC = (float *)smem;
+    {
+        const int lane = tid % 32, g = lane / 4, tig = lane % 4;
+        const int r = wg * 64 + ((tid % 128) / 32) * 16 + g;
+#pragma unroll
+        for (int j = 0; j < BN / 8; j++) {
+            int col = j * 8 + tig * 2;
+            *(float2 *)&sC[r * LDC + col] = make_float2(acc[4 * j], acc[4 * j + 1]);
+            *(float2 *)&sC[(r + 8) * LDC + col] = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
+        }
+    }
+    __syncthreads();
+    if (splits > 1 && !splitk_reduce<BM, BN, NT>(sC, LDC, a.partial, a.counters, splits)) return;
+    fp8_epilogue<BM, BN, NT>(a, sC, LDC, m0, n0, M);
 }
 
 template <int BM, int BN, int WM, int WN, int CH> static int set_smem(void) {
     return (int)cudaFuncSetAttribute(conv_fp8_kernel<BM, BN, WM, WN, CH>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      fp8_smem<BM, BN>::BYTES);
 }
+template <int BM, int BN, int S> static int set_smem_wg(void) {
+    return (int)cudaFuncSetAttribute(conv_fp8_wgmma_kernel<BM, BN, S>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     wg_smem<BM, BN, S>::BYTES);
+}
 
-template <int BM, int BN, int WM, int WN> static int launch_fp8(const i8_cuda_fp8_conv_args *a, int splits, cudaStream_t s) {
+/* grid and split-K workspace for a BM x BN tile; 0 when the launch may go ahead */
+static int fp8_grid(const i8_cuda_fp8_conv_args *a, int BM, int BN, int splits, dim3 *grid) {
     int M = a->n * a->ho * a->wo, K = a->kh * a->kw * a->c_in;
-    dim3 grid((unsigned)((M + BM - 1) / BM), (unsigned)((a->c_out + BN - 1) / BN), (unsigned)splits);
+    *grid = dim3((unsigned)((M + BM - 1) / BM), (unsigned)((a->c_out + BN - 1) / BN), (unsigned)splits);
     if (splits > 1) {
-        size_t tiles = (size_t)grid.x * grid.y;
+        size_t tiles = (size_t)grid->x * grid->y;
         if (splits > (K + FP8_BK - 1) / FP8_BK || !a->partial || !a->counters || tiles > (size_t)a->n_counters ||
             tiles * splits * BM * BN * sizeof(float) > a->partial_bytes)
             return (int)cudaErrorInvalidValue;
     }
+    return 0;
+}
+
+template <int BM, int BN, int WM, int WN> static int launch_fp8(const i8_cuda_fp8_conv_args *a, int splits, cudaStream_t s) {
+    dim3 grid;
+    int rc = fp8_grid(a, BM, BN, splits, &grid);
+    if (rc) return rc;
     const int nt = (BM / WM) * (BN / WN) * 32, bytes = fp8_smem<BM, BN>::BYTES;
     bool wide = a->c_in % 16 == 0 && a->x_ld % 16 == 0 && ((uintptr_t)a->x & 15) == 0;
     if (wide) conv_fp8_kernel<BM, BN, WM, WN, 16><<<grid, nt, bytes, s>>>(*a, splits);
@@ -305,7 +510,19 @@ template <int BM, int BN, int WM, int WN> static int launch_fp8(const i8_cuda_fp
     return (int)cudaGetLastError();
 }
 
+/* the wgmma kernel copies 16-byte chunks only: channels, row stride and base 16-aligned */
+template <int BM, int BN, int S> static int launch_wg(const i8_cuda_fp8_conv_args *a, int splits, cudaStream_t s) {
+    if (a->c_in % 16 || a->x_ld % 16 || ((uintptr_t)a->x & 15)) return (int)cudaErrorInvalidValue;
+    dim3 grid;
+    int rc = fp8_grid(a, BM, BN, splits, &grid);
+    if (rc) return rc;
+    conv_fp8_wgmma_kernel<BM, BN, S><<<grid, BM * 2, wg_smem<BM, BN, S>::BYTES, s>>>(*a, splits);
+    return (int)cudaGetLastError();
+}
+
 #define FP8_TILES(X) X(64, 64, 32, 32) X(32, 64, 16, 32) X(128, 64, 32, 32) X(64, 128, 32, 32)
+#define WG_TILES(X) X(64, 64, 4) X(128, 64, 4) X(64, 128, 4) X(128, 128, 3)
+#define FP8_TILE_COUNT 4 /* tiles per kernel family: variants = 2 families x 4 tiles x 4 split-K factors */
 
 extern "C" int i8_cuda_conv_fp8_setup(void) {
     int rc = 0;
@@ -314,28 +531,39 @@ extern "C" int i8_cuda_conv_fp8_setup(void) {
     if (!rc) rc = set_smem<bm, bn, wm, wn, 8>();
     FP8_TILES(FP8_SET)
 #undef FP8_SET
+#define WG_SET(bm, bn, st) \
+    if (!rc) rc = set_smem_wg<bm, bn, st>();
+    WG_TILES(WG_SET)
+#undef WG_SET
     return rc;
 }
 
-extern "C" int i8_cuda_conv_fp8_variants(void) { return 16; }
+extern "C" int i8_cuda_conv_fp8_variants(void) { return 2 * FP8_TILE_COUNT * 4; }
+
+extern "C" int i8_cuda_conv_fp8_splits(int variant) { return 1 << ((variant % 16) / FP8_TILE_COUNT); }
 
 extern "C" const char *i8_cuda_conv_fp8_name(int variant) {
-    static const char *names[] = {"qmma64x64", "qmma32x64", "qmma128x64", "qmma64x128"};
-    return variant >= 0 && variant < 16 ? names[variant % 4] : "?";
+    static const char *names[] = {"qmma64x64", "qmma32x64", "qmma128x64", "qmma64x128",
+                                  "wgmma64x64", "wgmma128x64", "wgmma64x128", "wgmma128x128"};
+    return variant >= 0 && variant < i8_cuda_conv_fp8_variants() ? names[(variant / 16) * 4 + variant % 4] : "?";
 }
 
 extern "C" int i8_cuda_conv_fp8(const i8_cuda_fp8_conv_args *a, int variant, void *stream) {
     cudaStream_t s = (cudaStream_t)stream;
     if (!a || !a->x || !a->wq || !a->mult || (!a->y && !a->yq) || a->c_in % 8 || a->x_ld % 8 || a->n < 1 ||
         ((uintptr_t)a->wq & 15) || ((uintptr_t)a->x & (a->x_fp8 ? 7 : 15)) || (a->res_mode != I8_FP8_RES_NONE && !a->res) ||
-        variant < 0 || variant >= 16)
+        variant < 0 || variant >= i8_cuda_conv_fp8_variants())
         return (int)cudaErrorInvalidValue;
-    int splits = 1 << (variant / 4);
-    switch (variant % 4) {
+    int splits = i8_cuda_conv_fp8_splits(variant);
+    switch (variant / 16 * 4 + variant % 4) {
     case 0: return launch_fp8<64, 64, 32, 32>(a, splits, s);
     case 1: return launch_fp8<32, 64, 16, 32>(a, splits, s);
     case 2: return launch_fp8<128, 64, 32, 32>(a, splits, s);
     case 3: return launch_fp8<64, 128, 32, 32>(a, splits, s);
+    case 4: return launch_wg<64, 64, 4>(a, splits, s);
+    case 5: return launch_wg<128, 64, 4>(a, splits, s);
+    case 6: return launch_wg<64, 128, 4>(a, splits, s);
+    case 7: return launch_wg<128, 128, 3>(a, splits, s);
     default: return (int)cudaErrorInvalidValue;
     }
 }

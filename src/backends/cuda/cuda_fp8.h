@@ -1,6 +1,7 @@
 /* FP8 e4m3 convolution kernel of the CUDA backend (cuda_fp8.cu), callable from C host code.
  *
- * Implicit GEMM on FP8 tensor cores (mma.sync m16n8k32 e4m3 x e4m3 -> fp32, sm_89+) with the
+ * Implicit GEMM on FP8 tensor cores (mma.sync m16n8k32 e4m3 x e4m3 -> fp32, or Hopper's
+ * wgmma.mma_async m64nNk32 from swizzled shared memory; both accumulate in fp32) with the
  * quantization of the *next* layer's input fused into the epilogue ("dual output"): the conv
  * writes its fp16 output, its e4m3 copy, or both. Semantics (docs/fp8.md, quant/fp8.h):
  *   input:    e4m3 codes read as they are (x_fp8 = 1), or fp16 values quantized while loading
@@ -43,7 +44,7 @@ typedef struct i8_cuda_fp8_conv_args {
     int y_ld;
     float y_inv;            /* 1.0f / out scale of the e4m3 copy */
     int ho, wo, c_out, kh, kw, sh, sw, ph, pw, relu;
-    float *partial;         /* split-K workspace (variants >= 4) */
+    float *partial;         /* split-K workspace (variants whose split-K factor is > 1) */
     size_t partial_bytes;
     unsigned *counters;     /* split-K tile counters, zero before and after each launch */
     int n_counters;
@@ -52,8 +53,10 @@ typedef struct i8_cuda_fp8_conv_args {
 /* Allows the kernels' dynamic shared memory (up to 83 KB); once per process and device
  * before the first launch (not during stream capture). Returns a cudaError_t. */
 int i8_cuda_conv_fp8_setup(void);
-/* Number of variants: tile = variant % 4, split-K factor = 1 << (variant / 4). */
+/* Number of variants: kernel = variant / 16 (0: mma.sync, 1: wgmma, which needs c_in, x_ld and
+ * x 16-aligned), tile = variant % 4, split-K factor = 1 << (variant % 16 / 4). */
 int i8_cuda_conv_fp8_variants(void);
+int i8_cuda_conv_fp8_splits(int variant);
 const char *i8_cuda_conv_fp8_name(int variant);
 int i8_cuda_conv_fp8(const i8_cuda_fp8_conv_args *a, int variant, void *stream);
 

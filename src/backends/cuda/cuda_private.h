@@ -155,10 +155,13 @@ int i8_cuda_fp8_lt_check(cu_ctx *c, int n, const cu_conv_plan *p, int node, int 
 /* cuDNN e4m3 convolution graph (opt-in, c->fp8_dnn; built and run in cuda_conv.c): whether
  * node qualifies (e4m3 input twin, 16-byte aligned twins, fp16 or no residual). */
 int i8_cuda_fp8_dnn_fits(const cu_ctx *c, const cu_conv_sig *sig, int node);
-/* The check of i8_cuda_fp8_lt_check for any launch: fills the input twin with finite codes,
- * runs the own kernel (own_variant) and then launch(user, stream), and compares the outputs. */
+/* The check of i8_cuda_fp8_lt_check for any launch: fills the input (its e4m3 twin, or its fp16
+ * view when the conv quantizes while loading) with finite values, runs the own kernel
+ * (own_variant) and then launch(user, stream), and compares the outputs. */
 int i8_cuda_fp8_check(cu_ctx *c, int n, const cu_conv_sig *sig, int node, int own_variant,
                       int (*launch)(void *user, cudaStream_t s), void *user);
+/* The same check between two variants of the own kernel (a wgmma variant against mma.sync). */
+int i8_cuda_fp8_variant_check(cu_ctx *c, int n, const cu_conv_sig *sig, int node, int own_variant, int variant);
 /* Device pointer of node i's e4m3 twin slice, NULL when its storage has none. */
 void *i8_cuda_view_qptr(const cu_ctx *c, int node);
 
