@@ -161,6 +161,24 @@ __device__ __forceinline__ void fp8_load_tile(const i8_cuda_fp8_conv_args &a, co
     }
 }
 
+/* This block's part of the GEMM view: M = n*ho*wo pixels, K = kh*kw*c_in, its first row and
+ * channel, and its share of the K tiles (split-K over blockIdx.z). */
+struct fp8_block {
+    int M, K, m0, n0, kt0, KT;
+    bool pointwise;
+};
+__device__ __forceinline__ fp8_block fp8_block_of(const i8_cuda_fp8_conv_args &a, int BM, int BN, int splits) {
+    fp8_block b;
+    b.M = a.n * a.ho * a.wo, b.K = a.kh * a.kw * a.c_in;
+    b.m0 = blockIdx.x * BM, b.n0 = blockIdx.y * BN;
+    b.pointwise = a.kh == 1 && a.kw == 1 && a.sh == 1 && a.sw == 1 && a.ph == 0 && a.pw == 0;
+    const int kt_all = (b.K + FP8_BK - 1) / FP8_BK, per = (kt_all + splits - 1) / splits;
+    b.kt0 = blockIdx.z * per;
+    const int kt_end = min(kt_all, b.kt0 + per);
+    b.KT = kt_end > b.kt0 ? kt_end - b.kt0 : 0;
+    return b;
+}
+
 /* 8 consecutive floats from p (16-byte aligned when vec) */
 __device__ __forceinline__ void load8f(float *v, const float *p, bool vec) {
     if (vec) {
@@ -279,13 +297,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int g = lane / 4, tig = lane % 4;
     const int wm = warp / (BN / WN), wn = warp % (BN / WN);
-    const int M = a.n * a.ho * a.wo, K = a.kh * a.kw * a.c_in;
-    const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
-    const bool pointwise = a.kh == 1 && a.kw == 1 && a.sh == 1 && a.sw == 1 && a.ph == 0 && a.pw == 0;
+    const fp8_block blk = fp8_block_of(a, BM, BN, splits);
+    const int kt0 = blk.kt0, KT = blk.KT;
     fp8_arows<A_PER> rows;
-    fp8_rows_init<BM, NT, CH>(a, m0, M, rows);
+    fp8_rows_init<BM, NT, CH>(a, blk.m0, blk.M, rows);
     auto load_tile = [&](int kt, int stage) {
-        fp8_load_tile<BM, BN, NT, CH, false>(a, rows, K, pointwise, n0, kt, sA + stage * BM * FP8_LDS,
+        fp8_load_tile<BM, BN, NT, CH, false>(a, rows, blk.K, blk.pointwise, blk.n0, kt, sA + stage * BM * FP8_LDS,
                                              sB + stage * BN * FP8_LDS);
     };
 
@@ -297,10 +314,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8
 #pragma unroll
             for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
 
-    /* this block's share of the K tiles */
-    const int KT_ALL = (K + FP8_BK - 1) / FP8_BK, per = (KT_ALL + splits - 1) / splits;
-    const int kt0 = blockIdx.z * per, kt_end = min(KT_ALL, kt0 + per);
-    const int KT = kt_end > kt0 ? kt_end - kt0 : 0;
 #pragma unroll
     for (int st = 0; st < FP8_STAGES - 1; st++) {
         if (st < KT) load_tile(kt0 + st, st);
@@ -348,7 +361,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8
         }
     __syncthreads();
     if (splits > 1 && !splitk_reduce<BM, BN, NT>(sC, LDC, a.partial, a.counters, splits)) return;
-    fp8_epilogue<BM, BN, NT>(a, sC, LDC, m0, n0, M);
+    fp8_epilogue<BM, BN, NT>(a, sC, LDC, blk.m0, blk.n0, blk.M);
 }
 
 /* ---- wgmma kernel (sm_90a) ----
@@ -410,26 +423,22 @@ __global__ void __launch_bounds__(BM * 2) conv_fp8_wgmma_kernel(i8_cuda_fp8_conv
     unsigned char *sB = smem + S * BM * FP8_BK;    /* [S][BN][128], swizzled */
 
     const int tid = threadIdx.x, wg = tid / 128;
-    const int M = a.n * a.ho * a.wo, K = a.kh * a.kw * a.c_in;
-    const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
-    const bool pointwise = a.kh == 1 && a.kw == 1 && a.sh == 1 && a.sw == 1 && a.ph == 0 && a.pw == 0;
+    const fp8_block blk = fp8_block_of(a, BM, BN, splits);
+    const int kt0 = blk.kt0, KT = blk.KT;
     fp8_arows<A_PER> rows;
-    fp8_rows_init<BM, NT, CH>(a, m0, M, rows);
+    fp8_rows_init<BM, NT, CH>(a, blk.m0, blk.M, rows);
     auto load_tile = [&](int kt, int stage) {
-        fp8_load_tile<BM, BN, NT, CH, true>(a, rows, K, pointwise, n0, kt, sA + stage * BM * FP8_BK,
+        fp8_load_tile<BM, BN, NT, CH, true>(a, rows, blk.K, blk.pointwise, blk.n0, kt, sA + stage * BM * FP8_BK,
                                             sB + stage * BN * FP8_BK);
     };
 
     /* Hopper's e4m3 wgmma keeps fewer than fp32's bits in its accumulator (DeepSeek-V3 report,
-     * 3.3.2; seen here as codes off by several steps against mma.sync on K >= 320): each stage's
+     * 3.5.2; seen here as codes off by several steps against mma.sync on K >= 320): each stage's
      * 128-deep sum starts from zero in the tensor core (part) and is added to acc in fp32. */
     float acc[BN / 2], part[BN / 2];
 #pragma unroll
     for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
 
-    const int KT_ALL = (K + FP8_BK - 1) / FP8_BK, per = (KT_ALL + splits - 1) / splits;
-    const int kt0 = blockIdx.z * per, kt_end = min(KT_ALL, kt0 + per);
-    const int KT = kt_end > kt0 ? kt_end - kt0 : 0;
 #pragma unroll
     for (int st = 0; st < S - 1; st++) {
         if (st < KT) load_tile(kt0 + st, st);
@@ -474,7 +483,7 @@ __global__ void __launch_bounds__(BM * 2) conv_fp8_wgmma_kernel(i8_cuda_fp8_conv
     }
     __syncthreads();
     if (splits > 1 && !splitk_reduce<BM, BN, NT>(sC, LDC, a.partial, a.counters, splits)) return;
-    fp8_epilogue<BM, BN, NT>(a, sC, LDC, m0, n0, M);
+    fp8_epilogue<BM, BN, NT>(a, sC, LDC, blk.m0, blk.n0, blk.M);
 }
 
 template <int BM, int BN, int WM, int WN, int CH> static int set_smem(void) {
