@@ -1342,8 +1342,9 @@ static char *readme(study *S, double wall) {
         i8_strbuf_printf(&b, "```\n\n");
     }
     i8_strbuf_printf(&b, "## Files\n\n- `study.json`: every raw figure (per-image KL, rounds, profiles, dataset issues)\n"
-                  "- `scales/`: scales.json per calibration method; `recipes/`: layer listings; `bundles/`: one bundle per variant\n"
+                  "- %s`bundles/`: one bundle per variant\n"
                   "- plots: %s\n",
+              S->nv > 1 ? "`scales/`: scales.json per calibration method; `recipes/`: layer listings; " : "",
               S->speed_measured ? (any_fp8_timed(S) ? "`latency-b*.svg`, `kl-speedup.svg`, `layer-types.svg`"
                                                     : "`latency-b*.svg`, `kl.svg`, `layer-types.svg`")
                                 : "`kl.svg`");
@@ -1498,8 +1499,8 @@ EXPORT infer8_status infer8_study(infer8_context *ctx, const char *model_path, c
         environment(S);
         s = mkdir_p(out_dir, &err);
         if (!s) snprintf(path, sizeof path, "%s/bundles", out_dir), s = mkdir_p(path, &err);
-        if (!s) snprintf(path, sizeof path, "%s/scales", out_dir), s = mkdir_p(path, &err);
-        if (!s) snprintf(path, sizeof path, "%s/recipes", out_dir), s = mkdir_p(path, &err);
+        if (!s && S->nv > 1) snprintf(path, sizeof path, "%s/scales", out_dir), s = mkdir_p(path, &err); /* FP8 variants only */
+        if (!s && S->nv > 1) snprintf(path, sizeof path, "%s/recipes", out_dir), s = mkdir_p(path, &err);
     }
     /* the fp32 reference logits of every scored image come from the fastest CPU executor (oneDNN
      * where built: within 2e-6 of the reference executor, and 15x faster, which decides the

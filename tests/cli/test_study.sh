@@ -190,7 +190,11 @@ EOF
 "$INFER8" study "$MODEL" --images "$WORK/shard-000000.tar" --take 4 --every 1 --calib 2 --stress 1 --variants fp16 \
   --threads 2 -o "$WORK/fp16only" >"$WORK/fp16only.log" 2>&1 || { cat "$WORK/fp16only.log" >&2; fail "fp16-only study"; }
 grep -q "no FP8 variant was asked for" "$WORK/fp16only.log" || fail "fp16-only study: $(tail -3 "$WORK/fp16only.log")"
-[ -z "$(ls -A "$WORK/fp16only/scales")" ] || fail "fp16-only study wrote scales: $(ls "$WORK/fp16only/scales")"
+[ -d "$WORK/fp16only/bundles" ] || fail "fp16-only study: no bundles folder"
+for d in scales recipes; do
+  [ ! -e "$WORK/fp16only/$d" ] || fail "fp16-only study made $d/: $(ls -A "$WORK/fp16only/$d")"
+done
+! grep -q '`scales/`' "$WORK/fp16only/README.md" || fail "fp16-only report lists scales/"
 $PY -c "import json,sys; v=json.load(open(sys.argv[1]))['variants']; assert [x['name'] for x in v]==['fp16'], v" \
   "$WORK/fp16only/study.json" || fail "fp16-only study.json variants"
 
