@@ -1,13 +1,17 @@
 /* FP8 e4m3 implicit-GEMM convolution with a fused dual-output epilogue (contract in
- * cuda_fp8.h). Tensor cores through mma.sync.m16n8k32.e4m3 (QMMA in SASS on sm_90) fed by
- * ldmatrix, block tile BM x BN x 128 bytes of K, three shared-memory stages filled with cp.async
- * (e4m3 input and weights, 16-byte chunks -- 8 where channels are not 16-aligned -- with zero
- * fill for padding and tails) or, for fp16 input, loaded, quantized in registers and stored (so
- * no stand-alone Quantize kernel ever runs); optional split-K with an in-kernel reduction by
- * the last block of each tile, for the small-M layers of batch 1. The epilogue
- * goes through shared memory: per-channel scale, bias, residual (fp16, e4m3 copy, or fp16
- * quantized on the fly), ReLU, then fp16 and/or e4m3 stores into the output slices. C-style
- * CUDA: templates only for tile parameters. Lab version: dev/kernels/fp8_gemm_lab.cu. */
+ * cuda_fp8.h), in two families that share the loader and the epilogue:
+ *   qmma  -- mma.sync.m16n8k32.e4m3 (QMMA in SASS on sm_90) fed by ldmatrix from padded rows,
+ *            three stages; exact fp32 sums;
+ *   wgmma -- Hopper's wgmma.mma_async m64nNk32 from 128-byte-swizzled tiles, 3-4 stages; its
+ *            tensor-core sums are promoted to fp32 registers every 128 of K.
+ * Block tile BM x BN x 128 bytes of K, stages filled with cp.async (e4m3 input and weights,
+ * 16-byte chunks -- 8 where channels are not 16-aligned, qmma only -- with zero fill for padding
+ * and tails) or, for fp16 input, loaded, quantized in registers and stored (so no stand-alone
+ * Quantize kernel ever runs); optional split-K with an in-kernel reduction by the last block of
+ * each tile, for the small-M layers of batch 1. The epilogue goes through shared memory:
+ * per-channel scale, bias, residual (fp16, e4m3 copy, or fp16 quantized on the fly), ReLU, then
+ * fp16 and/or e4m3 stores into the output slices. C-style CUDA: templates only for tile
+ * parameters. Lab: dev/kernels/fp8_lab.cu. */
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
