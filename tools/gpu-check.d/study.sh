@@ -41,17 +41,17 @@ STEPS+=(study_images study_full)
 # process took 220 s for 2000 images).
 study_images() {
   gpu_env >/dev/null
-  local take=${STUDY_TAKE:-2000} dir="$WORK/study-images-${STUDY_TAKE:-2000}" jobs first count rc=0
+  local take=${STUDY_TAKE:-2000} dir="$WORK/study-images-${STUDY_TAKE:-2000}" first count pid rc=0 pids=()
   [ -f "$dir/.complete" ] && return 0
   mkdir -p "$dir" || return 1
-  jobs=$(nproc)
-  count=$(( (take + jobs - 1) / jobs ))
+  count=$(( (take + $(nproc) - 1) / $(nproc) ))
   for ((first = 0; first < take; first += count)); do
     "$INFER8" gen-images --count $(( take - first < count ? take - first : count )) --seed $((100000 + first)) \
       --size 400x330 -o "$dir" >/dev/null &
+    pids+=($!)
   done
-  while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || rc=1; done
-  [ $rc -eq 0 ] && [ "$(ls "$dir" | grep -c '\.png$')" -eq "$take" ] && touch "$dir/.complete"
+  for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
+  [ $rc -eq 0 ] && touch "$dir/.complete"
 }
 
 study_full() {

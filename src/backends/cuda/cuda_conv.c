@@ -617,8 +617,8 @@ static void tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
         if (time_plan(c, b->n, p, node, NULL) >= 0.0f) return;
         p->tac.kind = I8_CUDA_TACTIC_NONE;
     }
-    /* variants < 16: mma.sync kernel; >= 16: wgmma kernel, kept only when its output matches the
-     * fastest mma.sync variant's (i8_cuda_fp8_check) */
+    /* a wgmma variant is kept only when its output matches the fastest mma.sync variant's
+     * (i8_cuda_fp8_check) */
     i8_cuda_tactic best_sync = {0};
     float best_sync_ms = INFINITY;
     for (int v = 0; v < i8_cuda_conv_fp8_variants(); v++) {
@@ -631,9 +631,9 @@ static void tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
             p->tac = trial.tac;
             p->tac.ms = ms;
         }
-        if (v < 16 && ms >= 0.0f && ms < best_sync_ms) best_sync_ms = ms, best_sync = trial.tac, best_sync.ms = ms;
+        if (!i8_cuda_conv_fp8_is_wgmma(v) && ms >= 0.0f && ms < best_sync_ms) best_sync_ms = ms, best_sync = trial.tac, best_sync.ms = ms;
     }
-    if (p->tac.kind == I8_CUDA_TACTIC_FP8 && p->tac.variant >= 16 && best_sync.kind == I8_CUDA_TACTIC_FP8) {
+    if (p->tac.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_wgmma(p->tac.variant) && best_sync.kind == I8_CUDA_TACTIC_FP8) {
         if (!i8_cuda_fp8_variant_check(c, b->n, &p->sig, node, best_sync.variant, p->tac.variant)) {
             b->stats.fp8_checks_failed++;
             if (getenv("INFER8_CUDA_DEBUG"))
@@ -798,7 +798,7 @@ infer8_status i8_cuda_conv_setup(cu_ctx *c, cu_batch *b, int node, i8_err *err) 
     b->node_plan[node] = idx;
     b->tactics[node] = p->tac;
     b->stats.convs_per_kind[p->tac.kind]++;
-    b->stats.fp8_wgmma += p->tac.kind == I8_CUDA_TACTIC_FP8 && p->tac.variant >= 16;
+    b->stats.fp8_wgmma += p->tac.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_wgmma(p->tac.variant);
     if (p->tac.kind == I8_CUDA_TACTIC_CUDNN || p->tac.kind == I8_CUDA_TACTIC_FP8_DNN) {
         cudnnStatus_t st = dnn_varpack(c, node, &p->sig, c->ws[c->rt[node].stream], &b->varpack[node]);
         if (st != CUDNN_STATUS_SUCCESS)

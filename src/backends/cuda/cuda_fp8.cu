@@ -535,7 +535,7 @@ template <int BM, int BN, int S> static int launch_wg(const i8_cuda_fp8_conv_arg
 
 #define FP8_TILES(X) X(64, 64, 32, 32) X(32, 64, 16, 32) X(128, 64, 32, 32) X(64, 128, 32, 32)
 #define WG_TILES(X) X(64, 64, 4) X(128, 64, 4) X(64, 128, 4) X(128, 128, 3)
-#define FP8_TILE_COUNT 4 /* tiles per kernel family: variants = 2 families x 4 tiles x 4 split-K factors */
+#define FP8_TILE_COUNT 4 /* tiles per kernel family (I8_FP8_FAMILY_VARIANTS = 4 tiles x 4 split-K factors) */
 
 extern "C" int i8_cuda_conv_fp8_setup(void) {
     int rc = 0;
@@ -551,14 +551,14 @@ extern "C" int i8_cuda_conv_fp8_setup(void) {
     return rc;
 }
 
-extern "C" int i8_cuda_conv_fp8_variants(void) { return 2 * FP8_TILE_COUNT * 4; }
+extern "C" int i8_cuda_conv_fp8_variants(void) { return 2 * I8_FP8_FAMILY_VARIANTS; }
 
-extern "C" int i8_cuda_conv_fp8_splits(int variant) { return 1 << ((variant % 16) / FP8_TILE_COUNT); }
+extern "C" int i8_cuda_conv_fp8_splits(int variant) { return 1 << ((variant % I8_FP8_FAMILY_VARIANTS) / FP8_TILE_COUNT); }
 
 extern "C" const char *i8_cuda_conv_fp8_name(int variant) {
     static const char *names[] = {"qmma64x64", "qmma32x64", "qmma128x64", "qmma64x128",
                                   "wgmma64x64", "wgmma128x64", "wgmma64x128", "wgmma128x128"};
-    return variant >= 0 && variant < i8_cuda_conv_fp8_variants() ? names[(variant / 16) * 4 + variant % 4] : "?";
+    return variant >= 0 && variant < i8_cuda_conv_fp8_variants() ? names[(variant / I8_FP8_FAMILY_VARIANTS) * FP8_TILE_COUNT + variant % FP8_TILE_COUNT] : "?";
 }
 
 extern "C" int i8_cuda_conv_fp8(const i8_cuda_fp8_conv_args *a, int variant, void *stream) {
@@ -568,7 +568,7 @@ extern "C" int i8_cuda_conv_fp8(const i8_cuda_fp8_conv_args *a, int variant, voi
         variant < 0 || variant >= i8_cuda_conv_fp8_variants())
         return (int)cudaErrorInvalidValue;
     int splits = i8_cuda_conv_fp8_splits(variant);
-    switch (variant / 16 * 4 + variant % 4) {
+    switch (variant / I8_FP8_FAMILY_VARIANTS * FP8_TILE_COUNT + variant % FP8_TILE_COUNT) {
     case 0: return launch_fp8<64, 64, 32, 32>(a, splits, s);
     case 1: return launch_fp8<32, 64, 16, 32>(a, splits, s);
     case 2: return launch_fp8<128, 64, 32, 32>(a, splits, s);
