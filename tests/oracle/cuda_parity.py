@@ -6,6 +6,8 @@ Runs on the GPU machine (tools/gpu-check parity). timm runs in fp32 on the CPU (
 TF32), through its own eval transform over the PNG files: the oracle shares no code with infer8.
 Checks, per family and batch: top-1 agreement 100%, max relative logit error
 max|a-b| / max|a| <= 1e-2 per image, mean KL(fp32 || fp16) <= 1e-4. Writes every figure to --out.
+For scale, not as a check: timm itself in fp16 on the GPU (model.half(), cuDNN) against timm fp32,
+what the framework loses on the same weights by storing activations in binary16.
 
     python3 tests/oracle/cuda_parity.py --arch inception_v3 --snapshot DIR --images IMG_DIR \
         --infer8 build-device/bin/infer8 --out parity-inception_v3.json
@@ -65,10 +67,17 @@ def main():
     x = torch.stack([transform(Image.open(p).convert("RGB")) for p in images])
     timm_logits = torch.cat([model(x[i:i + 16]) for i in range(0, len(images), 16)]).double().numpy()
 
+    torch.backends.cudnn.enabled = True
+    half = model.cuda().half()
+    torch_fp16 = torch.cat([half(x[i:i + 16].cuda().half()).float().cpu() for i in range(0, len(images), 16)])
+    torch_fp16 = torch_fp16.double().numpy()
+    model.cpu().float()
+
     ref, t_ref = infer8_logits(args.infer8, args.snapshot, images, "ref", 0)
     result = {"arch": args.arch, "images": len(images), "timm": timm.__version__, "torch": torch.__version__,
               "thresholds": {"top1_agreement": 1.0, "max_rel_error": MAX_REL, "mean_kl": MAX_KL},
-              "cpu_reference_vs_timm": compare(timm_logits, ref), "cuda_fp16": {}}
+              "cpu_reference_vs_timm": compare(timm_logits, ref), "torch_fp16_vs_timm": compare(timm_logits, torch_fp16),
+              "cuda_fp16": {}}
     ok = True
     for batch in (1, 32):
         cuda, t = infer8_logits(args.infer8, args.snapshot, images, "cuda", batch)
@@ -79,6 +88,9 @@ def main():
             r = row[k]
             print(f"{args.arch} batch {batch} fp16 {k}: top-1 {r['top1_agreement']:.3f}, max rel {r['max_rel_error']:.2e}, "
                   f"mean KL {r['mean_kl']:.2e} (max {r['max_kl']:.2e}) {'ok' if r['pass'] else 'FAIL'}")
+    r = result["torch_fp16_vs_timm"]
+    print(f"{args.arch} timm fp16 (GPU, for scale) vs timm fp32: top-1 {r['top1_agreement']:.3f}, max rel "
+          f"{r['max_rel_error']:.2e}, mean KL {r['mean_kl']:.2e}")
     r = result["cpu_reference_vs_timm"]
     print(f"{args.arch} CPU reference vs timm: max rel {r['max_rel_error']:.2e}, top-1 {r['top1_agreement']:.3f}")
     ok = ok and r["max_rel_error"] <= 1e-4 and r["top1_agreement"] == 1.0

@@ -150,10 +150,12 @@ static float *emulation_logits(i8_graph *g, const float *in, int images, int n, 
 }
 
 /* Runs ref (FP8 emulation) and CUDA on the same inputs at each batch size of ns, in chunks;
- * returns the max relative difference and counts top-1 agreements (per image). ref_out: the
- * emulation's logits handed to the caller (who frees them), else NULL. */
+ * returns the max relative difference and counts top-1 agreements (per image); outlier_out: the
+ * share of outputs more than 2e-2 of max |ref| apart. ref_out: the emulation's logits handed to
+ * the caller (who frees them), else NULL. */
 static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns, int count, double *rel_out,
-                        int *agree_out, int *total_out, double *mean_rel_out, int report, float **ref_out) {
+                        int *agree_out, int *total_out, double *mean_rel_out, double *outlier_out, int report,
+                        float **ref_out) {
     int max_n = 0;
     for (int k = 0; k < count; k++) max_n = I8_MAX(max_n, ns[k]);
     i8_backend_options co = {.max_batch = max_n};
@@ -170,7 +172,7 @@ static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns,
     double maxd = 0, maxr = 0;
     for (size_t i = 0; i < outc * (size_t)images; i++)
         if (fabs(ref_all[i]) > maxr) maxr = fabs(ref_all[i]);
-    size_t compared = 0;
+    size_t compared = 0, outliers = 0;
     double sum_d = 0; /* mean |cuda - ref| */
     int agree = 0, total = 0;
     for (int k = 0; k < count; k++) {
@@ -184,6 +186,7 @@ static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns,
             for (size_t i = 0; i < (size_t)n * outc; i++) {
                 double d = fabs((double)got[i] - ref[i]);
                 if (!(d <= maxd)) maxd = d; /* NaN counts as failure */
+                outliers += !(d <= 2e-2 * maxr);
                 sum_d += d;
             }
             compared += (size_t)n * outc;
@@ -219,6 +222,7 @@ static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns,
     assert_true(n_fp8 > 0);
     *rel_out = maxr > 0 ? maxd / maxr : maxd;
     if (mean_rel_out) *mean_rel_out = compared && maxr > 0 ? sum_d / (double)compared / maxr : 1.0;
+    if (outlier_out) *outlier_out = compared ? (double)outliers / (double)compared : 1.0;
     *agree_out = agree;
     *total_out = total;
     if (ref_out) *ref_out = ref_all;
@@ -274,15 +278,20 @@ static void check_op(tg *t, const int *fp8, const int *rfp8, int count, const ch
     static const int ns[] = {1, 3};
     double rel;
     int agree, total;
-    double mean_rel;
-    compare_fp8(g, in + per * 8, 6, ns, 2, &rel, &agree, &total, &mean_rel, 0, NULL);
-    fprintf(stderr, "  %s: max rel diff %.3g, mean |diff| / max |ref| %.3g\n", what, rel, mean_rel);
+    double mean_rel, outliers;
+    compare_fp8(g, in + per * 8, 6, ns, 2, &rel, &agree, &total, &mean_rel, &outliers, 0, NULL);
+    fprintf(stderr, "  %s: max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% of outputs beyond 2e-2\n", what, rel,
+            mean_rel, 100.0 * outliers);
     /* Both sides store every activation as binary16 and quantize that (docs/fp8.md), so only
      * the summation order differs: measured max 4e-4, mean <= 4e-5 on the H200. A value next to
      * an e4m3 rounding boundary may still round to the neighbouring code (one step, at most 1/8
      * of it) when the sums differ in their last bit, hence the margin; a wrong scale, index or
-     * epilogue moves most values by far more (before the shared contract: max 0.035-0.066). */
-    assert_true(rel <= 2e-2);
+     * epilogue moves most values by far more (before the shared contract: max 0.035-0.066).
+     * With residual_fp8 such a step lands in the output itself: an e4m3 step of x next to the
+     * tensor's largest value is up to 1/8 of it (H200, 2026-12-01: max 0.0385 at mean 4e-5), so
+     * a few isolated outputs (at most 0.1%) may sit up to 1/8 of max |ref| apart; a wrong tile,
+     * index or scale moves far more of them. */
+    assert_true(rel <= 2e-2 || (rel <= 0.125 && outliers <= 1e-3));
     assert_true(mean_rel <= 1e-3);
     free(amax);
     free(in);
@@ -471,7 +480,7 @@ static void check_family_fp8(const char *arch, const char *recipe, int default_i
     double rel;
     int agree, total;
     float *ref = NULL; /* batches of 4, as emulation_floor's */
-    compare_fp8(&t.g, in, images, ns, 2, &rel, &agree, &total, NULL, 1, &ref);
+    compare_fp8(&t.g, in, images, ns, 2, &rel, &agree, &total, NULL, NULL, 1, &ref);
     double floor_rel;
     int floor_agree;
     emulation_floor(&t.g, in, images, ref, &floor_rel, &floor_agree);
