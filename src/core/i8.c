@@ -91,6 +91,32 @@ char *i8_strdup(const char *s, i8_err *err) {
     return p;
 }
 
+/* Room for need more bytes plus the NUL; 0, or 1 with oom set. */
+static int strbuf_reserve(i8_strbuf *b, size_t need) {
+    if (b->s && need < b->cap - b->len) return 0;
+    if (need > SIZE_MAX / 4 - b->len) {
+        b->oom = 1;
+        return 1;
+    }
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap <= b->len + need) cap *= 2;
+    char *t = realloc(b->s, cap);
+    if (!t) {
+        b->oom = 1;
+        return 1;
+    }
+    b->s = t;
+    b->cap = cap;
+    return 0;
+}
+
+void i8_strbuf_append(i8_strbuf *b, const char *s, size_t n) {
+    if (b->oom || strbuf_reserve(b, n)) return;
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
 void i8_strbuf_printf(i8_strbuf *b, const char *fmt, ...) {
     if (b->oom) return;
     for (;;) {
@@ -102,18 +128,11 @@ void i8_strbuf_printf(i8_strbuf *b, const char *fmt, ...) {
             b->oom = 1;
             return;
         }
-        if (b->s && b->len + (size_t)n < b->cap) {
+        if (b->s && (size_t)n < b->cap - b->len) {
             b->len += (size_t)n;
             return;
         }
-        size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)n + 1;
-        char *t = realloc(b->s, cap);
-        if (!t) {
-            b->oom = 1;
-            return;
-        }
-        b->s = t;
-        b->cap = cap;
+        if (strbuf_reserve(b, (size_t)n)) return;
     }
 }
 

@@ -88,13 +88,15 @@ double i8_rng_normal(i8_rng *r);               /* standard normal, Marsaglia pol
 double i8_portable_exp(double x);
 double i8_portable_log(double x);
 
-/* Growing string for reports and listings: append with i8_strbuf_printf; after an allocation
- * failure oom is set and further appends are ignored; the caller frees s. */
+/* Growing string for reports, listings and written headers: append with i8_strbuf_append /
+ * i8_strbuf_printf (s stays NUL-terminated); after an allocation failure oom is set and further
+ * appends are ignored; the caller frees s. */
 typedef struct i8_strbuf {
     char *s;
     size_t len, cap;
     int oom;
 } i8_strbuf;
+void i8_strbuf_append(i8_strbuf *b, const char *s, size_t n);
 void i8_strbuf_printf(i8_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define I8_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

@@ -259,56 +259,22 @@ void i8_config_free(i8_model_config *cfg) {
 
 /* ---- config.json writer (Python json.dump(indent=2) layout, ensure_ascii escaping) ---- */
 
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    int failed;
-} sbuf;
-
-static void put(sbuf *b, const char *s, size_t n) {
-    if (b->failed) return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (cap < b->n + n + 1) cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->failed = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
-
-static void putf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(sbuf *b, const char *fmt, ...) {
-    char t[64];
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(t, sizeof t, fmt, ap);
-    va_end(ap);
-    if (k > 0) put(b, t, (size_t)k < sizeof t ? (size_t)k : sizeof t - 1);
-}
-
 /* String as Python's json.dumps (ensure_ascii) writes it; s must be valid UTF-8. */
-static void put_str(sbuf *b, const char *s) {
-    put(b, "\"", 1);
+static void put_str(i8_strbuf *b, const char *s) {
+    i8_strbuf_append(b, "\"", 1);
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
         unsigned c = *p;
-        if (c == '"') put(b, "\\\"", 2);
-        else if (c == '\\') put(b, "\\\\", 2);
-        else if (c == '\n') put(b, "\\n", 2);
-        else if (c == '\r') put(b, "\\r", 2);
-        else if (c == '\t') put(b, "\\t", 2);
-        else if (c == '\b') put(b, "\\b", 2);
-        else if (c == '\f') put(b, "\\f", 2);
-        else if (c < 0x20) putf(b, "\\u%04x", c);
+        if (c == '"') i8_strbuf_append(b, "\\\"", 2);
+        else if (c == '\\') i8_strbuf_append(b, "\\\\", 2);
+        else if (c == '\n') i8_strbuf_append(b, "\\n", 2);
+        else if (c == '\r') i8_strbuf_append(b, "\\r", 2);
+        else if (c == '\t') i8_strbuf_append(b, "\\t", 2);
+        else if (c == '\b') i8_strbuf_append(b, "\\b", 2);
+        else if (c == '\f') i8_strbuf_append(b, "\\f", 2);
+        else if (c < 0x20) i8_strbuf_printf(b, "\\u%04x", c);
         if (c < 0x80) {
-            if (c >= 0x20 && c != '"' && c != '\\') put(b, (const char *)p, 1);
+            if (c >= 0x20 && c != '"' && c != '\\') i8_strbuf_append(b, (const char *)p, 1);
             p++;
             continue;
         }
@@ -318,59 +284,59 @@ static void put_str(sbuf *b, const char *s) {
         p += len;
         if (cp >= 0x10000) {
             cp -= 0x10000;
-            putf(b, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+            i8_strbuf_printf(b, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
         } else {
-            putf(b, "\\u%04x", cp);
+            i8_strbuf_printf(b, "\\u%04x", cp);
         }
     }
-    put(b, "\"", 1);
+    i8_strbuf_append(b, "\"", 1);
 }
 
 /* Shortest decimal that reads back as the same float, spelled like Python's float repr
  * (0.8975, 0.5, 1.0). */
-static void put_float(sbuf *b, float f) {
+static void put_float(i8_strbuf *b, float f) {
     char t[48];
     for (int prec = 1; prec <= 9; prec++) {
         snprintf(t, sizeof t, "%.*g", prec, (double)f);
         if (strtof(t, NULL) == f) break;
     }
-    put(b, t, strlen(t));
-    if (!strpbrk(t, ".eni")) put(b, ".0", 2);
+    i8_strbuf_append(b, t, strlen(t));
+    if (!strpbrk(t, ".eni")) i8_strbuf_append(b, ".0", 2);
 }
 
-static void indent(sbuf *b, int level) {
-    put(b, "\n", 1);
-    for (int i = 0; i < level; i++) put(b, "  ", 2);
+static void indent(i8_strbuf *b, int level) {
+    i8_strbuf_append(b, "\n", 1);
+    for (int i = 0; i < level; i++) i8_strbuf_append(b, "  ", 2);
 }
 
-static void key(sbuf *b, int level, int *first, const char *k) {
-    if (!*first) put(b, ",", 1);
+static void key(i8_strbuf *b, int level, int *first, const char *k) {
+    if (!*first) i8_strbuf_append(b, ",", 1);
     *first = 0;
     indent(b, level);
     put_str(b, k);
-    put(b, ": ", 2);
+    i8_strbuf_append(b, ": ", 2);
 }
 
-static void int_array(sbuf *b, int level, const int *v, int n) {
-    put(b, "[", 1);
+static void int_array(i8_strbuf *b, int level, const int *v, int n) {
+    i8_strbuf_append(b, "[", 1);
     for (int i = 0; i < n; i++) {
-        if (i) put(b, ",", 1);
+        if (i) i8_strbuf_append(b, ",", 1);
         indent(b, level + 1);
-        putf(b, "%d", v[i]);
+        i8_strbuf_printf(b, "%d", v[i]);
     }
     indent(b, level);
-    put(b, "]", 1);
+    i8_strbuf_append(b, "]", 1);
 }
 
-static void float_array(sbuf *b, int level, const float *v, int n) {
-    put(b, "[", 1);
+static void float_array(i8_strbuf *b, int level, const float *v, int n) {
+    i8_strbuf_append(b, "[", 1);
     for (int i = 0; i < n; i++) {
-        if (i) put(b, ",", 1);
+        if (i) i8_strbuf_append(b, ",", 1);
         indent(b, level + 1);
         put_float(b, v[i]);
     }
     indent(b, level);
-    put(b, "]", 1);
+    i8_strbuf_append(b, "]", 1);
 }
 
 static int utf8_ok(const char *s) { return s && i8_fmt_utf8_check(s, strlen(s)) == SIZE_MAX; }
@@ -384,30 +350,30 @@ infer8_status i8_config_to_json(const i8_model_config *cfg, const char *first_co
         if (!utf8_ok(cfg->labels[i]))
             return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "config.json: label_names[%d] is not valid UTF-8", i);
     const i8_preproc *p = &cfg->pre;
-    sbuf b = {0};
+    i8_strbuf b = {0};
     int first = 1;
-    put(&b, "{", 1);
+    i8_strbuf_append(&b, "{", 1);
     key(&b, 1, &first, "architecture");
     put_str(&b, cfg->architecture);
     key(&b, 1, &first, "num_classes");
-    putf(&b, "%d", cfg->num_classes);
+    i8_strbuf_printf(&b, "%d", cfg->num_classes);
     if (cfg->num_features > 0) {
         key(&b, 1, &first, "num_features");
-        putf(&b, "%d", cfg->num_features);
+        i8_strbuf_printf(&b, "%d", cfg->num_features);
     }
     key(&b, 1, &first, "pretrained_cfg");
-    put(&b, "{", 1);
+    i8_strbuf_append(&b, "{", 1);
     int f2 = 1;
     if (cfg->tag[0]) {
         key(&b, 2, &f2, "tag");
         put_str(&b, cfg->tag);
     }
     key(&b, 2, &f2, "custom_load");
-    put(&b, "false", 5);
+    i8_strbuf_append(&b, "false", 5);
     key(&b, 2, &f2, "input_size");
     int_array(&b, 2, p->input_size, 3);
     key(&b, 2, &f2, "fixed_input_size");
-    put(&b, "false", 5);
+    i8_strbuf_append(&b, "false", 5);
     key(&b, 2, &f2, "interpolation");
     put_str(&b, p->interpolation == I8_INTERP_BILINEAR ? "bilinear" : "bicubic");
     key(&b, 2, &f2, "crop_pct");
@@ -419,7 +385,7 @@ infer8_status i8_config_to_json(const i8_model_config *cfg, const char *first_co
     key(&b, 2, &f2, "std");
     float_array(&b, 2, p->std, 3);
     key(&b, 2, &f2, "num_classes");
-    putf(&b, "%d", cfg->num_classes);
+    i8_strbuf_printf(&b, "%d", cfg->num_classes);
     if (first_conv) {
         key(&b, 2, &f2, "first_conv");
         put_str(&b, first_conv);
@@ -429,25 +395,25 @@ infer8_status i8_config_to_json(const i8_model_config *cfg, const char *first_co
         put_str(&b, classifier);
     }
     indent(&b, 1);
-    put(&b, "}", 1);
+    i8_strbuf_append(&b, "}", 1);
     if (cfg->n_labels > 0) {
         key(&b, 1, &first, "label_names");
-        put(&b, "[", 1);
+        i8_strbuf_append(&b, "[", 1);
         for (int i = 0; i < cfg->n_labels; i++) {
-            if (i) put(&b, ",", 1);
+            if (i) i8_strbuf_append(&b, ",", 1);
             indent(&b, 2);
             put_str(&b, cfg->labels[i]);
         }
         indent(&b, 1);
-        put(&b, "]", 1);
+        i8_strbuf_append(&b, "]", 1);
     }
     indent(&b, 0);
-    put(&b, "}", 1);
-    if (b.failed) {
-        free(b.p);
+    i8_strbuf_append(&b, "}", 1);
+    if (b.oom) {
+        free(b.s);
         return i8_fail(err, INFER8_E_NOMEM, "config.json: out of memory");
     }
-    *out = b.p;
+    *out = b.s;
     return INFER8_OK;
 }
 

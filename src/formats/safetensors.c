@@ -545,64 +545,36 @@ infer8_status i8_st_to_f32(const i8_st_tensor *t, float **out, i8_err *err) {
 
 /* ---- writer ---- */
 
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-    int failed;
-} buf;
+static void puts_(i8_strbuf *b, const char *s) { i8_strbuf_append(b, s, strlen(s)); }
 
-static void put(buf *b, const char *s, size_t n) {
-    if (b->failed) return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n + 1) cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->failed = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
-
-static void puts_(buf *b, const char *s) { put(b, s, strlen(s)); }
-
-static void putu(buf *b, uint64_t v) {
-    char t[32];
-    snprintf(t, sizeof t, "%llu", (unsigned long long)v);
-    puts_(b, t);
-}
+static void putu(i8_strbuf *b, uint64_t v) { i8_strbuf_printf(b, "%llu", (unsigned long long)v); }
 
 /* JSON string as serde_json writes it: ", \\ and control characters escaped, UTF-8 kept. */
-static void put_json_string(buf *b, const char *s) {
+static void put_json_string(i8_strbuf *b, const char *s) {
     static const char hex[] = "0123456789abcdef";
-    put(b, "\"", 1);
+    i8_strbuf_append(b, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         char e[7] = {'\\', 0};
         switch (*p) {
-        case '"': e[1] = '"'; put(b, e, 2); break;
-        case '\\': e[1] = '\\'; put(b, e, 2); break;
-        case '\n': e[1] = 'n'; put(b, e, 2); break;
-        case '\r': e[1] = 'r'; put(b, e, 2); break;
-        case '\t': e[1] = 't'; put(b, e, 2); break;
-        case '\b': e[1] = 'b'; put(b, e, 2); break;
-        case '\f': e[1] = 'f'; put(b, e, 2); break;
+        case '"': e[1] = '"'; i8_strbuf_append(b, e, 2); break;
+        case '\\': e[1] = '\\'; i8_strbuf_append(b, e, 2); break;
+        case '\n': e[1] = 'n'; i8_strbuf_append(b, e, 2); break;
+        case '\r': e[1] = 'r'; i8_strbuf_append(b, e, 2); break;
+        case '\t': e[1] = 't'; i8_strbuf_append(b, e, 2); break;
+        case '\b': e[1] = 'b'; i8_strbuf_append(b, e, 2); break;
+        case '\f': e[1] = 'f'; i8_strbuf_append(b, e, 2); break;
         default:
             if (*p < 0x20) {
                 memcpy(e, "\\u00", 4);
                 e[4] = hex[*p >> 4];
                 e[5] = hex[*p & 15];
-                put(b, e, 6);
+                i8_strbuf_append(b, e, 6);
             } else {
-                put(b, (const char *)p, 1);
+                i8_strbuf_append(b, (const char *)p, 1);
             }
         }
     }
-    put(b, "\"", 1);
+    i8_strbuf_append(b, "\"", 1);
 }
 
 typedef struct named_index {
@@ -615,7 +587,7 @@ static int cmp_named(const void *a, const void *b) {
 }
 
 /* {"k":"v",...} with keys sorted, from a JSON object of strings. */
-static infer8_status put_metadata(buf *b, const char *path, const char *metadata_json, i8_err *err) {
+static infer8_status put_metadata(i8_strbuf *b, const char *path, const char *metadata_json, i8_err *err) {
     cJSON *m = cJSON_Parse(metadata_json);
     if (!cJSON_IsObject(m)) {
         cJSON_Delete(m);
@@ -663,7 +635,7 @@ infer8_status i8_st_write(const char *path, const i8_st_write_entry *entries, in
     if (n < 0 || (n > 0 && !entries)) return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "%s: bad tensor list", path);
     uint64_t *offs = i8_calloc((size_t)n + 1, sizeof *offs, err); /* entry i spans [offs[i], offs[i+1]) */
     named_index *sorted = offs ? i8_calloc((size_t)n, sizeof *sorted, err) : NULL;
-    buf b = {0};
+    i8_strbuf b = {0};
     infer8_status s = INFER8_OK;
     if (!offs || !sorted) {
         s = INFER8_E_NOMEM;
@@ -729,23 +701,23 @@ infer8_status i8_st_write(const char *path, const i8_st_write_entry *entries, in
         puts_(&b, "]}");
     }
     puts_(&b, "}");
-    while (!b.failed && b.n % 8) puts_(&b, " "); /* data starts 8-byte aligned */
-    if (b.failed) {
+    while (!b.oom && b.len % 8) puts_(&b, " "); /* data starts 8-byte aligned */
+    if (b.oom) {
         s = i8_fail(err, INFER8_E_NOMEM, "%s: out of memory building the header", path);
         goto done;
     }
     uint8_t len8[8];
-    for (int i = 0; i < 8; i++) len8[i] = (uint8_t)((uint64_t)b.n >> (8 * i));
+    for (int i = 0; i < 8; i++) len8[i] = (uint8_t)((uint64_t)b.len >> (8 * i));
     i8_atomic_file f;
     if ((s = i8_atomic_open(&f, path, err))) goto done;
     s = i8_atomic_write(&f, len8, 8, err);
-    if (!s) s = i8_atomic_write(&f, b.p, b.n, err);
+    if (!s) s = i8_atomic_write(&f, b.s, b.len, err);
     for (int i = 0; i < n && !s; i++) s = i8_atomic_write(&f, entries[i].data, (size_t)(offs[i + 1] - offs[i]), err);
     if (s) i8_atomic_abort(&f);
     else s = i8_atomic_commit(&f, err);
 done:
     free(offs);
     free(sorted);
-    free(b.p);
+    free(b.s);
     return s;
 }

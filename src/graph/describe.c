@@ -4,46 +4,12 @@
 #include "graph/graph.h"
 
 #include <cjson/cJSON.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int has_window(i8_op op) { return op == I8_OP_CONV || op == I8_OP_MAXPOOL || op == I8_OP_AVGPOOL; }
 
 /* ---- text ---- */
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    int failed;
-} sbuf;
-
-static void put(sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(sbuf *s, const char *fmt, ...) {
-    if (s->failed) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(s->p + s->len, s->cap - s->len, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            s->failed = 1;
-            return;
-        }
-        if ((size_t)n < s->cap - s->len) {
-            s->len += (size_t)n;
-            return;
-        }
-        size_t cap = s->cap * 2 + (size_t)n + 1;
-        char *q = realloc(s->p, cap);
-        if (!q) {
-            s->failed = 1;
-            return;
-        }
-        s->p = q;
-        s->cap = cap;
-    }
-}
 
 /* 55843464 -> "55,843,464" */
 static const char *commas(uint64_t v, char *buf, size_t size) {
@@ -57,21 +23,19 @@ static const char *commas(uint64_t v, char *buf, size_t size) {
     return buf;
 }
 
-static void put_counts(sbuf *s, const i8_graph_stats *st) {
+static void put_counts(i8_strbuf *s, const i8_graph_stats *st) {
     int first = 1;
     for (int op = 0; op < I8_OP_COUNT; op++) {
         if (!st->count_per_op[op]) continue;
-        put(s, "%s%s %d", first ? "" : ", ", i8_op_name((i8_op)op), st->count_per_op[op]);
+        i8_strbuf_printf(s, "%s%s %d", first ? "" : ", ", i8_op_name((i8_op)op), st->count_per_op[op]);
         first = 0;
     }
 }
 
 infer8_status i8_graph_describe_text(const i8_graph *g, char **out, i8_err *err) {
-    sbuf s = {malloc(4096), 0, 4096, 0};
-    if (!s.p) return i8_fail(err, INFER8_E_NOMEM, "describe: out of memory");
-    s.p[0] = 0;
-    put(&s, "%s: %d nodes, input %dx%dx%d\n", g->arch, g->n_nodes, g->input_c, g->input_h, g->input_w);
-    put(&s, "%5s  %-34s %-14s %-6s %-6s %-6s %-26s %-12s %-5s %-22s %s\n", "#", "name", "op", "kernel", "stride", "pad",
+    i8_strbuf s = {0};
+    i8_strbuf_printf(&s, "%s: %d nodes, input %dx%dx%d\n", g->arch, g->n_nodes, g->input_c, g->input_h, g->input_w);
+    i8_strbuf_printf(&s, "%5s  %-34s %-14s %-6s %-6s %-6s %-26s %-12s %-5s %-22s %s\n", "#", "name", "op", "kernel", "stride", "pad",
         "input", "output", "act", "residual", "prec");
     for (int i = 0; i < g->n_nodes; i++) {
         const i8_node *n = &g->nodes[i];
@@ -102,24 +66,24 @@ infer8_status i8_graph_describe_text(const i8_graph *g, char **out, i8_err *err)
             snprintf(opx, sizeof opx, "%s%s", op, n->count_include_pad ? "(incl)" : "(excl)");
             op = opx;
         }
-        put(&s, "%5d  %-34s %-14s %-6s %-6s %-6s %-26s %-12s %-5s %-22s %s\n", i, n->name, op, k, st, pd, in, outs,
+        i8_strbuf_printf(&s, "%5d  %-34s %-14s %-6s %-6s %-6s %-26s %-12s %-5s %-22s %s\n", i, n->name, op, k, st, pd, in, outs,
             n->act == I8_ACT_RELU ? "relu" : "-", res, i8_precision_name(n->precision));
     }
     i8_graph_stats stats;
     i8_graph_compute_stats(g, &stats);
-    put(&s, "totals:\n  nodes: %d (", g->n_nodes);
+    i8_strbuf_printf(&s, "totals:\n  nodes: %d (", g->n_nodes);
     put_counts(&s, &stats);
-    put(&s, ")\n  convolutions: %d\n", stats.convolutions);
+    i8_strbuf_printf(&s, ")\n  convolutions: %d\n", stats.convolutions);
     char a[40], b[40];
-    put(&s, "  parameters: %s (checkpoint), %s (graph weights)\n", commas(g->checkpoint_parameters, a, sizeof a),
+    i8_strbuf_printf(&s, "  parameters: %s (checkpoint), %s (graph weights)\n", commas(g->checkpoint_parameters, a, sizeof a),
         commas(stats.parameters, b, sizeof b));
-    put(&s, "  MACs per image: %s (%.2f GMACs)\n", commas(stats.macs, a, sizeof a), (double)stats.macs / 1e9);
-    put(&s, "  largest activation: %s elements per image\n", commas(stats.max_activation_elems, a, sizeof a));
-    if (s.failed) {
-        free(s.p);
+    i8_strbuf_printf(&s, "  MACs per image: %s (%.2f GMACs)\n", commas(stats.macs, a, sizeof a), (double)stats.macs / 1e9);
+    i8_strbuf_printf(&s, "  largest activation: %s elements per image\n", commas(stats.max_activation_elems, a, sizeof a));
+    if (s.oom) {
+        free(s.s);
         return i8_fail(err, INFER8_E_NOMEM, "describe: out of memory");
     }
-    *out = s.p;
+    *out = s.s;
     return INFER8_OK;
 }
 

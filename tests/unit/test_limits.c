@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "core/i8.h"
 #include "formats/config.h"
 #include "formats/safetensors.h"
 #include "image/image.h"
@@ -24,6 +25,39 @@ static const char *work_path(const char *name) {
     assert_int_equal(system(cmd), 0);
     snprintf(path, sizeof path, "%s/%s", dir, name);
     return path;
+}
+
+/* The growing string used by every writer of headers and listings: appends past the first
+ * 4096-byte block, printf output longer than the room left, always NUL-terminated. */
+static void test_strbuf_growth(void **state) {
+    (void)state;
+    i8_strbuf b = {0};
+    char chunk[1000];
+    memset(chunk, 'a', sizeof chunk);
+    for (int i = 0; i < 9; i++) i8_strbuf_append(&b, chunk, sizeof chunk);
+    assert_false(b.oom);
+    assert_int_equal(b.len, 9000);
+    assert_int_equal(b.s[8999], 'a');
+    assert_int_equal(b.s[9000], 0);
+    i8_strbuf_printf(&b, "%s|%d|%5000s|", "x", 42, "y");
+    assert_int_equal(b.len, 9000 + 2 + 3 + 5000 + 1);
+    assert_memory_equal(b.s + 9000, "x|42|    ", 9);
+    assert_int_equal(b.s[b.len - 2], 'y');
+    assert_int_equal(b.s[b.len - 1], '|');
+    assert_int_equal(b.s[b.len], 0);
+    assert_int_equal(strlen(b.s), b.len);
+    i8_strbuf_append(&b, "", 0);
+    assert_int_equal(strlen(b.s), b.len);
+    free(b.s);
+    i8_strbuf p = {0}; /* printf into an empty buffer allocates */
+    i8_strbuf_printf(&p, "%d", 7);
+    assert_string_equal(p.s, "7");
+    free(p.s);
+    i8_strbuf o = {0};
+    o.oom = 1; /* after a failure appends are ignored */
+    i8_strbuf_append(&o, "z", 1);
+    i8_strbuf_printf(&o, "z");
+    assert_null(o.s);
 }
 
 static void test_preprocess_long_thin_image(void **state) {
@@ -135,6 +169,7 @@ static void test_json_readers(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_strbuf_growth),
         cmocka_unit_test(test_preprocess_long_thin_image),
         cmocka_unit_test(test_image_bytes_and_pixels),
         cmocka_unit_test(test_safetensors_json_and_count),
