@@ -119,6 +119,12 @@ infer8_status i8_checkpoint_load(const char *path, const char *arch, const i8_li
             index_path[0] = 0;
         }
     } else if (is_file(path)) {
+        size_t n = strlen(path);
+        if (n >= 7 && strcmp(path + n - 7, ".bundle") == 0) /* the caller found no bundle magic */
+            return i8_fail(err, INFER8_E_FORMAT,
+                           "%s: not an infer8 bundle: its first 8 bytes at offset 0 are not the bundle magic "
+                           "(\\x89I8BNDL\\n); truncated or another kind of file",
+                           path);
         if (!arch)
             return i8_fail(err, INFER8_E_INVALID_ARGUMENT,
                            "%s: a bare safetensors file needs the architecture (--arch inception_resnet_v2|"

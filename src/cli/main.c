@@ -16,7 +16,7 @@ static const char *const usage_text =
     "\n"
     "commands:\n"
     "  synth        write a deterministic timm-compatible synthetic checkpoint\n"
-    "  build        write a model as one bundle file (fp32 or fp16 weights, provenance)\n"
+    "  build        write a model as one bundle file (fp32, fp16 or FP8 weights, tactics, provenance)\n"
     "  inspect      print a model's optimized graph: every layer, totals\n"
     "  classify     classify images (top-k labels, or all logits as JSON)\n"
     "  preprocess   write timm's eval transform of an image as a .npy tensor\n"

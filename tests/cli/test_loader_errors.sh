@@ -16,6 +16,12 @@ expect_fail 2 "config.json.*(offset|byte)" "$INFER8" inspect "$WORK/bad/bad_json
 expect_fail 2 "crop_pct" "$INFER8" inspect "$WORK/bad/bad_config"
 expect_fail 2 "no such file" "$INFER8" inspect "$WORK/does-not-exist"
 expect_fail 2 "needs the architecture" "$INFER8" inspect "$good/model.safetensors"
+# a .bundle without the magic (damaged, or another file renamed) is named as such, --arch or not
+head -c 100 "$good/model.safetensors" > "$WORK/not-a.bundle"
+expect_fail 2 "not-a.bundle: not an infer8 bundle.*magic" "$INFER8" inspect "$WORK/not-a.bundle"
+expect_fail 2 "not an infer8 bundle" "$INFER8" classify "$WORK/not-a.bundle" --arch inception_v3 --image x.png
+: > "$WORK/empty.bundle"
+expect_fail 2 "empty.bundle: not an infer8 bundle" "$INFER8" inspect "$WORK/empty.bundle"
 expect_fail 64 "unknown option" "$INFER8" inspect "$good" --bogus
 expect_fail 64 "unknown command" "$INFER8" frobnicate
 expect_fail 64 "opt-level expects an integer in \\[0, 3\\], got '4'" "$INFER8" classify "$good" --opt-level 4
