@@ -1,18 +1,23 @@
 #!/usr/bin/python3
-"""CPU peer benchmark: infer8's oneDNN backend against PyTorch eager on inception_v3.
+"""CPU peer benchmark: infer8's oneDNN backend against PyTorch eager (inception_v3, _v4, _resnet_v2).
 
 Needs Debian's PyTorch (not installed by scripts/install-deps.sh):
     apt-get install -y python3-torch python3-torchvision
 Run with Debian's interpreter, after building (cmake -S . -B build && cmake --build build):
-    /usr/bin/python3 bench/cpu_peer.py [--snapshot DIR] [--tool build/tests/tools/onednn_time]
-        [--rounds 7] [--iters 3] [--batches 1,8] [--threads N] [--out bench/results/cpu_peer.json]
+    /usr/bin/python3 bench/cpu_peer.py [--arch inception_v3] [--snapshot DIR]
+        [--tool build/tests/tools/onednn_time] [--rounds 7] [--iters 3] [--batches 1,8]
+        [--threads N] [--out bench/results/cpu_peer.json]
 
-PyTorch model: torchvision.models.inception_v3(weights=None, aux_logits=False,
-init_weights=False, transform_input=False) in eval mode under torch.no_grad() (same layer
-names as timm's inception_v3). With --snapshot, its model.safetensors is loaded into it
+PyTorch model, eval mode under torch.no_grad(): inception_v3 is torchvision's (weights=None,
+aux_logits=False, init_weights=False, transform_input=False; same layer names as timm's);
+inception_v4 and inception_resnet_v2 are bench/torch_inception.py (plain modules with timm's
+keys; Debian has no timm). With --snapshot, its model.safetensors is loaded into the model
 (load_state_dict strict=True; AuxLogits.* dropped, missing num_batches_tracked filled).
 Without, the script writes torch's random weights as a snapshot (config.json +
 model.safetensors) into a scratch folder, so both engines run identical weights.
+Before timing, both engines classify one generated image (`infer8 gen-images`, `preprocess`,
+`classify --json`, the CLI next to the tool) and the maximum logit difference relative to the
+largest |logit| is recorded ("parity"), so the peer is known to compute the same function.
 
 infer8 side: tests/tools/onednn_time MODEL --serve, a persistent process that answers
 "N ITERS" with the mean ms per forward of the oneDNN backend (until `infer8 bench --device cpu`
@@ -29,6 +34,7 @@ import platform
 import struct
 import subprocess
 import sys
+import shutil
 import tempfile
 import time
 
@@ -75,10 +81,16 @@ def write_safetensors(path, tensors):
         f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
-def torch_model(snapshot):
+def torch_model(arch, snapshot):
     import torch
-    import torchvision
-    m = torchvision.models.inception_v3(weights=None, aux_logits=False, init_weights=False, transform_input=False)
+    if arch == "inception_v3":
+        import torchvision
+        m = torchvision.models.inception_v3(weights=None, aux_logits=False, init_weights=False,
+                                            transform_input=False)
+    else:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import torch_inception
+        m = torch_inception.build(arch)
     m.eval()
     if snapshot:
         sd = read_safetensors(os.path.join(snapshot, "model.safetensors"))
@@ -91,12 +103,14 @@ def torch_model(snapshot):
     return m
 
 
-def export_snapshot(model, folder):
+def export_snapshot(model, arch, folder):
     os.makedirs(folder, exist_ok=True)
     tensors = {k: v.numpy() for k, v in model.state_dict().items() if not k.endswith("num_batches_tracked")}
     write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
-    cfg = {"architecture": "inception_v3", "num_classes": 1000, "num_features": 2048,
-           "pretrained_cfg": {"input_size": [3, 299, 299], "crop_pct": 0.875, "interpolation": "bicubic",
+    features = {"inception_v3": 2048, "inception_v4": 1536, "inception_resnet_v2": 1536}[arch]
+    crop = 0.8975 if arch == "inception_resnet_v2" else 0.875
+    cfg = {"architecture": arch, "num_classes": 1000, "num_features": features,
+           "pretrained_cfg": {"input_size": [3, 299, 299], "crop_pct": crop, "interpolation": "bicubic",
                               "mean": [0.5, 0.5, 0.5], "std": [0.5, 0.5, 0.5], "num_classes": 1000}}
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump(cfg, f)
@@ -171,6 +185,28 @@ class CliEngine:
         pass
 
 
+def parity(cli, snapshot, model):
+    """Both engines on one generated image, preprocessed by infer8 (timm's transform)."""
+    import torch
+    tmp = tempfile.mkdtemp(prefix="cpu_peer_parity_")
+    try:
+        subprocess.run([cli, "gen-images", "--count", "1", "--seed", "4242", "-o", tmp], check=True,
+                       capture_output=True)
+        image = os.path.join(tmp, sorted(f for f in os.listdir(tmp) if f.endswith(".png"))[0])
+        npy = os.path.join(tmp, "input.npy")
+        subprocess.run([cli, "preprocess", snapshot, "--image", image, "-o", npy], check=True, capture_output=True)
+        out = subprocess.run([cli, "classify", snapshot, "--device", "cpu", "--json", "--image", image], check=True,
+                             capture_output=True, text=True).stdout
+        ours = np.array(json.loads(out.splitlines()[0])["logits"], dtype=np.float64)
+        with torch.no_grad():
+            theirs = model(torch.from_numpy(np.load(npy))).double().numpy()[0]
+    finally:
+        shutil.rmtree(tmp)
+    rel = float(np.max(np.abs(ours - theirs)) / np.max(np.abs(theirs)))
+    return {"image": "infer8 gen-images --count 1 --seed 4242", "max_rel_logit_diff": rel,
+            "top1_infer8": int(np.argmax(ours)), "top1_torch": int(np.argmax(theirs))}
+
+
 def stats(xs):
     return {"median_ms": float(np.median(xs)), "min_ms": float(min(xs)), "max_ms": float(max(xs)),
             "rounds_ms": [round(x, 3) for x in xs]}
@@ -178,10 +214,12 @@ def stats(xs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--snapshot", help="timm inception_v3 snapshot folder (config.json + model.safetensors)")
+    ap.add_argument("--arch", default="inception_v3", choices=["inception_v3", "inception_v4", "inception_resnet_v2"])
+    ap.add_argument("--snapshot", help="timm snapshot folder of --arch (config.json + model.safetensors)")
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("--tool", default=os.path.join(here, "build", "tests", "tools", "onednn_time"))
     ap.add_argument("--infer8", help="use `INFER8 bench` instead of the tool")
+    ap.add_argument("--cli", default=os.path.join(here, "build", "bin", "infer8"), help="infer8 CLI for the parity check")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--iters", type=int, default=3)
     ap.add_argument("--batches", default="1,8")
@@ -192,13 +230,15 @@ def main():
 
     import torch
     torch.set_num_threads(a.threads)
-    model = torch_model(a.snapshot)
+    model = torch_model(a.arch, a.snapshot)
     scratch = None
     snap = a.snapshot
     if not snap:
         scratch = tempfile.mkdtemp(prefix="cpu_peer_")
-        snap = os.path.join(scratch, "inception_v3-random")
-        export_snapshot(model, snap)
+        snap = os.path.join(scratch, f"{a.arch}-random")
+        export_snapshot(model, a.arch, snap)
+    par = parity(a.cli, snap, model)
+    print(f"parity: max |logit diff| / max |logit| = {par['max_rel_logit_diff']:.2e}", file=sys.stderr)
     engine = CliEngine(a.infer8, snap, a.threads) if a.infer8 else ToolEngine(a.tool, snap, a.threads)
 
     gen = torch.Generator().manual_seed(0)
@@ -219,7 +259,8 @@ def main():
     engine.close()
 
     report = {
-        "model": "inception_v3", "precision": "fp32", "snapshot": a.snapshot or "random (torch init, exported)",
+        "command": "/usr/bin/python3 " + " ".join(sys.argv), "date": time.strftime("%Y-%m-%d"),
+        "model": a.arch, "precision": "fp32", "parity": par, "snapshot": a.snapshot or "random (torch init, exported)",
         "cpu": cpu_model(), "threads": a.threads, "load_average": os.getloadavg(),
         "torch": torch.__version__, "infer8_device": engine.info.get("device"),
         "rounds": a.rounds, "iters_per_round": a.iters,
@@ -232,10 +273,7 @@ def main():
         json.dump(report, f, indent=2)
     print(json.dumps(report["batches"], indent=1))
     if scratch:
-        for name in ("model.safetensors", "config.json"):
-            os.remove(os.path.join(snap, name))
-        os.rmdir(snap)
-        os.rmdir(scratch)
+        shutil.rmtree(scratch)
 
 
 if __name__ == "__main__":
