@@ -15,16 +15,11 @@
 #include "formats/safetensors.h"
 #include "image/image.h"
 #include "quant/scales.h"
+#include "test_work.h"
 
-static const char *work_path(const char *name) {
-    static char path[4096];
-    const char *dir = getenv("INFER8_WORK");
-    if (!dir) dir = "/tmp";
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    return path;
+static int setup_work(void **state) {
+    (void)state;
+    return i8_test_work_init("test_limits");
 }
 
 /* The growing string used by every writer of headers and listings: appends past the first
@@ -121,7 +116,7 @@ static void test_safetensors_json_and_count(void **state) {
     int64_t shape[1] = {1};
     i8_st_write_entry e[3] = {{"a", I8_DTYPE_F32, 1, shape, &v[0]}, {"b", I8_DTYPE_F32, 1, shape, &v[1]},
                               {"c", I8_DTYPE_F32, 1, shape, &v[2]}};
-    const char *path = work_path("limits.safetensors");
+    const char *path = i8_test_work_path("limits.safetensors");
     assert_int_equal(i8_st_write(path, e, 3, NULL, &err), INFER8_OK);
     i8_limits lim;
     i8_limits_default(&lim);
@@ -142,7 +137,7 @@ static void test_safetensors_json_and_count(void **state) {
 static void test_json_readers(void **state) {
     (void)state;
     i8_err err = {0};
-    const char *path = work_path("limits_config.json");
+    const char *path = i8_test_work_path("limits_config.json");
     const char *cfg_text = "{\"architecture\": \"inception_v3\", \"num_classes\": 10}";
     assert_int_equal(i8_write_file_atomic(path, cfg_text, strlen(cfg_text), &err), INFER8_OK);
     i8_limits lim;
@@ -175,5 +170,5 @@ int main(void) {
         cmocka_unit_test(test_safetensors_json_and_count),
         cmocka_unit_test(test_json_readers),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, setup_work, NULL);
 }

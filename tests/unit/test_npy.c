@@ -13,25 +13,13 @@
 #include <unistd.h>
 
 #include "formats/config.h"
+#include "test_work.h"
 
-static char g_work[512];
 static int g_have_numpy;
 
-static const char *work_path(const char *name) {
-    static char buf[4][768];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", g_work, name);
-    return buf[k];
-}
-
 static int setup_work(void **state) {
-    const char *w = getenv("INFER8_WORK");
-    if (w && *w) snprintf(g_work, sizeof g_work, "%s", w);
-    else snprintf(g_work, sizeof g_work, "/tmp/infer8_test_npy_%ld", (long)getpid());
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", g_work);
-    if (system(cmd) != 0) return -1;
+    (void)state;
+    if (i8_test_work_init("test_npy")) return -1;
     g_have_numpy = system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") == 0;
     if (!g_have_numpy) printf("NOTICE: /usr/bin/python3 lacks numpy; numpy cross-checks skipped\n");
     return 0;
@@ -39,7 +27,7 @@ static int setup_work(void **state) {
 
 static int python(const char *code) {
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "cd '%s' && /usr/bin/python3 -c \"import numpy as np; %s\"", g_work, code);
+    snprintf(cmd, sizeof cmd, "cd '%s' && /usr/bin/python3 -c \"import numpy as np; %s\"", i8_test_work_dir(), code);
     return system(cmd);
 }
 
@@ -64,7 +52,7 @@ static void test_roundtrip(void **state) {
         for (int i = 0; i < ranks[c]; i++) n *= (size_t)shapes[c][i];
         float *v = malloc(sizeof(float) * (n ? n : 1));
         for (size_t i = 0; i < n; i++) v[i] = (float)i * 0.25f - 3.0f;
-        const char *path = work_path("rt.npy");
+        const char *path = i8_test_work_path("rt.npy");
         i8_err err = {0};
         assert_int_equal(i8_npy_write_f32(path, v, ranks[c], shapes[c], &err), INFER8_OK);
         /* data starts at a multiple of 64 */
@@ -95,9 +83,9 @@ static void test_numpy_reads_ours(void **state) {
     for (int i = 0; i < 24; i++) v[i] = (float)i * 0.5f - 1.0f;
     int64_t s234[] = {2, 3, 4}, s24[] = {24};
     i8_err err = {0};
-    assert_int_equal(i8_npy_write_f32(work_path("ours3.npy"), v, 3, s234, &err), INFER8_OK);
-    assert_int_equal(i8_npy_write_f32(work_path("ours1.npy"), v, 1, s24, &err), INFER8_OK);
-    assert_int_equal(i8_npy_write_f32(work_path("ours0.npy"), v + 5, 0, NULL, &err), INFER8_OK);
+    assert_int_equal(i8_npy_write_f32(i8_test_work_path("ours3.npy"), v, 3, s234, &err), INFER8_OK);
+    assert_int_equal(i8_npy_write_f32(i8_test_work_path("ours1.npy"), v, 1, s24, &err), INFER8_OK);
+    assert_int_equal(i8_npy_write_f32(i8_test_work_path("ours0.npy"), v + 5, 0, NULL, &err), INFER8_OK);
     assert_int_equal(python("a = np.load('ours3.npy'); assert a.dtype == np.float32 and a.shape == (2, 3, 4);"
                             "assert (a == np.arange(24, dtype=np.float32).reshape(2, 3, 4) * 0.5 - 1).all();"
                             "b = np.load('ours1.npy'); assert b.shape == (24,) and b[23] == 10.5;"
@@ -109,8 +97,8 @@ static void test_numpy_reads_ours(void **state) {
     const char *pairs[][2] = {{"ours3.npy", "np3.npy"}, {"ours1.npy", "np1.npy"}, {"ours0.npy", "np0.npy"}};
     for (int i = 0; i < 3; i++) {
         size_t n1, n2;
-        uint8_t *a = read_bytes(work_path(pairs[i][0]), &n1);
-        uint8_t *b = read_bytes(work_path(pairs[i][1]), &n2);
+        uint8_t *a = read_bytes(i8_test_work_path(pairs[i][0]), &n1);
+        uint8_t *b = read_bytes(i8_test_work_path(pairs[i][1]), &n2);
         assert_int_equal(n1, n2);
         assert_memory_equal(a, b, n1);
         free(a);
@@ -138,7 +126,7 @@ static void test_we_read_numpy(void **state) {
         int nd = 0;
         int64_t shp[8];
         i8_err err = {0};
-        assert_int_equal(i8_npy_read_f32(work_path(v == 1 ? "n_v1.npy" : "n_v2.npy"), &d, &nd, shp, &err), INFER8_OK);
+        assert_int_equal(i8_npy_read_f32(i8_test_work_path(v == 1 ? "n_v1.npy" : "n_v2.npy"), &d, &nd, shp, &err), INFER8_OK);
         assert_int_equal(nd, 2);
         assert_int_equal(shp[0], 5);
         assert_int_equal(shp[1], 6);
@@ -149,16 +137,16 @@ static void test_we_read_numpy(void **state) {
     int nd = 0;
     int64_t shp[8];
     i8_err err = {0};
-    assert_int_equal(i8_npy_read_f32(work_path("n_e.npy"), &d, &nd, shp, &err), INFER8_OK);
+    assert_int_equal(i8_npy_read_f32(i8_test_work_path("n_e.npy"), &d, &nd, shp, &err), INFER8_OK);
     assert_int_equal(nd, 2);
     assert_int_equal(shp[0], 0);
     assert_int_equal(shp[1], 7);
     free(d);
-    assert_int_equal(i8_npy_read_f32(work_path("n_f.npy"), &d, &nd, shp, &err), INFER8_E_UNSUPPORTED);
+    assert_int_equal(i8_npy_read_f32(i8_test_work_path("n_f.npy"), &d, &nd, shp, &err), INFER8_E_UNSUPPORTED);
     assert_non_null(strstr(err.msg, "Fortran"));
-    assert_int_equal(i8_npy_read_f32(work_path("n_f8.npy"), &d, &nd, shp, &err), INFER8_E_UNSUPPORTED);
+    assert_int_equal(i8_npy_read_f32(i8_test_work_path("n_f8.npy"), &d, &nd, shp, &err), INFER8_E_UNSUPPORTED);
     assert_non_null(strstr(err.msg, "'<f8'"));
-    assert_int_equal(i8_npy_read_f32(work_path("n_be.npy"), &d, &nd, shp, &err), INFER8_E_UNSUPPORTED);
+    assert_int_equal(i8_npy_read_f32(i8_test_work_path("n_be.npy"), &d, &nd, shp, &err), INFER8_E_UNSUPPORTED);
     assert_non_null(strstr(err.msg, "'>f4'"));
 }
 
@@ -189,7 +177,7 @@ static void expect_bad(const char *name, infer8_status code, const char *needle)
     int nd = -1;
     int64_t shp[8];
     i8_err err = {0};
-    infer8_status s = i8_npy_read_f32(work_path(name), &d, &nd, shp, &err);
+    infer8_status s = i8_npy_read_f32(i8_test_work_path(name), &d, &nd, shp, &err);
     if (s != code || !strstr(err.msg, needle)) print_error("%s: got %d: %s\n", name, s, err.msg);
     assert_int_equal(s, code);
     assert_non_null(strstr(err.msg, needle));
@@ -200,24 +188,24 @@ static void expect_bad(const char *name, infer8_status code, const char *needle)
 
 static void test_malformed(void **state) {
     const char *ok = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
-    write_npy(work_path("good.npy"), ok, 24, 0);
+    write_npy(i8_test_work_path("good.npy"), ok, 24, 0);
     float *d = NULL;
     int nd;
     int64_t shp[8];
     i8_err err = {0};
-    assert_int_equal(i8_npy_read_f32(work_path("good.npy"), &d, &nd, shp, &err), INFER8_OK);
+    assert_int_equal(i8_npy_read_f32(i8_test_work_path("good.npy"), &d, &nd, shp, &err), INFER8_OK);
     free(d);
-    write_npy(work_path("short.npy"), ok, 20, 0);
+    write_npy(i8_test_work_path("short.npy"), ok, 20, 0);
     expect_bad("short.npy", INFER8_E_FORMAT, "is 20 bytes, the shape needs 24");
-    write_npy(work_path("long.npy"), ok, 28, 0);
+    write_npy(i8_test_work_path("long.npy"), ok, 28, 0);
     expect_bad("long.npy", INFER8_E_FORMAT, "is 28 bytes");
-    write_npy(work_path("hlen.npy"), ok, 0, 60000);
+    write_npy(i8_test_work_path("hlen.npy"), ok, 0, 60000);
     expect_bad("hlen.npy", INFER8_E_FORMAT, "offset 8");
-    write_file(work_path("magic.npy"), "\x93NUMPX\x01\x00\x00\x00", 10);
+    write_file(i8_test_work_path("magic.npy"), "\x93NUMPX\x01\x00\x00\x00", 10);
     expect_bad("magic.npy", INFER8_E_FORMAT, "offset 0");
-    write_file(work_path("tiny.npy"), "\x93NUM", 4);
+    write_file(i8_test_work_path("tiny.npy"), "\x93NUM", 4);
     expect_bad("tiny.npy", INFER8_E_FORMAT, "offset 0");
-    write_file(work_path("v3.npy"), "\x93NUMPY\x03\x00\x00\x00", 10);
+    write_file(i8_test_work_path("v3.npy"), "\x93NUMPY\x03\x00\x00\x00", 10);
     expect_bad("v3.npy", INFER8_E_UNSUPPORTED, "version 3.0");
     static const char *bad_headers[] = {
         "{'descr': '<f4', 'fortran_order': False}",
@@ -232,11 +220,11 @@ static void test_malformed(void **state) {
         "{'descr': '<f4', 'fortran_order': False, 'shape': (5,), } x",
     };
     for (size_t i = 0; i < sizeof bad_headers / sizeof bad_headers[0]; i++) {
-        write_npy(work_path("hdr.npy"), bad_headers[i], 20, 0);
+        write_npy(i8_test_work_path("hdr.npy"), bad_headers[i], 20, 0);
         expect_bad("hdr.npy", INFER8_E_FORMAT, "header dict is malformed near offset");
     }
     /* shape overflow */
-    write_npy(work_path("ovf.npy"), "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", 0, 0);
+    write_npy(i8_test_work_path("ovf.npy"), "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", 0, 0);
     expect_bad("ovf.npy", INFER8_E_FORMAT, "overflows");
 }
 

@@ -16,24 +16,11 @@
 #include <unistd.h>
 
 #include "formats/safetensors.h"
-
-static char g_work[512];
-
-static const char *work_path(const char *name) {
-    static char buf[4][768];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", g_work, name);
-    return buf[k];
-}
+#include "test_work.h"
 
 static int setup_work(void **state) {
-    const char *w = getenv("INFER8_WORK");
-    if (w && *w) snprintf(g_work, sizeof g_work, "%s", w);
-    else snprintf(g_work, sizeof g_work, "/tmp/infer8_test_safetensors_%ld", (long)getpid());
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", g_work);
-    return system(cmd) == 0 ? 0 : -1;
+    (void)state;
+    return i8_test_work_init("test_safetensors");
 }
 
 static void write_bytes(const char *path, const void *data, size_t n) {
@@ -72,7 +59,7 @@ static void write_raw(const char *path, uint64_t header_len, const char *header,
 
 static void expect_fail_limits(const char *header, uint64_t header_len, size_t data_len, const i8_limits *limits,
                                infer8_status code, const char *needle1, const char *needle2) {
-    const char *path = work_path("bad.safetensors");
+    const char *path = i8_test_work_path("bad.safetensors");
     write_raw(path, header_len, header, data_len);
     i8_safetensors st;
     memset(&st, 0, sizeof st);
@@ -114,7 +101,7 @@ static void test_roundtrip(void **state) {
         {"empty", I8_DTYPE_U8, 2, s0, &none},
     };
     int n = (int)I8_ARRAY_LEN(e);
-    const char *path = work_path("rt.safetensors");
+    const char *path = i8_test_work_path("rt.safetensors");
     i8_err err = {0};
     assert_int_equal(i8_st_write(path, e, n, "{\"format\":\"pt\"}", &err), INFER8_OK);
 
@@ -158,7 +145,7 @@ static void test_roundtrip(void **state) {
     /* deterministic bytes */
     size_t n1, n2;
     uint8_t *b1 = read_bytes(path, &n1);
-    const char *path2 = work_path("rt2.safetensors");
+    const char *path2 = i8_test_work_path("rt2.safetensors");
     assert_int_equal(i8_st_write(path2, e, n, "{\"format\":\"pt\"}", &err), INFER8_OK);
     uint8_t *b2 = read_bytes(path2, &n2);
     assert_int_equal(n1, n2);
@@ -173,7 +160,7 @@ static void test_exact_header_bytes(void **state) {
     int64_t a = 3;
     int64_t s2[] = {2};
     i8_st_write_entry e[] = {{"b", I8_DTYPE_F32, 1, s2, b}, {"a", I8_DTYPE_I64, 0, NULL, &a}};
-    const char *path = work_path("exact.safetensors");
+    const char *path = i8_test_work_path("exact.safetensors");
     i8_err err = {0};
     assert_int_equal(i8_st_write(path, e, 2, "{\"z\":\"1\",\"format\":\"pt\"}", &err), INFER8_OK);
     const char *hdr = "{\"__metadata__\":{\"format\":\"pt\",\"z\":\"1\"},"
@@ -194,10 +181,10 @@ static void test_exact_header_bytes(void **state) {
 
     /* writer refuses bad input */
     i8_st_write_entry dup[] = {{"a", I8_DTYPE_F32, 1, s2, b}, {"a", I8_DTYPE_F32, 1, s2, b}};
-    assert_int_equal(i8_st_write(work_path("dup.safetensors"), dup, 2, NULL, &err), INFER8_E_INVALID_ARGUMENT);
+    assert_int_equal(i8_st_write(i8_test_work_path("dup.safetensors"), dup, 2, NULL, &err), INFER8_E_INVALID_ARGUMENT);
     assert_non_null(strstr(err.msg, "'a'"));
-    assert_int_equal(i8_st_write(work_path("meta.safetensors"), e, 2, "{\"k\": 1}", &err), INFER8_E_INVALID_ARGUMENT);
-    assert_int_equal(access(work_path("meta.safetensors"), F_OK), -1); /* nothing left behind */
+    assert_int_equal(i8_st_write(i8_test_work_path("meta.safetensors"), e, 2, "{\"k\": 1}", &err), INFER8_E_INVALID_ARGUMENT);
+    assert_int_equal(access(i8_test_work_path("meta.safetensors"), F_OK), -1); /* nothing left behind */
 }
 
 /* Independent check with Python (json + struct + numpy): header is valid JSON, 8-byte
@@ -217,10 +204,10 @@ static void test_python_reads_header(void **state) {
         {"bn.num_batches_tracked", I8_DTYPE_I64, 0, NULL, &nbt},
         {"caf\xc3\xa9 \"q\"", I8_DTYPE_F32, 1, s4, w},
     };
-    const char *path = work_path("py.safetensors");
+    const char *path = i8_test_work_path("py.safetensors");
     i8_err err = {0};
     assert_int_equal(i8_st_write(path, e, 4, "{\"format\":\"pt\"}", &err), INFER8_OK);
-    const char *script = work_path("check_st.py");
+    const char *script = i8_test_work_path("check_st.py");
     FILE *f = fopen(script, "w");
     assert_non_null(f);
     fputs("import json, struct, sys\n"
@@ -269,14 +256,14 @@ static void test_bad_length_field(void **state) {
     lim.max_json_bytes = 8;
     expect_fail_limits("{\"a\":" ENTRY("F32", "[1]", "0", "4") "}", UINT64_MAX, 4, &lim, INFER8_E_LIMIT, "limit", NULL);
     /* shorter than the length field */
-    const char *path = work_path("tiny.safetensors");
+    const char *path = i8_test_work_path("tiny.safetensors");
     write_bytes(path, "\x02\0\0", 3);
     i8_safetensors st;
     i8_err err = {0};
     assert_int_equal(i8_st_open(&st, path, NULL, &err), INFER8_E_FORMAT);
     assert_non_null(strstr(err.msg, "offset 0"));
     /* absent file */
-    assert_int_equal(i8_st_open(&st, work_path("does-not-exist.safetensors"), NULL, &err), INFER8_E_IO);
+    assert_int_equal(i8_st_open(&st, i8_test_work_path("does-not-exist.safetensors"), NULL, &err), INFER8_E_IO);
     assert_non_null(strstr(err.msg, "does-not-exist"));
 }
 
@@ -355,7 +342,7 @@ static void test_accepted_edge_cases(void **state) {
     char padded[512];
     size_t n = strlen(hdr);
     snprintf(padded, sizeof padded, "%s%*s", hdr, (int)((8 - n % 8) % 8), "");
-    const char *path = work_path("edge.safetensors");
+    const char *path = i8_test_work_path("edge.safetensors");
     size_t hn = strlen(padded);
     uint8_t file[600];
     for (int i = 0; i < 8; i++) file[i] = (uint8_t)((uint64_t)hn >> (8 * i));
@@ -394,7 +381,7 @@ static void test_half_conversion(void **state) {
     double d[] = {1.0 / 3.0, -1e-3, 3e38};
     int64_t sh[] = {8}, sb[] = {6}, sd[] = {3};
     i8_st_write_entry e[] = {{"h", I8_DTYPE_F16, 1, sh, h}, {"b", I8_DTYPE_BF16, 1, sb, b}, {"d", I8_DTYPE_F64, 1, sd, d}};
-    const char *path = work_path("half.safetensors");
+    const char *path = i8_test_work_path("half.safetensors");
     i8_err err = {0};
     assert_int_equal(i8_st_write(path, e, 3, NULL, &err), INFER8_OK);
     i8_safetensors st;
@@ -427,10 +414,10 @@ static void test_sharded(void **state) {
     i8_st_write_entry e2[] = {{"c", I8_DTYPE_F32, 1, s1, c}};
     i8_st_write_entry e3[] = {{"a", I8_DTYPE_F32, 1, s1, c}};
     i8_err err = {0};
-    assert_int_equal(i8_st_write(work_path("model-00001-of-00002.safetensors"), e1, 2, NULL, &err), INFER8_OK);
-    assert_int_equal(i8_st_write(work_path("model-00002-of-00002.safetensors"), e2, 1, NULL, &err), INFER8_OK);
-    assert_int_equal(i8_st_write(work_path("other.safetensors"), e3, 1, NULL, &err), INFER8_OK);
-    const char *index = work_path("model.safetensors.index.json");
+    assert_int_equal(i8_st_write(i8_test_work_path("model-00001-of-00002.safetensors"), e1, 2, NULL, &err), INFER8_OK);
+    assert_int_equal(i8_st_write(i8_test_work_path("model-00002-of-00002.safetensors"), e2, 1, NULL, &err), INFER8_OK);
+    assert_int_equal(i8_st_write(i8_test_work_path("other.safetensors"), e3, 1, NULL, &err), INFER8_OK);
+    const char *index = i8_test_work_path("model.safetensors.index.json");
     write_text(index, "{\"metadata\": {\"total_size\": 24}, \"weight_map\": {"
                       "\"c\": \"model-00002-of-00002.safetensors\", \"a\": \"model-00001-of-00002.safetensors\","
                       "\"b\": \"model-00001-of-00002.safetensors\"}}");
@@ -440,12 +427,12 @@ static void test_sharded(void **state) {
     assert_int_equal(st.n_tensors, 3);
     const i8_st_tensor *t = i8_st_find(&st, "c");
     assert_non_null(t);
-    assert_string_equal(st.files[t->file_index].path, work_path("model-00002-of-00002.safetensors"));
+    assert_string_equal(st.files[t->file_index].path, i8_test_work_path("model-00002-of-00002.safetensors"));
     float v;
     memcpy(&v, t->data, 4);
     assert_true(v == 6.0f);
     t = i8_st_find(&st, "b");
-    assert_string_equal(st.files[t->file_index].path, work_path("model-00001-of-00002.safetensors"));
+    assert_string_equal(st.files[t->file_index].path, i8_test_work_path("model-00001-of-00002.safetensors"));
     memcpy(&v, t->data + 8, 4);
     assert_true(v == 5.0f);
     i8_st_close(&st);
