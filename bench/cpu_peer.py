@@ -20,8 +20,8 @@ Before timing, both engines classify one generated image (`infer8 gen-images`, `
 largest |logit| is recorded ("parity"), so the peer is known to compute the same function.
 
 infer8 side: tests/tools/onednn_time MODEL --serve, a persistent process that answers
-"N ITERS" with the mean ms per forward of the oneDNN backend (until `infer8 bench --device cpu`
-exists; --infer8 CLI switches to that, one call per round). Rounds interleave the engines
+"N ITERS" with the mean ms per forward of the oneDNN backend, the model loaded once (--infer8
+CLI switches to `infer8 bench --device cpu`, one call per round, each loading the model). Rounds interleave the engines
 (round r: torch b1, infer8 b1, torch b8, infer8 b8), each engine runs `iters` forwards per
 round after one warm-up round; we report median/min/max of the per-round means, fp32 only.
 Both engines get the same thread count (default: all online CPUs). The safetensors format is
