@@ -8,11 +8,10 @@ and the same top-5. PyTorch's own convolution, batch norm and pooling arithmetic
 of infer8's graph, folding and kernels. Runs in CI (scripts/install-deps.sh installs
 python3-torchvision); INFER8_TEST_QUICK=1 (make test-asan) checks inception_v3 only.
 Env: INFER8 (CLI), WORK (scratch), SRC (source root)."""
-import json, os, struct, subprocess, sys
+import json, os, subprocess, sys
 
 import numpy as np
 import torch
-import torchvision
 
 INFER8, WORK = os.environ["INFER8"], os.environ["WORK"]
 os.makedirs(WORK, exist_ok=True)
@@ -23,22 +22,8 @@ def run(*args):
     return subprocess.run([INFER8, *args], check=True, capture_output=True, text=True).stdout
 
 
-def read_safetensors(path):
-    data = open(path, "rb").read()
-    (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + n])
-    out = {}
-    for key, t in header.items():
-        if key == "__metadata__":
-            continue
-        b, e = t["data_offsets"]
-        dtype = {"F32": np.float32, "I64": np.int64}[t["dtype"]]
-        out[key] = torch.from_numpy(np.frombuffer(data[8 + n + b:8 + n + e], dtype=dtype).reshape(t["shape"]).copy())
-    return out
-
-
 sys.path.insert(0, os.path.join(os.environ.get("SRC", os.path.join(os.path.dirname(__file__), "..", "..")), "bench"))
-import torch_inception  # noqa: E402
+from cpu_peer import torch_model  # noqa: E402  the peer benchmark's strict loader, one copy
 
 torch.set_num_threads(2)
 run("gen-images", "--count", "3", "--seed", "4242", "-o", os.path.join(WORK, "img"))
@@ -49,18 +34,7 @@ if os.environ.get("INFER8_TEST_QUICK") != "1":
 for arch in arches:
     snap = os.path.join(WORK, arch)
     run("synth", "--arch", arch, "--seed", "3", "--calib-images", "8", "-o", snap)
-    if arch == "inception_v3":
-        model = torchvision.models.inception_v3(weights=None, aux_logits=False, init_weights=False,
-                                                transform_input=False)
-    else:
-        model = torch_inception.build(arch)
-    state = read_safetensors(os.path.join(snap, "model.safetensors"))
-    if arch != "inception_v3":
-        for k, v in model.state_dict().items():  # synth writes them as timm does; keep strict=True honest
-            if k.endswith("num_batches_tracked") and k not in state:
-                sys.exit(f"FAIL {arch}: snapshot lacks {k}")
-    model.load_state_dict(state, strict=True)
-    model.eval()
+    model = torch_model(arch, snap)  # load_state_dict(strict=True), eval mode
 
     ours = {dev: [json.loads(l) for l in run("classify", snap, "--json", "--device", dev, *images).splitlines()]
             for dev in ("ref", "cpu")}
