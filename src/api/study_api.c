@@ -127,6 +127,9 @@ typedef struct study {
     i8_strbuf reason;
 } study;
 
+/* Variant 0 is the fp16 baseline; any further variant is FP8, which needs scales and recipes. */
+static int has_fp8_variants(const study *S) { return S->nv > 1; }
+
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -362,7 +365,7 @@ static infer8_status calibrate(study *S, uint64_t *n_held, i8_err *err) {
     float *batch = NULL, *logits = NULL;
     infer8_status s = INFER8_OK;
     const int B = S->o.batch;
-    const int need_scales = S->nv > 1;
+    const int need_scales = has_fp8_variants(S);
     /* no FP8 variant: the pass only keeps the calibration split's reference logits */
     if (need_scales && (s = i8_calib_collector_init(&c, g, err))) goto done;
     /* on a GPU study the statistics come from the GPU (fp16 activations, binned there) and the
@@ -962,7 +965,7 @@ static char *study_json(study *S, double wall) {
         cJSON_AddNumberToObject(x, "convolutions", S->recipes[i].n_convs);
     }
     cJSON *sc = cJSON_AddArrayToObject(root, "scales");
-    for (int k = 0; k < S->nmethods && S->nv > 1; k++) {
+    for (int k = 0; k < S->nmethods && has_fp8_variants(S); k++) {
         cJSON *x = cJSON_CreateObject();
         cJSON_AddItemToArray(sc, x);
         cJSON_AddStringToObject(x, "method", i8_calib_method_name((i8_calib_method)S->methods[k]));
@@ -1344,7 +1347,7 @@ static char *readme(study *S, double wall) {
     i8_strbuf_printf(&b, "## Files\n\n- `study.json`: every raw figure (per-image KL, rounds, profiles, dataset issues)\n"
                   "- %s`bundles/`: one bundle per variant\n"
                   "- plots: %s\n",
-              S->nv > 1 ? "`scales/`: scales.json per calibration method; `recipes/`: layer listings; " : "",
+              has_fp8_variants(S) ? "`scales/`: scales.json per calibration method; `recipes/`: layer listings; " : "",
               S->speed_measured ? (any_fp8_timed(S) ? "`latency-b*.svg`, `kl-speedup.svg`, `layer-types.svg`"
                                                     : "`latency-b*.svg`, `kl.svg`, `layer-types.svg`")
                                 : "`kl.svg`");
@@ -1499,8 +1502,8 @@ EXPORT infer8_status infer8_study(infer8_context *ctx, const char *model_path, c
         environment(S);
         s = mkdir_p(out_dir, &err);
         if (!s) snprintf(path, sizeof path, "%s/bundles", out_dir), s = mkdir_p(path, &err);
-        if (!s && S->nv > 1) snprintf(path, sizeof path, "%s/scales", out_dir), s = mkdir_p(path, &err); /* FP8 variants only */
-        if (!s && S->nv > 1) snprintf(path, sizeof path, "%s/recipes", out_dir), s = mkdir_p(path, &err);
+        if (!s && has_fp8_variants(S)) snprintf(path, sizeof path, "%s/scales", out_dir), s = mkdir_p(path, &err); /* FP8 variants only */
+        if (!s && has_fp8_variants(S)) snprintf(path, sizeof path, "%s/recipes", out_dir), s = mkdir_p(path, &err);
     }
     /* the fp32 reference logits of every scored image come from the fastest CPU executor (oneDNN
      * where built: within 2e-6 of the reference executor, and 15x faster, which decides the
