@@ -199,7 +199,7 @@ int main(void) {
                     v = fmaxf(v, 0.0f);
                     ref_h[i] = v;
                     vmax = fmax(vmax, fabs(v));
-                    refc[i] = q8(__half2float(__float2half_rn(v)) * inv_y);
+                    refc[i] = q8(v * inv_y); /* the float v, as the contract says */
                 }
             float mode_best = 1e30f;
             int mode_best_v = -1;

@@ -379,11 +379,62 @@ static void test_emulation(void **state) {
     i8_graph_free(&g);
 }
 
+/* The e4m3 copy of an FP8 conv's output quantizes the conv's float result, not its binary16
+ * rounding (docs/fp8.md): the GPU epilogue writes both from the same float. Graph: input ->
+ * FP8 conv A (weight 1, bias b) -> FP8 conv B (weight 1) and -> 1x1 max pool (an fp16 reader);
+ * output concat(B, pool). b puts A's value 2^-14 above the e4m3 tie 1.0625, which binary16
+ * rounds onto the tie itself: e4m3(v) = 1.125, e4m3(fp16(v)) = 1.0. */
+static void test_emulation_float_twin(void **state) {
+    (void)state;
+    i8_graph g;
+    i8_err err = {0};
+    assert_int_equal(i8_graph_init(&g, "inception_v3", 1, 1, 1, &err), INFER8_OK);
+    const float one = 1.0f;
+    int a = add_conv(&g, "Mixed_5b.a", 0, 1, &one, -1);
+    float *bias = malloc(sizeof *bias);
+    bias[0] = 0.0625f + 0x1p-14f;
+    const int64_t bshape[1] = {1};
+    assert_int_equal(i8_graph_add_weight(&g, "Mixed_5b.a.bias", 1, bshape, bias, &g.nodes[a].bias, &err), INFER8_OK);
+    int b = add_conv(&g, "Mixed_5b.b", a, 1, &one, -1);
+    i8_node pool = i8_node_blank(I8_OP_MAXPOOL, "Mixed_5b.pool");
+    pool.n_inputs = 1, pool.inputs[0] = a, pool.c = 1, pool.h = 1, pool.w = 1;
+    pool.kh = pool.kw = pool.sh = pool.sw = 1;
+    int pi, ci;
+    assert_int_equal(i8_graph_add_node(&g, &pool, &pi, &err), INFER8_OK);
+    i8_node cat = i8_node_blank(I8_OP_CONCAT, "Mixed_5b");
+    cat.n_inputs = 2, cat.inputs[0] = b, cat.inputs[1] = pi, cat.c = 2, cat.h = 1, cat.w = 1;
+    assert_int_equal(i8_graph_add_node(&g, &cat, &ci, &err), INFER8_OK);
+    g.output = ci;
+    g.num_classes = 2;
+    i8_fp8_recipe r;
+    i8_fp8_recipe_default(&r);
+    i8_scales sc;
+    memset(&sc, 0, sizeof sc);
+    add_scale(&sc, "input", 1.0f);
+    add_scale(&sc, "Mixed_5b.a", 1.0f);
+    assert_int_equal(i8_quantize_graph_fp8(&g, &r, &sc, &err), INFER8_OK);
+    assert_int_equal(g.nodes[a].precision, I8_PREC_FP8);
+    assert_int_equal(g.nodes[b].precision, I8_PREC_FP8);
+    const float wq = g.weights[g.nodes[b].weight].data[0]; /* dequantized weight 1 */
+    const float v = 1.0f * g.weights[g.nodes[a].weight].data[0] + g.weights[g.nodes[a].bias].data[0];
+    const float v16 = i8_f16_to_f32(i8_f32_to_f16(v));
+    /* the case discriminates: the two contracts give different codes */
+    assert_true(i8_fp8_fake_quant(v, 1.0f, 1.0f) == 1.125f);
+    assert_true(i8_fp8_fake_quant(v16, 1.0f, 1.0f) == 1.0f);
+    const float x = 1.0f;
+    float out[2];
+    run_ref(&g, 1, &x, out);
+    assert_true(out[0] == 1.125f * wq); /* B read e4m3(v) */
+    assert_true(out[1] == v16);         /* the pool read fp16(v) */
+    i8_scales_free(&sc);
+    i8_graph_free(&g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_irv2_recipes),   cmocka_unit_test(test_v4_v3_recipes),
         cmocka_unit_test(test_recipe_errors),  cmocka_unit_test(test_quantize_graph),
-        cmocka_unit_test(test_emulation),
+        cmocka_unit_test(test_emulation),      cmocka_unit_test(test_emulation_float_twin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

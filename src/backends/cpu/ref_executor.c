@@ -16,9 +16,14 @@
  * in the graph by quant/quantize.c) reads the fake-quantized copy of its input,
  * i8_fp8_fake_quant(v, 1.0f / s, s) with s = the producer's out_scale, and, when residual_fp8,
  * the fake-quantized copy of its residual x (s = x's producer out_scale); the conv itself and
- * its epilogue run in float32 as for any conv. The copies live in two scratch buffers. As on
- * the GPU, every activation of an FP8 graph (but the logits) is stored as binary16: each node's
- * output is rounded to fp16 before anything reads it, so FP8 reads quantize the fp16 value. */
+ * its epilogue run in float32 as for any conv. As on the GPU, every activation of an FP8 graph
+ * (but the logits) is a binary16 value for the layers that read it as fp16, and the e4m3 copy
+ * that an FP8 read sees quantizes the value its producer computed: the float result of an FP8
+ * conv (whose epilogue writes the e4m3 copy next to, not from, its fp16 rounding), else the
+ * fp16 value. So the outputs of FP8 convs, and the concats holding them, keep their float
+ * values in act[] ("unrounded"); a layer reading one as fp16 reads a rounded copy. The copies
+ * (fake-quantized or rounded) of a node's input and residual live in two scratch buffers. A
+ * pre_node_hook sees act[] as stored. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +42,8 @@ typedef struct ref_ctx {
     float **act;          /* [n_nodes] output of each node: [max_batch][h][w][c], in arena */
     float **conv_w;       /* [n_nodes] re-laid-out weights of conv nodes, else NULL */
     float *arena;
-    float *fq_in, *fq_res; /* FP8 emulation: fake-quantized conv input / residual x (or NULL) */
+    float *read_copy[2];   /* FP8 emulation: input / residual as the node reads it (e4m3 or fp16 copy) */
+    unsigned char *unrounded; /* [n_nodes] act[] holds float values (FP8 conv outputs, concats of them) */
     int f16_storage;       /* FP8 graphs (or opts.f16_activations): activations stored as binary16, as on the GPU */
     int n_buffers;
     size_t arena_floats, naive_floats;
@@ -284,8 +290,9 @@ static void ref_destroy(void *ctx) {
     free(x->conv_w);
     free(x->act);
     free(x->arena);
-    free(x->fq_in);
-    free(x->fq_res);
+    free(x->read_copy[0]);
+    free(x->read_copy[1]);
+    free(x->unrounded);
     free(x);
 }
 
@@ -293,6 +300,22 @@ static void relayout_conv(ref_ctx *x, int k) {
     const i8_node *nd = &x->g->nodes[k];
     const i8_node *in = &x->g->nodes[nd->inputs[0]];
     i8_ref_conv_relayout(x->g->weights[nd->weight].data, nd->c, in->c, nd->kh, nd->kw, x->conv_w[k]);
+}
+
+/* The node a read slot of node nd takes: slot 0 its first input (none for a concat, which
+ * keeps its inputs' values as they are), slot 1 the residual x of a fused residual conv or the
+ * second operand of a residual add; -1 when there is none. */
+static int read_slot_node(const i8_node *nd, int slot) {
+    if (nd->op == I8_OP_CONCAT || nd->op == I8_OP_INPUT) return -1;
+    if (slot == 0) return nd->n_inputs > 0 ? nd->inputs[0] : -1;
+    if (nd->op == I8_OP_CONV) return nd->residual;
+    return nd->op == I8_OP_RESIDUAL ? nd->inputs[1] : -1;
+}
+
+/* Does nd read that slot as FP8 (its e4m3 copy)? */
+static int read_slot_fp8(const i8_node *nd, int slot) {
+    if (nd->op != I8_OP_CONV) return 0;
+    return slot == 0 ? nd->precision == I8_PREC_FP8 : nd->residual_fp8 && nd->residual >= 0;
 }
 
 static infer8_status ref_prepare(void **out, i8_graph *g, const i8_backend_options *opts, i8_err *err) {
@@ -333,23 +356,34 @@ static infer8_status ref_prepare(void **out, i8_graph *g, const i8_backend_optio
         relayout_conv(x, k);
     }
     if ((st = plan_memory(x, err))) goto fail;
-    /* FP8 emulation scratch: the largest input (residual x) of an FP8 conv, for max_batch images */
-    size_t fq_in = 0, fq_res = 0;
+    /* FP8 emulation: which outputs stay unrounded, and the scratch for the copies nodes read */
+    int any_fp8 = 0;
+    for (int k = 0; k < g->n_nodes; k++)
+        any_fp8 |= g->nodes[k].op == I8_OP_CONV && (g->nodes[k].precision == I8_PREC_FP8 || g->nodes[k].residual_fp8);
+    x->f16_storage = any_fp8 || opts->f16_activations;
+    if (!(x->unrounded = i8_calloc((size_t)g->n_nodes, 1, err))) goto fail;
+    size_t copy_elems[2] = {0, 0};
     for (int k = 0; k < g->n_nodes; k++) {
         const i8_node *nd = &g->nodes[k];
-        if (nd->op != I8_OP_CONV) continue;
-        if (nd->precision == I8_PREC_FP8 && node_elems(&g->nodes[nd->inputs[0]]) > fq_in)
-            fq_in = node_elems(&g->nodes[nd->inputs[0]]);
-        if (nd->residual_fp8 && node_elems(nd) > fq_res) fq_res = node_elems(nd);
+        if (nd->op == I8_OP_CONCAT) {
+            for (int j = 0; j < nd->n_inputs; j++) x->unrounded[k] |= x->unrounded[nd->inputs[j]];
+            continue;
+        }
+        x->unrounded[k] = nd->op == I8_OP_CONV && nd->precision == I8_PREC_FP8 && k != g->output;
+        for (int slot = 0; slot < 2; slot++) {
+            int p = read_slot_node(nd, slot);
+            if (p >= 0 && (read_slot_fp8(nd, slot) || x->unrounded[p]) && node_elems(&g->nodes[p]) > copy_elems[slot])
+                copy_elems[slot] = node_elems(&g->nodes[p]);
+        }
     }
-    x->f16_storage = fq_in > 0 || fq_res > 0 || opts->f16_activations;
-    if ((fq_in && (!i8_mul3_size(fq_in, (size_t)opts->max_batch, sizeof(float), &fq_in) ||
-                   !(x->fq_in = i8_malloc(fq_in, err)))) ||
-        (fq_res && (!i8_mul3_size(fq_res, (size_t)opts->max_batch, sizeof(float), &fq_res) ||
-                    !(x->fq_res = i8_malloc(fq_res, err))))) {
-        st = err && err->code == INFER8_E_NOMEM ? INFER8_E_NOMEM
-                                                : i8_fail(err, INFER8_E_LIMIT, "FP8 scratch size overflows");
-        goto fail;
+    for (int slot = 0; slot < 2; slot++) {
+        size_t bytes;
+        if (!copy_elems[slot]) continue;
+        if (!i8_mul3_size(copy_elems[slot], (size_t)opts->max_batch, sizeof(float), &bytes)) {
+            st = i8_fail(err, INFER8_E_LIMIT, "FP8 scratch size overflows");
+            goto fail;
+        }
+        if (!(x->read_copy[slot] = i8_malloc(bytes, err))) goto fail;
     }
     *out = x;
     return INFER8_OK;
@@ -366,11 +400,26 @@ static void window_shape(const i8_node *nd, const i8_node *in, int n, i8_ref_con
 
 static const float *wdata(const i8_graph *g, int idx) { return idx >= 0 ? g->weights[idx].data : NULL; }
 
-/* y[i] = i8_fp8_fake_quant(x[i], 1.0f / scale, scale): the e4m3 copy of a tensor read as FP8. */
-static void fake_quant(size_t n, const float *x, float scale, float *y) {
-    const float inv = i8_fp8_inv_scale(scale);
+/* Node nd's view of read slot `slot` for n images: the e4m3 copy
+ * (i8_fp8_fake_quant(v, 1.0f / s, s), s = the producer's out_scale) for FP8 reads, the binary16
+ * rounding of an unrounded producer for fp16 reads, else the producer's act[] itself. */
+static const float *read_slot(ref_ctx *x, const i8_node *nd, int slot, int n) {
+    const int p = read_slot_node(nd, slot);
+    if (p < 0) return NULL;
+    const i8_node *pn = &x->g->nodes[p];
+    const size_t count = (size_t)n * node_elems(pn);
+    const float *v = x->act[p];
+    float *y = x->read_copy[slot];
+    if (read_slot_fp8(nd, slot)) {
+        const float scale = pn->out_scale, inv = i8_fp8_inv_scale(scale);
 #pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++) y[i] = i8_fp8_fake_quant(x[i], inv, scale);
+        for (size_t i = 0; i < count; i++) y[i] = i8_fp8_fake_quant(v[i], inv, scale);
+        return y;
+    }
+    if (!x->unrounded[p]) return v;
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < count; i++) y[i] = i8_f16_to_f32(i8_f32_to_f16(v[i]));
+    return y;
 }
 
 /* Computes node k for n images from the activations of its inputs. */
@@ -378,7 +427,7 @@ static void run_node(ref_ctx *x, int k, int n, const float *input_nchw) {
     const i8_graph *g = x->g;
     const i8_node *nd = &g->nodes[k];
     const i8_node *in = nd->n_inputs > 0 ? &g->nodes[nd->inputs[0]] : NULL;
-    const float *a = nd->n_inputs > 0 ? x->act[nd->inputs[0]] : NULL;
+    const float *a = read_slot(x, nd, 0, n);
     float *y = x->act[k];
     const size_t pixels = (size_t)n * nd->h * nd->w;
     i8_ref_conv_shape s;
@@ -386,21 +435,12 @@ static void run_node(ref_ctx *x, int k, int n, const float *input_nchw) {
     case I8_OP_INPUT:
         i8_ref_nchw_to_nhwc(n, nd->c, nd->h, nd->w, input_nchw, y);
         break;
-    case I8_OP_CONV: {
+    case I8_OP_CONV:
         window_shape(nd, in, n, &s);
-        const float *res = nd->residual >= 0 ? x->act[nd->residual] : NULL;
-        if (nd->precision == I8_PREC_FP8) {
-            fake_quant((size_t)n * node_elems(in), a, in->out_scale, x->fq_in);
-            a = x->fq_in;
-        }
-        if (nd->residual_fp8 && res) {
-            fake_quant((size_t)n * node_elems(nd), res, g->nodes[nd->residual].out_scale, x->fq_res);
-            res = x->fq_res;
-        }
-        (x->opts.accumulate_fp64 ? i8_ref_conv2d_f64 : i8_ref_conv2d)(&s, a, x->conv_w[k], wdata(g, nd->bias), res,
-                                                                       nd->residual_scale, nd->act, y);
+        (x->opts.accumulate_fp64 ? i8_ref_conv2d_f64 : i8_ref_conv2d)(&s, a, x->conv_w[k], wdata(g, nd->bias),
+                                                                       read_slot(x, nd, 1, n), nd->residual_scale,
+                                                                       nd->act, y);
         break;
-    }
     case I8_OP_BATCHNORM:
         i8_ref_batchnorm(pixels, nd->c, a, wdata(g, nd->bn_gamma), wdata(g, nd->bn_beta), wdata(g, nd->bn_mean),
                          wdata(g, nd->bn_var), nd->bn_eps, y);
@@ -427,7 +467,7 @@ static void run_node(ref_ctx *x, int k, int n, const float *input_nchw) {
         break;
     }
     case I8_OP_RESIDUAL:
-        i8_ref_residual(pixels * nd->c, a, x->act[nd->inputs[1]], nd->residual_scale, nd->act, y);
+        i8_ref_residual(pixels * nd->c, a, read_slot(x, nd, 1, n), nd->residual_scale, nd->act, y);
         break;
     case I8_OP_GLOBAL_AVGPOOL:
         i8_ref_global_avgpool(n, in->h * in->w, nd->c, a, y);
@@ -462,7 +502,7 @@ static infer8_status ref_run(void *ctx, int n, const float *input_nchw, float *l
             if (nd->op == I8_OP_CONV) relayout_conv(x, k); /* the hook may have changed the weights */
         }
         run_node(x, k, n, input_nchw);
-        if (x->f16_storage && k != g->output) {
+        if (x->f16_storage && k != g->output && !x->unrounded[k]) {
             float *y = x->act[k];
             size_t count = (size_t)n * node_elems(nd);
             for (size_t i = 0; i < count; i++) y[i] = i8_f16_to_f32(i8_f32_to_f16(y[i]));

@@ -22,6 +22,7 @@
 
 #include "backends/cuda/cuda_private.h"
 #include "quant/calibrate.h"
+#include "quant/fp8.h"
 
 #define CU_TRY(call)                                                                                         \
     do {                                                                                                     \
@@ -350,8 +351,11 @@ static int launch_node(cu_ctx *c, cu_batch *b, int i, cudaStream_t s, int ws_ind
     case I8_OP_MAXPOOL:
     case I8_OP_AVGPOOL: {
         int mode = nd->op == I8_OP_MAXPOOL ? 0 : nd->count_include_pad ? 2 : 1;
-        return i8_cuda_pool(x, n, in->h, in->w, in->c, x_ld, y, nd->h, nd->w, y_ld, nd->kh, nd->kw, nd->sh, nd->sw,
-                            nd->ph, nd->pw, mode, s);
+        /* in a storage read as FP8 the pool writes the e4m3 twin too (cuda_fp8.c) */
+        const cu_storage *st = &c->stor[c->views[i].storage];
+        return i8_cuda_pool(x, n, in->h, in->w, in->c, x_ld, st->no_f16 ? NULL : y, i8_cuda_view_qptr(c, i),
+                            st->q ? i8_fp8_inv_scale(st->q_scale) : 1.0f, nd->h, nd->w, y_ld, nd->kh, nd->kw, nd->sh,
+                            nd->sw, nd->ph, nd->pw, mode, s);
     }
     case I8_OP_CONCAT: {
         int off = 0;
@@ -818,4 +822,5 @@ void i8_cuda_get_stats(const void *ctx, int n, i8_cuda_stats *stats) {
     stats->arena_bytes = c->arena_bytes;
     stats->weight_bytes = c->weight_bytes;
     stats->streams_used = c->streams_used;
+    stats->fp8_load_fallbacks = c->fp8_load_fallbacks;
 }

@@ -18,7 +18,7 @@ typedef enum i8_cuda_tactic_kind {
     I8_CUDA_TACTIC_CUDNN = 3,    /* cuDNN 9 backend graph: conv -> +bias [-> +x] [-> relu] */
     I8_CUDA_TACTIC_FP8 = 4,      /* FP8 conv (precision I8_PREC_FP8): own e4m3 kernel, cuda_fp8.cu */
     I8_CUDA_TACTIC_FP8_LT = 5,   /* FP8 1x1 conv as a cuBLASLt e4m3 GEMM (INFER8_CUDA_FP8_LT=1, cuda_fp8.c) */
-    I8_CUDA_TACTIC_FP8_DNN = 6   /* FP8 conv as a cuDNN e4m3 graph (INFER8_CUDA_FP8_DNN=1, cuda_conv.c) */
+    I8_CUDA_TACTIC_FP8_DNN = 6   /* FP8 conv as a cuDNN e4m3 graph (off with INFER8_CUDA_FP8_DNN=0, cuda_conv.c) */
 } i8_cuda_tactic_kind;
 #define I8_CUDA_TACTIC_KINDS 7 /* formats/bundle.h accepts kinds up to I8_BUNDLE_TACTIC_KIND_MAX = 6 */
 
@@ -55,6 +55,8 @@ typedef struct i8_cuda_stats {
     int cudnn_plans_tried, cudnn_plans_failed;
     int fp8_checks_failed;       /* cuDNN / cuBLASLt / wgmma FP8 candidates whose output differed from mma.sync's */
     int fp8_wgmma;               /* FP8 convs on the own kernel's wgmma variants */
+    int fp8_load_fallbacks;      /* tensors an FP8 conv writes and FP8 convs read, without an e4m3 twin:
+                                  * quantized from fp16 on load, one rounding more than docs/fp8.md says */
     double tune_seconds;
     int graph_captured;
     int streams_used;

@@ -322,8 +322,7 @@ static cudnnStatus_t dnn_graph(cu_ctx *c, int n, cu_conv_plan *p, cudnnBackendDe
 /* FP8 conv as a cuDNN graph: conv(x e4m3, w e4m3) in fp32 -> * mult[o]
  * -> + bias[o] [-> + x fp16] [-> relu] = v, then v -> fp16 Y and / or v * (1 / out_scale) ->
  * e4m3 YQ (both from one virtual v when the node writes both). The numbers of the own kernel's
- * epilogue (cuda_fp8.cu) except that v is quantized directly, not fp16(v). Opt-in
- * (INFER8_CUDA_FP8_DNN=1): measured faster, not yet within the emulation's tolerances. */
+ * epilogue (cuda_fp8.cu): both quantize v itself (docs/fp8.md). On unless INFER8_CUDA_FP8_DNN=0. */
 static cudnnStatus_t dnn_graph_fp8(cu_ctx *c, int n, cu_conv_plan *p, cudnnBackendDescriptor_t *graph) {
     const cu_conv_sig *g = &p->sig;
     cudnnStatus_t st;
@@ -358,10 +357,9 @@ static cudnnStatus_t dnn_graph_fp8(cu_ctx *c, int n, cu_conv_plan *p, cudnnBacke
         cur = out;
     }
     if (!single) {
-        /* v is quantized directly, not fp16(v) as in the own kernel and the CPU emulation. A
-         * binary16 virtual tensor between them was tried on the H200 (session 4): cuDNN's plans
-         * then passed the per-conv check but whole models drifted (IRv2 top-1 6/32), so it was
-         * taken out again (docs/performance.md, "FP8 through cuDNN") */
+        /* v is quantized directly, as the own kernel and the CPU emulation do (a binary16
+         * virtual tensor between them, tried in session 4 when the contract was fp16(v), made
+         * whole models drift: docs/performance.md, "FP8 through cuDNN") */
         if (yd) DNN_TRY(pointwise(p, CUDNN_POINTWISE_IDENTITY, cur, NULL, yd, &ops[nops++]));
         DNN_TRY(pointwise(p, CUDNN_POINTWISE_MUL, cur, dd, yqd, &ops[nops++]));
     }

@@ -6,10 +6,15 @@
  * inputs write their e4m3 slices in place just as their fp16 ones). A twin lives in the same
  * arena slot as its fp16 storage, after it (max_batch images of fp16, then of e4m3), so the
  * liveness planning of cuda_backend.c covers it unchanged. A storage whose nodes are read only
- * as FP8 keeps no fp16 copy at all. Where a twin cannot be made (a pool, an fp16 conv or a
- * concat copy writes the storage, or two FP8 readers want different scales), the FP8 conv
- * quantizes the fp16 tensor while loading it, with the same rounding. Numerics: docs/fp8.md. */
+ * as FP8 keeps no fp16 copy at all. Writers of a twin: FP8 convs (e4m3 of their float result)
+ * and pools (e4m3 of their fp16 result; an Inception reduction block concatenates a max pool
+ * with FP8 branches). Where a twin cannot be made (an fp16 conv or a concat copy writes the
+ * storage, or two FP8 readers want different scales), the FP8 conv quantizes the fp16 tensor
+ * while loading it; for the parts an FP8 conv wrote, that is the fp16 rounding of the value the
+ * contract quantizes, so such storages are counted (INFER8_CUDA_DEBUG names them). None occur
+ * in the three families' recipes. Numerics: docs/fp8.md. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,11 +68,10 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
     if (!any) return INFER8_OK; /* fp16 graphs: nothing changes */
     int ce = i8_cuda_conv_fp8_setup();
     if (ce) return i8_fail(err, INFER8_E_DEVICE, "cuda: FP8 kernel setup: %s", cudaGetErrorString((cudaError_t)ce));
-    /* INFER8_CUDA_FP8_DNN=1 also tries cuDNN's e4m3 graphs for every FP8 conv that fits: 2-3x
-     * faster per conv than the own kernel on the H200, but its single rounding (v, not fp16(v))
-     * leaves the CPU emulation's tolerances in the device tests, so it is not the default */
+    /* cuDNN's e4m3 graphs join the tuning of every FP8 conv that fits (2-3x faster per conv
+     * than the own kernel on the H200); INFER8_CUDA_FP8_DNN=0 leaves them out */
     const char *dnn = getenv("INFER8_CUDA_FP8_DNN");
-    c->fp8_dnn = dnn && atoi(dnn) > 0;
+    c->fp8_dnn = !dnn || atoi(dnn) > 0;
     const char *lt = getenv("INFER8_CUDA_FP8_LT");
     if (lt && atoi(lt) > 0) {
         /* B scale vector (one 1.0f per pixel) and a C matrix the e4m3-output GEMMs never read
@@ -93,14 +97,15 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
         c->fp8_lt = pixels > 0 ? (atoi(lt) >= 2 ? 2 : 1) : 0;
     }
 
-    unsigned char *rd8 = i8_calloc((size_t)ns, 4, err);
+    unsigned char *rd8 = i8_calloc((size_t)ns, 5, err);
     float *scale = i8_calloc((size_t)ns, sizeof(float), err);
     if (!rd8 || !scale) {
         free(rd8);
         free(scale);
         return err->code;
     }
-    /* per storage: [0] read as FP8, [1] FP8 scales disagree, [2] read as fp16, [3] bad writer */
+    /* per storage: [0] read as FP8, [1] FP8 scales disagree, [2] read as fp16, [3] a writer that
+     * cannot write the twin, [4] an FP8 conv writes it */
     for (int j = 0; j < n; j++) {
         const i8_node *nd = &g->nodes[j];
         for (int k = 0; k < nd->n_inputs; k++) {
@@ -108,28 +113,45 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
             if (nd->op == I8_OP_CONCAT && (c->rt[j].alias_mask >> k) & 1u) continue; /* written in place */
             if (fp8_read(nd, k)) {
                 float sc = g->nodes[p].out_scale;
-                if (!rd8[4 * s]) rd8[4 * s] = 1, scale[s] = sc;
-                else if (scale[s] != sc) rd8[4 * s + 1] = 1;
+                if (!rd8[5 * s]) rd8[5 * s] = 1, scale[s] = sc;
+                else if (scale[s] != sc) rd8[5 * s + 1] = 1;
             } else {
-                rd8[4 * s + 2] = 1;
+                rd8[5 * s + 2] = 1;
             }
         }
         int s = c->views[j].storage;
         if (nd->op == I8_OP_CONCAT) {
             unsigned all = nd->n_inputs >= 32 ? ~0u : (1u << nd->n_inputs) - 1u;
-            if ((c->rt[j].alias_mask & all) != all) rd8[4 * s + 3] = 1; /* copies fp16 slices */
-        } else if (!is_fp8_conv(nd) || (c->fp8_lt == 2 && lt_prefers_f16(g, nd))) {
-            rd8[4 * s + 3] = 1;
+            if ((c->rt[j].alias_mask & all) != all) rd8[5 * s + 3] = 1; /* copies fp16 slices */
+        } else if (is_fp8_conv(nd)) {
+            rd8[5 * s + 4] = 1;
+            if (c->fp8_lt == 2 && lt_prefers_f16(g, nd)) rd8[5 * s + 3] = 1;
+        } else if (nd->op != I8_OP_MAXPOOL && nd->op != I8_OP_AVGPOOL) {
+            rd8[5 * s + 3] = 1;
         }
     }
     rd8[4 * c->views[g->output].storage + 2] = 1;
+    c->fp8_load_fallbacks = 0;
     for (int s = 0; s < ns; s++) {
         cu_storage *st = &c->stor[s];
-        if (!rd8[4 * s] || rd8[4 * s + 1] || rd8[4 * s + 3] || st->f32 || st->ld % 8) continue;
+        if (!rd8[5 * s]) continue;
+        if (rd8[5 * s + 1] || rd8[5 * s + 3] || st->f32 || st->ld % 8) {
+            if (!rd8[5 * s + 4]) continue; /* fp16 values: quantizing them on load is the contract */
+            c->fp8_load_fallbacks++;
+            if (getenv("INFER8_CUDA_DEBUG"))
+                for (int j = 0; j < n; j++)
+                    if (c->views[j].storage == s && c->views[j].ch_off == 0 && g->nodes[j].op != I8_OP_CONCAT)
+                        fprintf(stderr, "cuda fp8: storage of '%s' is read as FP8 without a twin (%s): its "
+                                        "readers quantize the fp16 values\n",
+                                g->nodes[j].name,
+                                rd8[5 * s + 1] ? "FP8 readers disagree on the scale"
+                                : rd8[5 * s + 3] ? "a writer cannot write e4m3" : "layout");
+            continue;
+        }
         size_t f16 = st->bytes_per_image;
         st->q = 1;
         st->q_scale = scale[s];
-        st->no_f16 = !rd8[4 * s + 2];
+        st->no_f16 = !rd8[5 * s + 2];
         st->bytes_per_image = (st->no_f16 ? 0 : f16) + f16 / 2;
         st->q_offset = st->no_f16 ? 0 : f16 * (size_t)c->max_batch; /* overflow excluded by plan_arena */
     }
@@ -276,8 +298,8 @@ int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *g, int node, int var
  * mult[o] (input scale x weight scale x residual scale) for A's rows and 1.0f for B's columns,
  * fp16 bias and ReLU in the epilogue; D is the e4m3 twin (D scale 1 / out_scale) or the fp16
  * output (C = fp16 residual x with beta 1, else beta 0). Same numbers as the own kernel up to
- * summation order, except that cuBLASLt quantizes v itself where the contract quantizes
- * fp16(v) (docs/fp8.md): i8_cuda_fp8_lt_check bounds the difference before a GEMM is used. */
+ * summation order (both quantize v itself, docs/fp8.md); i8_cuda_fp8_lt_check compares it
+ * with the own kernel before a GEMM is used. */
 
 int i8_cuda_fp8_lt_fits(const cu_ctx *c, const cu_conv_sig *g) {
     if (!c->fp8_lt || !g->fp8 || !g->a_q || g->kh != 1 || g->kw != 1 || g->sh != 1 || g->sw != 1 || g->ph || g->pw)
@@ -448,10 +470,10 @@ int i8_cuda_fp8_lt_check(cu_ctx *c, int n, const cu_conv_plan *p, int node, int 
     return i8_cuda_fp8_check(c, n, &p->sig, node, own_variant, lt_launch_cb, &a);
 }
 
-/* ---- cuDNN e4m3 convolution graph (opt-in: INFER8_CUDA_FP8_DNN=1) ----
+/* ---- cuDNN e4m3 convolution graph (on unless INFER8_CUDA_FP8_DNN=0) ----
  * conv(x e4m3, w e4m3) in fp32 -> * mult[o] -> + bias[o] [-> + x fp16] [-> relu] -> fp16 output
- * and / or * (1 / out_scale) -> e4m3 output (graph in cuda_conv.c). As with cuBLASLt, cuDNN
- * quantizes v where the contract quantizes fp16(v); i8_cuda_fp8_check bounds the difference. */
+ * and / or * (1 / out_scale) -> e4m3 output (graph in cuda_conv.c), the own kernel's numbers up
+ * to summation order; i8_cuda_fp8_check compares it with the own kernel before it is timed. */
 int i8_cuda_fp8_dnn_fits(const cu_ctx *c, const cu_conv_sig *g, int node) {
     if (!c->fp8_dnn || !g->fp8 || !g->a_q) return 0;
     if (g->res_mode != I8_FP8_RES_NONE && g->res_mode != I8_FP8_RES_F16) return 0;

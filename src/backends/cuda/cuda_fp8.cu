@@ -264,13 +264,13 @@ __device__ __forceinline__ void fp8_epilogue(const i8_cuda_fp8_conv_args &a, con
             if (yq) {
                 float f[8];
 #pragma unroll
-                for (int e = 0; e < 8; e++) f[e] = __fmul_rn(__half2float(__float2half_rn(v[e])), a.y_inv);
+                for (int e = 0; e < 8; e++) f[e] = __fmul_rn(v[e], a.y_inv);
                 *(uint2 *)(yq + yo) = make_uint2(q_e4m3x4(f[0], f[1], f[2], f[3]), q_e4m3x4(f[4], f[5], f[6], f[7]));
             }
         } else {
             for (int e = 0; e < cnt; e++) {
                 if (y) y[yo + e] = __float2half_rn(v[e]);
-                if (yq) yq[yo + e] = (unsigned char)q_e4m3(__fmul_rn(__half2float(__float2half_rn(v[e])), a.y_inv));
+                if (yq) yq[yo + e] = (unsigned char)q_e4m3(__fmul_rn(v[e], a.y_inv));
             }
         }
     }
@@ -555,10 +555,16 @@ extern "C" int i8_cuda_conv_fp8_variants(void) { return 2 * I8_FP8_FAMILY_VARIAN
 
 extern "C" int i8_cuda_conv_fp8_splits(int variant) { return 1 << ((variant % I8_FP8_FAMILY_VARIANTS) / FP8_TILE_COUNT); }
 
+/* Which tile of which family a variant runs: 0-3 the qmma tiles of FP8_TILES, 4-7 the wgmma
+ * tiles of WG_TILES (variant = family * I8_FP8_FAMILY_VARIANTS + split index * 4 + tile). */
+static int fp8_tile_index(int variant) {
+    return variant / I8_FP8_FAMILY_VARIANTS * FP8_TILE_COUNT + variant % FP8_TILE_COUNT;
+}
+
 extern "C" const char *i8_cuda_conv_fp8_name(int variant) {
     static const char *names[] = {"qmma64x64", "qmma32x64", "qmma128x64", "qmma64x128",
                                   "wgmma64x64", "wgmma128x64", "wgmma64x128", "wgmma128x128"};
-    return variant >= 0 && variant < i8_cuda_conv_fp8_variants() ? names[(variant / I8_FP8_FAMILY_VARIANTS) * FP8_TILE_COUNT + variant % FP8_TILE_COUNT] : "?";
+    return variant >= 0 && variant < i8_cuda_conv_fp8_variants() ? names[fp8_tile_index(variant)] : "?";
 }
 
 extern "C" int i8_cuda_conv_fp8(const i8_cuda_fp8_conv_args *a, int variant, void *stream) {
@@ -568,7 +574,7 @@ extern "C" int i8_cuda_conv_fp8(const i8_cuda_fp8_conv_args *a, int variant, voi
         variant < 0 || variant >= i8_cuda_conv_fp8_variants())
         return (int)cudaErrorInvalidValue;
     int splits = i8_cuda_conv_fp8_splits(variant);
-    switch (variant / I8_FP8_FAMILY_VARIANTS * FP8_TILE_COUNT + variant % FP8_TILE_COUNT) {
+    switch (fp8_tile_index(variant)) {
     case 0: return launch_fp8<64, 64, 32, 32>(a, splits, s);
     case 1: return launch_fp8<32, 64, 16, 32>(a, splits, s);
     case 2: return launch_fp8<128, 64, 32, 32>(a, splits, s);

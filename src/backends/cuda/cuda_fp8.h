@@ -11,8 +11,10 @@
  *              bias already scaled by the residual scale);
  *   residual: v += x' where x' = fp16 x (res_mode 1), e4m3(code) * res_scale (2: the e4m3 copy),
  *             or e4m3(fp16 x * res_inv) * res_scale (3: fp16 x quantized on the fly);
- *   relu last; y = fp16(v) when y != NULL; yq = e4m3_satfinite_rne(fp16(v) * y_inv) when yq != NULL
- *   (the e4m3 copy is the quantized fp16 tensor, whether written here or quantized on load).
+ *   relu last; y = fp16(v) when y != NULL; yq = e4m3_satfinite_rne(v * y_inv) when yq != NULL
+ *   (the e4m3 copy quantizes the float v, not its binary16 rounding, as cuDNN's and cuBLASLt's
+ *   e4m3 outputs do; a copy quantized on load can only quantize the fp16 value, so the plan
+ *   gives every FP8 conv output read as FP8 a producer-written copy where it can: docs/fp8.md).
  * Activations NHWC, pixel m at base + m * ld (elements; 1 byte for e4m3, 2 for fp16).
  * Requirements (checked, cudaErrorInvalidValue otherwise): c_in % 8 == 0, x_ld % 8 == 0,
  * x 8-byte (e4m3) / 16-byte (fp16) aligned, wq 16-byte aligned; split-K needs the workspace. */

@@ -4,6 +4,7 @@
  * kernel (unfused batchnorm / relu / residual, concat copies). C-style CUDA: no classes, one
  * launcher per op (declared in cuda_kernels.h). Developed and benchmarked in dev/kernels/. */
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 #include <mma.h>
 #include <stdint.h>
@@ -237,8 +238,9 @@ extern "C" int i8_cuda_input_to_nhwc(const float *x, int n, int c, int h, int w,
 
 /* One thread per output pixel and group of V channels (V = 8: 16-byte accesses). */
 template <int V>
-__global__ void pool_kernel(const __half *x, int n, int h, int w, int c, int x_ld, __half *y, int ho, int wo,
-                            int y_ld, int kh, int kw, int sh, int sw, int ph, int pw, int mode) {
+__global__ void pool_kernel(const __half *x, int n, int h, int w, int c, int x_ld, __half *y, unsigned char *yq,
+                            float y_inv, int ho, int wo, int y_ld, int kh, int kw, int sh, int sw, int ph, int pw,
+                            int mode) {
     int groups = c / V;
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (size_t)n * ho * wo * groups) return;
@@ -270,25 +272,41 @@ __global__ void pool_kernel(const __half *x, int n, int h, int w, int c, int x_l
     __half o[V];
 #pragma unroll
     for (int e = 0; e < V; e++) o[e] = __float2half_rn(mode == 0 ? acc[e] : acc[e] / div);
-    __half *dst = y + p * y_ld + g * V;
-    if (V == 8) *(uint4 *)dst = *(uint4 *)o;
-    else
+    if (y) {
+        __half *dst = y + p * y_ld + g * V;
+        if (V == 8) *(uint4 *)dst = *(uint4 *)o;
+        else
 #pragma unroll
-        for (int e = 0; e < V; e++) dst[e] = o[e];
+            for (int e = 0; e < V; e++) dst[e] = o[e];
+    }
+    if (yq) {
+        unsigned char q[V];
+#pragma unroll
+        for (int e = 0; e < V; e++)
+            q[e] = (unsigned char)__nv_cvt_float_to_fp8(__fmul_rn(__half2float(o[e]), y_inv), __NV_SATFINITE, __NV_E4M3);
+        unsigned char *dq = yq + p * y_ld + g * V;
+        if (V == 8) *(uint2 *)dq = *(uint2 *)q;
+        else
+#pragma unroll
+            for (int e = 0; e < V; e++) dq[e] = q[e];
+    }
 }
 
-extern "C" int i8_cuda_pool(const void *x, int n, int h, int w, int c, int x_ld, void *y, int ho, int wo, int y_ld,
-                            int kh, int kw, int sh, int sw, int ph, int pw, int mode, void *stream) {
+extern "C" int i8_cuda_pool(const void *x, int n, int h, int w, int c, int x_ld, void *y, void *yq, float y_inv,
+                            int ho, int wo, int y_ld, int kh, int kw, int sh, int sw, int ph, int pw, int mode,
+                            void *stream) {
     cudaStream_t s = (cudaStream_t)stream;
-    bool vec = c % 8 == 0 && x_ld % 8 == 0 && y_ld % 8 == 0 && ((uintptr_t)x & 15) == 0 && ((uintptr_t)y & 15) == 0;
+    bool vec = c % 8 == 0 && x_ld % 8 == 0 && y_ld % 8 == 0 && ((uintptr_t)x & 15) == 0 && ((uintptr_t)y & 15) == 0 &&
+               ((uintptr_t)yq & 7) == 0;
     size_t pixels = (size_t)n * ho * wo;
     if (vec)
         pool_kernel<8><<<blocks_for(pixels * (c / 8), 128), 128, 0, s>>>((const __half *)x, n, h, w, c, x_ld,
-                                                                          (__half *)y, ho, wo, y_ld, kh, kw, sh, sw,
-                                                                          ph, pw, mode);
+                                                                          (__half *)y, (unsigned char *)yq, y_inv, ho,
+                                                                          wo, y_ld, kh, kw, sh, sw, ph, pw, mode);
     else
         pool_kernel<1><<<blocks_for(pixels * c, 128), 128, 0, s>>>((const __half *)x, n, h, w, c, x_ld, (__half *)y,
-                                                                    ho, wo, y_ld, kh, kw, sh, sw, ph, pw, mode);
+                                                                    (unsigned char *)yq, y_inv, ho, wo, y_ld, kh, kw,
+                                                                    sh, sw, ph, pw, mode);
     return launch_status();
 }
 

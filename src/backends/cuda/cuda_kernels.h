@@ -47,9 +47,11 @@ int i8_cuda_conv_own(const i8_cuda_conv_args *a, int variant, void *stream);
 int i8_cuda_input_to_nhwc(const float *x, int n, int c, int h, int w, void *y, int c_pad, void *stream);
 
 /* Max (mode 0), average excluding padding (mode 1) or including it (mode 2) pooling,
- * floor rounding; padded taps are never max candidates. x: [n][h][w] stride x_ld, y stride y_ld. */
-int i8_cuda_pool(const void *x, int n, int h, int w, int c, int x_ld, void *y, int ho, int wo, int y_ld, int kh,
-                 int kw, int sh, int sw, int ph, int pw, int mode, void *stream);
+ * floor rounding; padded taps are never max candidates. x: [n][h][w] stride x_ld; y (fp16) and
+ * yq (its e4m3 twin, e4m3_satfinite_rne(fp16 value * y_inv), same stride y_ld) each may be
+ * NULL: a pool writing into a storage read as FP8 writes the twin itself (cuda_fp8.c). */
+int i8_cuda_pool(const void *x, int n, int h, int w, int c, int x_ld, void *y, void *yq, float y_inv, int ho, int wo,
+                 int y_ld, int kh, int kw, int sh, int sw, int ph, int pw, int mode, void *stream);
 
 /* Global average pool: fp16 [n][hw] stride x_ld -> float32 y[n][c]. */
 int i8_cuda_global_avgpool(const void *x, int n, int hw, int c, int x_ld, float *y, void *stream);

@@ -107,7 +107,8 @@ typedef struct cu_ctx {
     int cudnn_lossy_ok; /* INFER8_CUDA_LOSSY_ENGINES=1: also time Winograd / FFT / fp16-reduction engines */
     int fp8_lt;                  /* INFER8_CUDA_FP8_LT=1: also try cuBLASLt e4m3 GEMMs for 1x1 FP8 convs;
                                   * 2: and let those without residual write fp16 (cuda_fp8.c) */
-    int fp8_dnn;                 /* INFER8_CUDA_FP8_DNN=1: also try cuDNN e4m3 convolution graphs */
+    int fp8_load_fallbacks;      /* storages read as FP8 that an FP8 conv writes but that get no twin (cuda_fp8.c) */
+    int fp8_dnn;                 /* try cuDNN e4m3 convolution graphs too (unless INFER8_CUDA_FP8_DNN=0) */
     float *ones;                 /* n_ones 1.0f: the per-pixel B scale vector of those GEMMs */
     size_t n_ones;
     void *lt8_c;                 /* their C matrix (fp16, never read: beta 0) */
@@ -123,9 +124,10 @@ typedef struct cu_ctx {
 
 /* FP8 (cuda_fp8.c). i8_cuda_fp8_plan runs after output placement and before arena planning:
  * gives a storage an e4m3 twin when some FP8 conv reads one of its nodes, all those reads use
- * one scale and every writer is an FP8 conv (whose epilogue then writes the twin); marks it
+ * one scale and every writer is an FP8 conv or a pool (which then write the twin); marks it
  * no_f16 when nothing reads it as fp16; grows bytes_per_image accordingly. Other FP8 reads
- * quantize the fp16 tensor while loading. Fails (INVALID_ARGUMENT) on an FP8 read of a tensor
+ * quantize the fp16 tensor while loading (counted in fp8_load_fallbacks where an FP8 conv
+ * wrote it). Fails (INVALID_ARGUMENT) on an FP8 read of a tensor
  * without a usable out_scale or an FP8 conv without weight scales. No-op for graphs without
  * FP8 nodes. */
 infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err);
