@@ -110,8 +110,22 @@ expect_fail 64 "precision must be fp32, fp16 or fp8" "$INFER8" build "$(snapshot
 expect_fail 64 "needs exactly one of --scales F and --calib-images SRC" "$INFER8" build "$(snapshot inception_v3)" --precision fp8 -o "$WORK/x.bundle"
 [ ! -e "$WORK/x.bundle" ] || fail "a failed build left $WORK/x.bundle"
 
-# a build killed mid-way leaves nothing under the final name (the temporary is in the same folder)
+# a build killed mid-way leaves nothing under the final name (the temporary, FINAL.tmp.PID, is
+# in the same folder). Killed once its temporary exists, i.e. while it writes: a fixed delay
+# raced the build, which finishes within 2 s on a warm page cache.
 mkdir -p "$WORK/kill"
-timeout -s KILL 2 "$INFER8" build "$(snapshot inception_resnet_v2)" -o "$WORK/kill/irv2.bundle" >/dev/null 2>&1 || true
+rm -f "$WORK"/kill/*
+kill_snap=$(snapshot inception_resnet_v2)
+"$INFER8" build "$kill_snap" -o "$WORK/kill/irv2.bundle" >/dev/null 2>&1 &
+kill_pid=$!
+for _ in $(seq 6000); do
+  compgen -G "$WORK/kill/irv2.bundle.tmp.*" >/dev/null && break
+  kill -0 "$kill_pid" 2>/dev/null || break
+  sleep 0.01
+done
+kill -KILL "$kill_pid" 2>/dev/null
+kill_rc=0
+wait "$kill_pid" 2>/dev/null || kill_rc=$?
+[ "$kill_rc" -eq 137 ] || fail "build was not killed while writing (exit $kill_rc; temporary seen: $(ls "$WORK/kill"))"
 [ ! -e "$WORK/kill/irv2.bundle" ] || fail "killed build left a file under the final name"
-echo "ok: killed build left no final file"
+echo "ok: build killed while writing its temporary left no final file"
