@@ -677,7 +677,7 @@ static void tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     else lt_destroy(&lt);
 }
 
-/* Opt-in (INFER8_CUDA_FP8_DNN=1): cuDNN e4m3 convolution graphs, each config checked
+/* On unless INFER8_CUDA_FP8_DNN=0: cuDNN e4m3 convolution graphs, each config checked
  * against the own kernel's variant before it is timed (dnn_tune). */
 static void tune_fp8_dnn(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     if (p->tac.kind != I8_CUDA_TACTIC_FP8 || !i8_cuda_fp8_dnn_fits(c, &p->sig, node)) return;

@@ -154,7 +154,7 @@ int i8_cuda_fp8_lt_fits(const cu_ctx *c, const cu_conv_sig *sig);
 int i8_cuda_fp8_lt_setup(cu_ctx *c, int n, cu_conv_plan *p, int node, cublasLtMatmulHeuristicResult_t *res, int max);
 int i8_cuda_fp8_lt_launch(cu_ctx *c, int n, const cu_conv_plan *p, int node, cudaStream_t s, int wsi);
 int i8_cuda_fp8_lt_check(cu_ctx *c, int n, const cu_conv_plan *p, int node, int own_variant);
-/* cuDNN e4m3 convolution graph (opt-in, c->fp8_dnn; built and run in cuda_conv.c): whether
+/* cuDNN e4m3 convolution graph (c->fp8_dnn; built and run in cuda_conv.c): whether
  * node qualifies (e4m3 input twin, 16-byte aligned twins, fp16 or no residual). */
 int i8_cuda_fp8_dnn_fits(const cu_ctx *c, const cu_conv_sig *sig, int node);
 /* The check of i8_cuda_fp8_lt_check for any launch: fills the input (its e4m3 twin, or its fp16
