@@ -536,13 +536,15 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 /* per-layer-type profile of one context at batch n: conv fp8 / conv fp16 / other op kinds */
-static void profile_line(const char *label, void *c, const i8_graph *g, int n) {
+/* Prints the per-layer-type sums of node times measured one by one outside the graph and
+ * returns the per-node times (ms per forward; the caller frees them), NULL on failure. */
+static double *profile_line(const char *label, void *c, const i8_graph *g, int n) {
     i8_err err = {0};
     double *pm = calloc((size_t)g->n_nodes, sizeof(double));
     if (!pm || i8_backend_cuda.profile(c, n, 5, pm, &err)) {
         fprintf(stderr, "%s profile failed: %s\n", label, err.msg);
         free(pm);
-        return;
+        return NULL;
     }
     double per_op[I8_OP_COUNT] = {0}, conv8 = 0, total = 0;
     for (int i = 0; i < g->n_nodes; i++) {
@@ -556,13 +558,69 @@ static void profile_line(const char *label, void *c, const i8_graph *g, int n) {
     for (int k = 0; k < I8_OP_COUNT; k++)
         if (k != I8_OP_CONV && per_op[k] > 0) printf(" %s %.3f", i8_op_name((i8_op)k), per_op[k]);
     printf("\n");
-    free(pm);
+    return pm;
+}
+
+/* The convolution classes of the FP8 study's per-layer table. */
+enum { CLS_1X1, CLS_1X1_RES, CLS_SQUARE, CLS_SQUARE_S2, CLS_1XK, CLS_COUNT };
+static const char *const cls_name[CLS_COUNT] = {"1x1", "1x1 + residual", "3x3 / 5x5", "3x3 stride 2",
+                                                "1xk / kx1"};
+static int conv_class(const i8_node *nd) {
+    if (nd->kh == 1 && nd->kw == 1) return nd->residual >= 0 ? CLS_1X1_RES : CLS_1X1;
+    if (nd->kh == nd->kw) return nd->sh > 1 || nd->sw > 1 ? CLS_SQUARE_S2 : CLS_SQUARE;
+    return CLS_1XK;
+}
+
+/* Where FP8 gains or loses against fp16, layer by layer (the same graph before and after
+ * quantization, so node k is the same layer in both): per conv class the fp16 and FP8 graphs'
+ * sums, then the convs that lose most, with the tactic kind the FP8 graph chose. */
+static void profile_compare(void *cb, const i8_graph *ga, const i8_graph *gb, int n, const double *pa,
+                            const double *pb) {
+    if (!pa || !pb || ga->n_nodes != gb->n_nodes) return;
+    const i8_cuda_tactic *tac = NULL;
+    i8_err err = {0};
+    if (i8_cuda_tactics(cb, n, &tac, &err)) return;
+    double f16[CLS_COUNT] = {0}, f8[CLS_COUNT] = {0};
+    int count[CLS_COUNT] = {0}, count8[CLS_COUNT] = {0};
+    for (int k = 0; k < gb->n_nodes; k++) {
+        const i8_node *nd = &gb->nodes[k];
+        if (nd->op != I8_OP_CONV || strcmp(nd->name, ga->nodes[k].name)) continue;
+        int c = conv_class(nd);
+        count[c]++, count8[c] += nd->precision == I8_PREC_FP8;
+        f16[c] += pa[k], f8[c] += pb[k];
+    }
+    for (int c = 0; c < CLS_COUNT; c++)
+        if (count[c])
+            printf("  per layer b%d: %-14s %3d convs (%3d FP8): fp16 %.3f ms, fp8 graph %.3f ms, x %.2f\n", n,
+                   cls_name[c], count[c], count8[c], f16[c], f8[c], f8[c] > 0 ? f16[c] / f8[c] : 0.0);
+    /* the five convs where the FP8 graph loses most time */
+    int worst[5] = {-1, -1, -1, -1, -1};
+    for (int k = 0; k < gb->n_nodes; k++) {
+        if (gb->nodes[k].op != I8_OP_CONV || gb->nodes[k].precision != I8_PREC_FP8) continue;
+        double loss = pb[k] - pa[k];
+        for (int j = 0; j < 5; j++)
+            if (worst[j] < 0 || loss > pb[worst[j]] - pa[worst[j]]) {
+                memmove(worst + j + 1, worst + j, sizeof worst[0] * (size_t)(4 - j));
+                worst[j] = k;
+                break;
+            }
+    }
+    static const char *const kind_name[] = {"none", "own fp16", "cuBLASLt", "cuDNN", "own fp8", "cuBLASLt e4m3",
+                                            "cuDNN e4m3"};
+    for (int j = 0; j < 5 && worst[j] >= 0; j++) {
+        const i8_node *nd = &gb->nodes[worst[j]];
+        int kind = tac[worst[j]].kind;
+        printf("  most lost b%d: %s (%dx%d, %d -> %d @%dx%d): fp16 %.4f ms, fp8 %.4f ms (%s)\n", n, nd->name, nd->kh,
+               nd->kw, gb->nodes[nd->inputs[0]].c, nd->c, nd->h, nd->w, pa[worst[j]], pb[worst[j]],
+               kind >= 0 && kind < (int)(sizeof kind_name / sizeof kind_name[0]) ? kind_name[kind] : "?");
+    }
 }
 
 /* INFER8_FP8_BENCH=1: per family (INFER8_FP8_BENCH_ARCHES, default IRv2 and v3), the fp16
  * graph and its FP8 graph (recipe INFER8_FP8_BENCH_RECIPE, default "default") on two CUDA
  * contexts; batch 1 and 32: 7 interleaved rounds (fp16, fp8, fp16, ...) of CUDA-graph replays,
- * median / min / max ms and x = fp16 / fp8; then the per-layer-type profile of both. */
+ * median / min / max ms and x = fp16 / fp8; then the per-layer-type profile of both, the
+ * per-conv-class comparison and the convs where FP8 loses most. */
 static void bench_arch(const char *arch, const char *recipe) {
     const i8_family *fam = i8_family_find(arch);
     if (!fam) return;
@@ -604,8 +662,10 @@ static void bench_arch(const char *arch, const char *recipe) {
                sb.convs_per_kind[1] + sb.convs_per_kind[2] + sb.convs_per_kind[3], sa.arena_bytes / 1048576.0,
                sb.arena_bytes / 1048576.0, sa.weight_bytes / 1048576.0, sb.weight_bytes / 1048576.0);
         fflush(stdout);
-        profile_line("fp16", ca, &a.g, n);
-        profile_line("fp8", cb, &b.g, n);
+        double *pa = profile_line("fp16", ca, &a.g, n), *pb = profile_line("fp8", cb, &b.g, n);
+        profile_compare(cb, &a.g, &b.g, n, pa, pb);
+        free(pa);
+        free(pb);
         fflush(stdout);
     }
 out:
