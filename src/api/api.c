@@ -69,6 +69,26 @@ void i8_ctx_log(infer8_context *ctx, int level, const char *fmt, ...) {
     ctx->log_fn(ctx->log_user, level, buf);
 }
 
+/* FP8 layers (a bundle built with --precision fp8) run emulated on the reference executor or as
+ * e4m3 kernels on CUDA; the oneDNN CPU backend computes in fp32 and would silently skip the
+ * activation quantization, so it refuses them, as open options precision fp8 are refused there. */
+static infer8_status check_fp8_device(const infer8_model *m, i8_err *err) {
+#ifdef INFER8_HAVE_ONEDNN
+    if (m->options.device != INFER8_DEVICE_CPU) return INFER8_OK;
+    for (int i = 0; i < m->graph.n_nodes; i++) {
+        const i8_node *nd = &m->graph.nodes[i];
+        if (nd->op == I8_OP_CONV && (nd->precision == I8_PREC_FP8 || nd->residual_fp8))
+            return i8_fail(err, INFER8_E_UNSUPPORTED,
+                           "%s: layer '%s' is FP8; FP8 runs on the reference executor (--device ref, emulation) "
+                           "or on CUDA, not on the oneDNN CPU backend (fp32)",
+                           m->source, nd->name);
+    }
+#else
+    (void)m, (void)err; /* --device cpu is the reference executor in this build */
+#endif
+    return INFER8_OK;
+}
+
 static infer8_status bad_arg(infer8_context *ctx, const char *what) {
     i8_err e;
     i8_fail(&e, INFER8_E_INVALID_ARGUMENT, "%s", what);
@@ -167,6 +187,7 @@ static infer8_status model_open(infer8_context *ctx, const char *path, const voi
                                I8_CKPT_OPTIMIZE | (m->options.allow_nonfinite ? I8_CKPT_ALLOW_NONFINITE : 0), &err);
     }
     if (!s) s = i8_model_apply_fp8(m, &err); /* open options precision fp8 (calibrate_api.c) */
+    if (!s) s = check_fp8_device(m, &err);
     if (s) {
         model_free(m);
         return i8_ctx_fail(ctx, &err);

@@ -117,3 +117,17 @@ fp8 = [l for l in d["layers"] if l.get("precision") == "fp8"]
 assert len(fp8) == 89, len(fp8)
 print("ok: fp8 bundle with 89 FP8 layers")'
 expect_fail 64 "exactly one of --scales" "$INFER8" build "$snap" --precision fp8 -o "$WORK/x.bundle"
+# --device cpu: with oneDNN built (fp32 arithmetic) an FP8 bundle is refused, naming the layer,
+# rather than run without its activation quantization; without oneDNN `cpu` is the reference
+# executor, whose emulation then gives the same logits as --device ref
+cpu_rc=0
+"$INFER8" classify "$WORK/v3-fp8.bundle" --device cpu --json "$WORK"/eval/*.png >"$WORK/bundle-fp8-cpu.jsonl" \
+  2>"$WORK/cpu.err" || cpu_rc=$?
+if [ "$cpu_rc" -eq 0 ]; then
+  cmp -s "$WORK/bundle-fp8.jsonl" "$WORK/bundle-fp8-cpu.jsonl" || fail "--device cpu ran the FP8 bundle differently from ref"
+  echo "ok: --device cpu (reference executor in this build) emulates the FP8 bundle"
+else
+  [ "$cpu_rc" -eq 2 ] && grep -q "layer 'Mixed_5b.*' is FP8; FP8 runs on the reference executor" "$WORK/cpu.err" \
+    || { cat "$WORK/cpu.err" >&2; fail "--device cpu on an FP8 bundle: exit $cpu_rc"; }
+  echo "ok: --device cpu (oneDNN) refuses the FP8 bundle: $(head -c 160 "$WORK/cpu.err")"
+fi
