@@ -103,7 +103,7 @@ typedef struct infer8_open_options {
     uint32_t struct_size;
     const char *arch;          /* family for a bare .safetensors file; NULL = from config.json */
     infer8_device device;      /* executor used by classify calls (default CPU reference) */
-    int accumulate_fp64;       /* reference executor: accumulate in double */
+    int accumulate_fp64;       /* reference executor: accumulate in double (other devices refuse it) */
     int threads;               /* CPU threads; 0 = all available */
     int max_batch;             /* largest batch per classify call (default 32) */
     /* appended in 0.1 for FP8 emulation of a checkpoint (docs/fp8.md); bundles carry their own.

@@ -173,6 +173,10 @@ static infer8_status model_open(infer8_context *ctx, const char *path, const voi
         s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT,
                     "fp16_activations applies to the reference executor (--device ref), not to the %s device",
                     m->options.device == INFER8_DEVICE_CUDA ? "cuda" : "cpu (oneDNN)");
+    if (!s && m->options.accumulate_fp64 && m->options.device != INFER8_DEVICE_CPU_REFERENCE)
+        s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT,
+                    "accumulate_fp64 applies to the reference executor (--device ref), not to the %s device",
+                    m->options.device == INFER8_DEVICE_CUDA ? "cuda" : "cpu (oneDNN)");
     if (!s && !path) {
         s = i8_bundle_load(m, ctx, data, size, "(memory)", &err);
     } else if (!s && i8_bundle_path_has_magic(path)) {

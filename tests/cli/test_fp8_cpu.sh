@@ -30,6 +30,8 @@ echo "calibration of 8 images: $(echo "$end - $start" | bc) s"
 grep -q "on cpu-reference" "$WORK/calib.log" || fail "calibrate does not say where it collected: $(tail -1 "$WORK/calib.log")"
 # binary16 activations are a reference-executor emulation: another device refuses them
 expect_fail 2 "reference executor" "$INFER8" classify "$snap" --device cpu --fp16-activations "$WORK/eval/"*.png
+# so is double accumulation (the oneDNN backend used to ignore it silently)
+expect_fail 2 "accumulate_fp64 applies to the reference executor" "$INFER8" classify "$snap" --device cpu --fp64 "$WORK/eval/"*.png
 # --device cuda collects on the GPU (tools/gpu-check calib_tests); without one it fails cleanly
 # and writes nothing
 if ! command -v nvidia-smi >/dev/null 2>&1; then
