@@ -69,23 +69,58 @@ void i8_ctx_log(infer8_context *ctx, int level, const char *fmt, ...) {
     ctx->log_fn(ctx->log_user, level, buf);
 }
 
-/* FP8 layers (a bundle built with --precision fp8) run emulated on the reference executor or as
- * e4m3 kernels on CUDA; the oneDNN CPU backend computes in fp32 and would silently skip the
- * activation quantization, so it refuses them, as open options precision fp8 are refused there. */
-static infer8_status check_fp8_device(const infer8_model *m, i8_err *err) {
+static const i8_backend_ops *backend_for(infer8_device d) {
+    switch (d) {
+    case INFER8_DEVICE_CPU_REFERENCE: return &i8_backend_cpu_reference;
+    case INFER8_DEVICE_CPU:
 #ifdef INFER8_HAVE_ONEDNN
+        return &i8_backend_cpu_onednn;
+#else
+        return &i8_backend_cpu_reference;
+#endif
+    case INFER8_DEVICE_CUDA:
+#ifdef INFER8_HAVE_CUDA
+        return &i8_backend_cuda;
+#else
+        return NULL;
+#endif
+    }
+    return NULL;
+}
+
+/* Options that only the reference executor honours: another device refuses them at open rather
+ * than ignore them. */
+static infer8_status check_reference_only(const infer8_model *m, i8_err *err) {
+    const struct {
+        int set;
+        const char *name;
+    } opts[] = {{m->options.fp16_activations, "fp16_activations"}, {m->options.accumulate_fp64, "accumulate_fp64"}};
+    if (m->options.device == INFER8_DEVICE_CPU_REFERENCE) return INFER8_OK;
+    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++)
+        if (opts[k].set)
+            return i8_fail(err, INFER8_E_INVALID_ARGUMENT,
+                           "%s applies to the reference executor (--device ref), not to the %s device", opts[k].name,
+                           m->options.device == INFER8_DEVICE_CUDA ? "cuda" : "cpu (oneDNN)");
+    return INFER8_OK;
+}
+
+/* The CPU device's backend must run every layer; checked at open, so that an FP8 model (which
+ * the oneDNN backend, computing in fp32, cannot run) is refused with its file and layer named
+ * rather than at the first classify. */
+static infer8_status check_cpu_backend(const infer8_model *m, i8_err *err) {
     if (m->options.device != INFER8_DEVICE_CPU) return INFER8_OK;
+    const i8_backend_ops *ops = backend_for(INFER8_DEVICE_CPU);
     for (int i = 0; i < m->graph.n_nodes; i++) {
         const i8_node *nd = &m->graph.nodes[i];
-        if (nd->op == I8_OP_CONV && (nd->precision == I8_PREC_FP8 || nd->residual_fp8))
+        if (ops->supports_node(&m->graph, nd)) continue;
+        if (i8_node_reads_fp8(nd))
             return i8_fail(err, INFER8_E_UNSUPPORTED,
                            "%s: layer '%s' is FP8; FP8 runs on the reference executor (--device ref, emulation) "
-                           "or on CUDA, not on the oneDNN CPU backend (fp32)",
-                           m->source, nd->name);
+                           "or on CUDA, not on the %s backend (fp32)",
+                           m->source, nd->name, ops->name);
+        return i8_fail(err, INFER8_E_UNSUPPORTED, "%s: backend %s cannot run layer '%s' (%s)", m->source, ops->name,
+                       nd->name, i8_op_name(nd->op));
     }
-#else
-    (void)m, (void)err; /* --device cpu is the reference executor in this build */
-#endif
     return INFER8_OK;
 }
 
@@ -169,14 +204,7 @@ static infer8_status model_open(infer8_context *ctx, const char *path, const voi
     m->source = i8_strdup(path ? path : "(memory)", &err);
     infer8_status s = m->source ? INFER8_OK : INFER8_E_NOMEM;
     if (!s) s = i8_opt_level_check(m->options.opt_level, "open", &err);
-    if (!s && m->options.fp16_activations && m->options.device != INFER8_DEVICE_CPU_REFERENCE)
-        s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT,
-                    "fp16_activations applies to the reference executor (--device ref), not to the %s device",
-                    m->options.device == INFER8_DEVICE_CUDA ? "cuda" : "cpu (oneDNN)");
-    if (!s && m->options.accumulate_fp64 && m->options.device != INFER8_DEVICE_CPU_REFERENCE)
-        s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT,
-                    "accumulate_fp64 applies to the reference executor (--device ref), not to the %s device",
-                    m->options.device == INFER8_DEVICE_CUDA ? "cuda" : "cpu (oneDNN)");
+    if (!s) s = check_reference_only(m, &err);
     if (!s && !path) {
         s = i8_bundle_load(m, ctx, data, size, "(memory)", &err);
     } else if (!s && i8_bundle_path_has_magic(path)) {
@@ -191,7 +219,7 @@ static infer8_status model_open(infer8_context *ctx, const char *path, const voi
                                I8_CKPT_OPTIMIZE | (m->options.allow_nonfinite ? I8_CKPT_ALLOW_NONFINITE : 0), &err);
     }
     if (!s) s = i8_model_apply_fp8(m, &err); /* open options precision fp8 (calibrate_api.c) */
-    if (!s) s = check_fp8_device(m, &err);
+    if (!s) s = check_cpu_backend(m, &err);
     if (s) {
         model_free(m);
         return i8_ctx_fail(ctx, &err);
@@ -316,24 +344,6 @@ EXPORT infer8_status infer8_preprocess_rgb8(infer8_context *ctx, const infer8_mo
 
 /* ---- classification ---- */
 
-static const i8_backend_ops *backend_for(infer8_device d) {
-    switch (d) {
-    case INFER8_DEVICE_CPU_REFERENCE: return &i8_backend_cpu_reference;
-    case INFER8_DEVICE_CPU:
-#ifdef INFER8_HAVE_ONEDNN
-        return &i8_backend_cpu_onednn;
-#else
-        return &i8_backend_cpu_reference;
-#endif
-    case INFER8_DEVICE_CUDA:
-#ifdef INFER8_HAVE_CUDA
-        return &i8_backend_cuda;
-#else
-        return NULL;
-#endif
-    }
-    return NULL;
-}
 
 /* Prepares the executor on first use. Caller holds m->lock. */
 infer8_status i8_model_ensure_backend(infer8_model *m, i8_err *err) {

@@ -28,6 +28,10 @@ const char *i8_precision_name(i8_precision p) {
     return "unknown";
 }
 
+int i8_node_reads_fp8(const i8_node *nd) {
+    return nd->op == I8_OP_CONV && (nd->precision == I8_PREC_FP8 || nd->residual_fp8);
+}
+
 static void copy_name(char *dst, size_t size, const char *src) {
     size_t n = src ? strlen(src) : 0;
     if (n >= size) n = size - 1;

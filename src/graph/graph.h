@@ -152,6 +152,10 @@ infer8_status i8_graph_count_uses(const i8_graph *g, int **uses, i8_err *err);
 const char *i8_op_name(i8_op op);
 const char *i8_precision_name(i8_precision p);
 
+/* A conv that reads an e4m3 copy: its input (precision FP8) or its residual x (residual_fp8).
+ * Only the reference executor's emulation and the CUDA backend run such nodes. */
+int i8_node_reads_fp8(const i8_node *nd);
+
 /* Passes (each validates its result). */
 infer8_status i8_pass_fold_batchnorm(i8_graph *g, i8_err *err);
 infer8_status i8_pass_fuse(i8_graph *g, i8_err *err);

@@ -359,7 +359,7 @@ static infer8_status ref_prepare(void **out, i8_graph *g, const i8_backend_optio
     /* FP8 emulation: which outputs stay unrounded, and the scratch for the copies nodes read */
     int any_fp8 = 0;
     for (int k = 0; k < g->n_nodes; k++)
-        any_fp8 |= g->nodes[k].op == I8_OP_CONV && (g->nodes[k].precision == I8_PREC_FP8 || g->nodes[k].residual_fp8);
+        any_fp8 |= i8_node_reads_fp8(&g->nodes[k]);
     x->f16_storage = any_fp8 || opts->f16_activations;
     if (!(x->unrounded = i8_calloc((size_t)g->n_nodes, 1, err))) goto fail;
     size_t copy_elems[2] = {0, 0};

@@ -97,46 +97,50 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
         c->fp8_lt = pixels > 0 ? (atoi(lt) >= 2 ? 2 : 1) : 0;
     }
 
-    unsigned char *rd8 = i8_calloc((size_t)ns, 5, err);
-    float *scale = i8_calloc((size_t)ns, sizeof(float), err);
-    if (!rd8 || !scale) {
-        free(rd8);
-        free(scale);
-        return err->code;
-    }
-    /* per storage: [0] read as FP8, [1] FP8 scales disagree, [2] read as fp16, [3] a writer that
-     * cannot write the twin, [4] an FP8 conv writes it */
+    /* how each storage is used, gathered over every node */
+    typedef struct storage_use {
+        float scale;                 /* the FP8 readers' scale (the first one seen) */
+        unsigned char read8;         /* some FP8 conv reads it */
+        unsigned char scale_differs; /* FP8 readers disagree on the scale */
+        unsigned char read16;        /* something reads it as fp16 */
+        unsigned char bad_writer;    /* a writer cannot write the e4m3 twin */
+        unsigned char fp8_writer;    /* an FP8 conv writes it */
+    } storage_use;
+    storage_use *use = i8_calloc((size_t)ns, sizeof *use, err);
+    if (!use) return err->code;
     for (int j = 0; j < n; j++) {
         const i8_node *nd = &g->nodes[j];
         for (int k = 0; k < nd->n_inputs; k++) {
-            int p = nd->inputs[k], s = c->views[p].storage;
+            int p = nd->inputs[k];
+            storage_use *u = &use[c->views[p].storage];
             if (nd->op == I8_OP_CONCAT && (c->rt[j].alias_mask >> k) & 1u) continue; /* written in place */
             if (fp8_read(nd, k)) {
                 float sc = g->nodes[p].out_scale;
-                if (!rd8[5 * s]) rd8[5 * s] = 1, scale[s] = sc;
-                else if (scale[s] != sc) rd8[5 * s + 1] = 1;
+                if (!u->read8) u->read8 = 1, u->scale = sc;
+                else if (u->scale != sc) u->scale_differs = 1;
             } else {
-                rd8[5 * s + 2] = 1;
+                u->read16 = 1;
             }
         }
-        int s = c->views[j].storage;
+        storage_use *u = &use[c->views[j].storage];
         if (nd->op == I8_OP_CONCAT) {
             unsigned all = nd->n_inputs >= 32 ? ~0u : (1u << nd->n_inputs) - 1u;
-            if ((c->rt[j].alias_mask & all) != all) rd8[5 * s + 3] = 1; /* copies fp16 slices */
+            if ((c->rt[j].alias_mask & all) != all) u->bad_writer = 1; /* copies fp16 slices */
         } else if (is_fp8_conv(nd)) {
-            rd8[5 * s + 4] = 1;
-            if (c->fp8_lt == 2 && lt_prefers_f16(g, nd)) rd8[5 * s + 3] = 1;
+            u->fp8_writer = 1;
+            if (c->fp8_lt == 2 && lt_prefers_f16(g, nd)) u->bad_writer = 1;
         } else if (nd->op != I8_OP_MAXPOOL && nd->op != I8_OP_AVGPOOL) {
-            rd8[5 * s + 3] = 1;
+            u->bad_writer = 1;
         }
     }
-    rd8[4 * c->views[g->output].storage + 2] = 1;
+    use[c->views[g->output].storage].read16 = 1;
     c->fp8_load_fallbacks = 0;
     for (int s = 0; s < ns; s++) {
         cu_storage *st = &c->stor[s];
-        if (!rd8[5 * s]) continue;
-        if (rd8[5 * s + 1] || rd8[5 * s + 3] || st->f32 || st->ld % 8) {
-            if (!rd8[5 * s + 4]) continue; /* fp16 values: quantizing them on load is the contract */
+        const storage_use *u = &use[s];
+        if (!u->read8) continue;
+        if (u->scale_differs || u->bad_writer || st->f32 || st->ld % 8) {
+            if (!u->fp8_writer) continue; /* fp16 values: quantizing them on load is the contract */
             c->fp8_load_fallbacks++;
             if (getenv("INFER8_CUDA_DEBUG"))
                 for (int j = 0; j < n; j++)
@@ -144,19 +148,19 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
                         fprintf(stderr, "cuda fp8: storage of '%s' is read as FP8 without a twin (%s): its "
                                         "readers quantize the fp16 values\n",
                                 g->nodes[j].name,
-                                rd8[5 * s + 1] ? "FP8 readers disagree on the scale"
-                                : rd8[5 * s + 3] ? "a writer cannot write e4m3" : "layout");
+                                u->scale_differs ? "FP8 readers disagree on the scale"
+                                : u->bad_writer  ? "a writer cannot write e4m3"
+                                                 : "layout");
             continue;
         }
         size_t f16 = st->bytes_per_image;
         st->q = 1;
-        st->q_scale = scale[s];
-        st->no_f16 = !rd8[5 * s + 2];
+        st->q_scale = u->scale;
+        st->no_f16 = !u->read16;
         st->bytes_per_image = (st->no_f16 ? 0 : f16) + f16 / 2;
         st->q_offset = st->no_f16 ? 0 : f16 * (size_t)c->max_batch; /* overflow excluded by plan_arena */
     }
-    free(rd8);
-    free(scale);
+    free(use);
     return INFER8_OK;
 }
 

@@ -119,7 +119,7 @@ static int supports_node(const i8_graph *g, const i8_node *nd)
     (void)g;
     switch (nd->op) {
     case I8_OP_CONV: /* fp32 arithmetic: FP8 layers need the reference executor's emulation */
-        return nd->precision != I8_PREC_FP8 && !nd->residual_fp8;
+        return !i8_node_reads_fp8(nd);
     case I8_OP_INPUT:
     case I8_OP_BATCHNORM:
     case I8_OP_RELU:
