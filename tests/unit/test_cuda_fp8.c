@@ -265,7 +265,10 @@ static void random_inputs(tg *t, float *in, size_t count) {
 
 /* Per-op check: calibrate on 8 random inputs, quantize the nodes listed (fp8[k] = node,
  * rfp8[k] = residual_fp8 flag), compare on 6 more at batch 1 and 3. Frees the graph. */
-static void check_op(tg *t, const int *fp8, const int *rfp8, int count, const char *what, int fallbacks) {
+/* Draws 14 random inputs (returned), calibrates on the first 8 and quantizes the nodes listed
+ * (fp8[k] = node, rfp8[k] = residual_fp8 flag); the convs left in fp16 get binary16 weights,
+ * as i8_quantize_graph_fp8 gives them. */
+static float *quantize_case(tg *t, const int *fp8, const int *rfp8, int count) {
     i8_graph *g = &t->g;
     size_t per = (size_t)g->input_c * g->input_h * g->input_w;
     float *in = malloc(sizeof(float) * per * 14);
@@ -273,7 +276,6 @@ static void check_op(tg *t, const int *fp8, const int *rfp8, int count, const ch
     random_inputs(t, in, per * 14);
     float *amax = calibrate(g, in, 8);
     for (int k = 0; k < count; k++) make_fp8(t, fp8[k], amax, rfp8 ? rfp8[k] : 0);
-    /* the convs left in fp16 get binary16 weights, as i8_quantize_graph_fp8 gives them */
     for (int k = 0; k < g->n_nodes; k++) {
         i8_node *nd = &g->nodes[k];
         if (nd->op != I8_OP_CONV || nd->precision == I8_PREC_FP8) continue;
@@ -281,6 +283,14 @@ static void check_op(tg *t, const int *fp8, const int *rfp8, int count, const ch
         size_t cnt = (size_t)w->shape[0] * w->shape[1] * w->shape[2] * w->shape[3];
         for (size_t i = 0; i < cnt; i++) w->data[i] = i8_f16_to_f32(i8_f32_to_f16(w->data[i]));
     }
+    free(amax);
+    return in;
+}
+
+static void check_op(tg *t, const int *fp8, const int *rfp8, int count, const char *what, int fallbacks) {
+    i8_graph *g = &t->g;
+    size_t per = (size_t)g->input_c * g->input_h * g->input_w;
+    float *in = quantize_case(t, fp8, rfp8, count);
     static const int ns[] = {1, 3};
     double rel;
     int agree, total;
@@ -300,7 +310,6 @@ static void check_op(tg *t, const int *fp8, const int *rfp8, int count, const ch
      * index or scale moves far more of them. */
     assert_true(rel <= 2e-2 || (rel <= 0.125 && outliers <= 1e-3));
     assert_true(mean_rel <= 1e-3);
-    free(amax);
     free(in);
     i8_graph_free(g);
 }
@@ -398,6 +407,75 @@ static void test_fp8_dual_output_and_concat(void **state) {
 static void test_fp8_scale_conflict(void **state) {
     (void)state;
     dual_case(1);
+}
+
+/* Tactics stored in a bundle are restored when it opens (i8_cuda_preset_tactics): a context
+ * tuned with INFER8_CUDA_TACTIC=cudnn (FP8 convs take a cuDNN e4m3 config wherever one passes
+ * the check against the own kernel) hands its tactics to a second context, which must run
+ * every one of them (none tuned again, same kind, rank and engine) and compute the same
+ * logits. Before session 10 the cuDNN e4m3 ones were tuned again. */
+static void test_fp8_tactics_restored(void **state) {
+    (void)state;
+    tg t;
+    tg_init(&t, 3, 16, 16, 21);
+    int s = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int p = tg_conv(&t, "p", s, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1); /* quantizes fp16 on load */
+    int q = tg_conv(&t, "q", p, 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);  /* reads p's e4m3 twin */
+    int r = tg_conv(&t, "r", q, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int o = tg_conv(&t, "o", r, 32, 1, 1, 1, 1, 0, 0, 1, I8_ACT_NONE, -1, 1);
+    tg_finish(&t, o);
+    int f[] = {p, q, r, o};
+    float *in = quantize_case(&t, f, NULL, 4);
+    i8_graph *g = &t.g;
+    const int n = 3, convs = 5;
+    size_t per = (size_t)g->input_c * g->input_h * g->input_w, outc = (size_t)g->nodes[o].c * 16 * 16;
+    float *ya = malloc(sizeof(float) * outc * n), *yb = malloc(sizeof(float) * outc * n);
+    assert_non_null(ya);
+    assert_non_null(yb);
+    i8_backend_options co = {.max_batch = n};
+    i8_err err = {0};
+    void *ca = NULL, *cb = NULL;
+    setenv("INFER8_CUDA_TACTIC", "cudnn", 1);
+    assert_int_equal(i8_backend_cuda.prepare(&ca, g, &co, &err), INFER8_OK);
+    unsetenv("INFER8_CUDA_TACTIC");
+    const i8_cuda_tactic *tuned = NULL, *restored = NULL;
+    assert_int_equal(i8_cuda_tactics(ca, n, &tuned, &err), INFER8_OK);
+    int dnn = 0;
+    for (int i = 0; i < g->n_nodes; i++) dnn += tuned[i].kind == I8_CUDA_TACTIC_FP8_DNN;
+    memset(ya, 0xff, sizeof(float) * outc * n);
+    assert_int_equal(i8_backend_cuda.run(ca, n, in + per * 8, ya, &err), INFER8_OK);
+
+    assert_int_equal(i8_backend_cuda.prepare(&cb, g, &co, &err), INFER8_OK);
+    assert_int_equal(i8_cuda_preset_tactics(cb, n, tuned, &err), INFER8_OK);
+    memset(yb, 0xff, sizeof(float) * outc * n);
+    assert_int_equal(i8_backend_cuda.run(cb, n, in + per * 8, yb, &err), INFER8_OK);
+    assert_int_equal(i8_cuda_tactics(cb, n, &restored, &err), INFER8_OK);
+    i8_cuda_stats st;
+    i8_cuda_get_stats(cb, n, &st);
+    fprintf(stderr, "  tactics restored: %d of %d convs kept (%d cuDNN e4m3), %d tuned again, %.3f s\n", st.presets_kept,
+            convs, dnn, st.presets_retuned, st.tune_seconds);
+    for (int i = 0; i < g->n_nodes; i++) {
+        assert_int_equal(restored[i].kind, tuned[i].kind);
+        assert_int_equal(restored[i].variant, tuned[i].variant);
+        assert_int_equal(restored[i].engine, tuned[i].engine);
+    }
+    assert_int_equal(st.presets_kept, convs);
+    assert_int_equal(st.presets_retuned, 0);
+    assert_true(dnn >= 1); /* q, r and o read e4m3 twins with 16-aligned channels: cuDNN fits them */
+    double maxd = 0, maxr = 0;
+    for (size_t i = 0; i < outc * n; i++) {
+        maxr = fmax(maxr, fabs(ya[i]));
+        double d = fabs((double)ya[i] - yb[i]);
+        if (!(d <= maxd)) maxd = d;
+    }
+    fprintf(stderr, "  restored vs tuned context: max |diff| / max |y| %.3g\n", maxd / maxr);
+    assert_true(maxd <= 1e-3 * maxr); /* same engines on the same inputs */
+    i8_backend_cuda.destroy(ca);
+    i8_backend_cuda.destroy(cb);
+    free(ya);
+    free(yb);
+    free(in);
+    i8_graph_free(g);
 }
 
 /* the fp16 graph of a case above runs with no e4m3 twin and no FP8 tactic */
@@ -574,6 +652,37 @@ static int conv_class(const i8_node *nd) {
 /* Where FP8 gains or loses against fp16, layer by layer (the same graph before and after
  * quantization, so node k is the same layer in both): per conv class the fp16 and FP8 graphs'
  * sums, then the convs that lose most, with the tactic kind the FP8 graph chose. */
+static const char *const kind_name[] = {"none", "own fp16", "cuBLASLt", "cuDNN", "own fp8", "cuBLASLt e4m3",
+                                        "cuDNN e4m3"};
+static const char *tactic_kind_name(int kind) {
+    return kind >= 0 && kind < (int)(sizeof kind_name / sizeof kind_name[0]) ? kind_name[kind] : "?";
+}
+
+/* INFER8_FP8_BENCH_TSV=DIR: every conv's isolated time in both graphs, one row per conv, in
+ * DIR/fp8-layers-ARCH-bN.tsv (for offline analysis of where FP8 loses). */
+static void write_layer_tsv(void *ca, void *cb, const i8_graph *ga, const i8_graph *gb, int n, const double *pa,
+                            const double *pb) {
+    const char *dir = getenv("INFER8_FP8_BENCH_TSV");
+    const i8_cuda_tactic *ta = NULL, *tb = NULL;
+    i8_err err = {0};
+    if (!dir || i8_cuda_tactics(ca, n, &ta, &err) || i8_cuda_tactics(cb, n, &tb, &err)) return;
+    char path[512];
+    snprintf(path, sizeof path, "%s/fp8-layers-%s-b%d.tsv", dir, gb->arch, n);
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fprintf(f, "node\tname\tkh\tkw\tstride\tc_in\tc_out\th\tw\tresidual\tprecision\tfp16_ms\tfp8_ms\tfp16_tactic\t"
+               "fp8_tactic\tfp8_variant\n");
+    for (int k = 0; k < gb->n_nodes; k++) {
+        const i8_node *nd = &gb->nodes[k];
+        if (nd->op != I8_OP_CONV) continue;
+        fprintf(f, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.5f\t%.5f\t%s\t%s\t%d\n", k, nd->name, nd->kh, nd->kw,
+                nd->sh, gb->nodes[nd->inputs[0]].c, nd->c, nd->h, nd->w, nd->residual >= 0,
+                nd->precision == I8_PREC_FP8 ? "fp8" : "fp16", pa[k], pb[k], tactic_kind_name(ta[k].kind),
+                tactic_kind_name(tb[k].kind), tb[k].variant);
+    }
+    fclose(f);
+}
+
 static void profile_compare(void *cb, const i8_graph *ga, const i8_graph *gb, int n, const double *pa,
                             const double *pb) {
     if (!pa || !pb || ga->n_nodes != gb->n_nodes) return;
@@ -605,14 +714,11 @@ static void profile_compare(void *cb, const i8_graph *ga, const i8_graph *gb, in
                 break;
             }
     }
-    static const char *const kind_name[] = {"none", "own fp16", "cuBLASLt", "cuDNN", "own fp8", "cuBLASLt e4m3",
-                                            "cuDNN e4m3"};
     for (int j = 0; j < 5 && worst[j] >= 0; j++) {
         const i8_node *nd = &gb->nodes[worst[j]];
-        int kind = tac[worst[j]].kind;
         printf("  most lost b%d: %s (%dx%d, %d -> %d @%dx%d): fp16 %.4f ms, fp8 %.4f ms (%s)\n", n, nd->name, nd->kh,
                nd->kw, gb->nodes[nd->inputs[0]].c, nd->c, nd->h, nd->w, pa[worst[j]], pb[worst[j]],
-               kind >= 0 && kind < (int)(sizeof kind_name / sizeof kind_name[0]) ? kind_name[kind] : "?");
+               tactic_kind_name(tac[worst[j]].kind));
     }
 }
 
@@ -664,6 +770,7 @@ static void bench_arch(const char *arch, const char *recipe) {
         fflush(stdout);
         double *pa = profile_line("fp16", ca, &a.g, n), *pb = profile_line("fp8", cb, &b.g, n);
         profile_compare(cb, &a.g, &b.g, n, pa, pb);
+        if (pa && pb) write_layer_tsv(ca, cb, &a.g, &b.g, n, pa, pb);
         free(pa);
         free(pb);
         fflush(stdout);
@@ -701,6 +808,7 @@ int main(void) {
         cmocka_unit_test(test_fp8_residual_fp8),
         cmocka_unit_test(test_fp8_dual_output_and_concat),
         cmocka_unit_test(test_fp8_scale_conflict),
+        cmocka_unit_test(test_fp8_tactics_restored),
         cmocka_unit_test(test_inception_v3_fp8),
         cmocka_unit_test(test_inception_resnet_v2_fp8),
         cmocka_unit_test(test_inception_resnet_v2_residual_fp8),

@@ -3,7 +3,9 @@
 # checks the tactics.cuda section is present, that its CUDA logits (tactics restored at open on
 # the same GPU) stay within 1e-2 of the CPU reference, and that
 # the same bundle still runs on the CPU; then an FP8 bundle built on the GPU (GPU calibration,
-# FP8 tactic kinds stored) must open again and classify. Results under $OUT/bundle_*.
+# FP8 tactic kinds stored) must open again and classify. Both CUDA runs (batch 1, one of the two
+# tuned sizes) must keep every stored tactic (INFER8_CUDA_DEBUG's "N stored tactics kept, 0
+# tuned again"). Results under $OUT/bundle_*.
 STEPS+=(bundle_tactics)
 
 bundle_tactics() {
@@ -17,7 +19,7 @@ bundle_tactics() {
     "$cli" inspect "$w/v3.cuda.bundle" >"$w/inspect.txt" &&
     grep -E "tactics.cuda|tuned_gpu|opt_level" "$w/inspect.txt" &&
     grep -qE '"opt_level":[[:space:]]*1' "$w/inspect.txt" &&
-    "$cli" classify "$w/v3.cuda.bundle" "$w"/img/*.png --device cuda --json >"$w/cuda.json" 2>"$w/cuda.log" &&
+    "$cli" classify "$w/v3.cuda.bundle" "$w"/img/*.png --device cuda --batch 1 --json >"$w/cuda.json" 2>"$w/cuda.log" &&
     "$cli" classify "$w/v3.cuda.bundle" "$w"/img/*.png --json >"$w/ref.json" &&
     python3 - "$w/ref.json" "$w/cuda.json" <<'PY' &&
 import json, sys
@@ -28,13 +30,16 @@ for a, b in zip(open(sys.argv[1]), open(sys.argv[2])):
     assert rel <= 1e-2
 PY
     cat "$w/cuda.log" &&
+    grep -q "stored tactics kept, 0 tuned again" "$w/cuda.log" &&
     # an FP8 bundle built on the GPU stores the FP8 tactic kinds and must open again
     "$cli" calibrate "$w/v3" --images "$w/img" --device cuda -o "$w/v3.scales.json" &&
     "$cli" build "$w/v3" --precision fp8 --recipe default --scales "$w/v3.scales.json" --device cuda --max-batch 8 \
       -o "$w/v3.fp8.cuda.bundle" &&
     "$cli" inspect "$w/v3.fp8.cuda.bundle" >"$w/inspect-fp8.txt" &&
     grep -E "tactics.cuda|tuned_gpu" "$w/inspect-fp8.txt" &&
-    "$cli" classify "$w/v3.fp8.cuda.bundle" "$w"/img/*.png --device cuda --json >"$w/fp8-cuda.json" 2>"$w/fp8-cuda.log" &&
+    "$cli" classify "$w/v3.fp8.cuda.bundle" "$w"/img/*.png --device cuda --batch 1 --json >"$w/fp8-cuda.json" 2>"$w/fp8-cuda.log" &&
+    grep -E "stored tactics kept|restored" "$w/fp8-cuda.log" &&
+    grep -q "stored tactics kept, 0 tuned again" "$w/fp8-cuda.log" &&
     echo "FP8 bundle built on the GPU opens again and classifies: $(wc -l <"$w/fp8-cuda.json") results"
   } >"$OUT/bundle_tactics.log" 2>&1
   local rc=$?

@@ -443,9 +443,13 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
     }
     CU_TRY(cudaStreamSynchronize(c->streams[0]));
     b->stats.tune_seconds = now_s() - t0;
+    if (b->preset && getenv("INFER8_CUDA_DEBUG"))
+        fprintf(stderr, "cuda: batch %d: %d stored tactics kept, %d tuned again (%.2f s)\n", n, b->stats.presets_kept,
+                b->stats.presets_retuned, b->stats.tune_seconds);
     for (int i = 0; i < nn; i++) {
         const i8_cuda_tactic *t = &b->tactics[i];
-        if (t->kind == I8_CUDA_TACTIC_CUBLASLT || t->kind == I8_CUDA_TACTIC_CUDNN) {
+        if (t->kind == I8_CUDA_TACTIC_CUBLASLT || t->kind == I8_CUDA_TACTIC_CUDNN || t->kind == I8_CUDA_TACTIC_FP8_LT ||
+            t->kind == I8_CUDA_TACTIC_FP8_DNN) {
             size_t need = t->workspace;
             if (need > b->stats.workspace_bytes) b->stats.workspace_bytes = need;
         }

@@ -57,6 +57,8 @@ typedef struct i8_cuda_stats {
     int fp8_wgmma;               /* FP8 convs on the own kernel's wgmma variants */
     int fp8_load_fallbacks;      /* tensors an FP8 conv writes and FP8 convs read, without an e4m3 twin:
                                   * quantized from fp16 on load, one rounding more than docs/fp8.md says */
+    int presets_kept;            /* convs that run the tactic preset for them (i8_cuda_preset_tactics) */
+    int presets_retuned;         /* convs with a preset that did not run here and were tuned again */
     double tune_seconds;
     int graph_captured;
     int streams_used;

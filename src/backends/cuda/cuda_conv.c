@@ -615,6 +615,19 @@ static void tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
         if (time_plan(c, b->n, p, node, NULL) >= 0.0f) return;
         p->tac.kind = I8_CUDA_TACTIC_NONE;
     }
+    /* a stored cuDNN e4m3 config is rebuilt untimed; it must still pass the check against the
+     * own kernel (variant 0, mma.sync, runs on every problem), as when it was tuned */
+    if (pre && pre->kind == I8_CUDA_TACTIC_FP8_DNN && i8_cuda_fp8_dnn_fits(c, &p->sig, node)) {
+        memset(&p->tac, 0, sizeof p->tac);
+        p->tac.kind = I8_CUDA_TACTIC_FP8, p->tac.variant = 0, p->tac.engine = -1;
+        dnn_tune(c, b, p, node, &best, pre->variant, pre->engine);
+        if (p->tac.kind == I8_CUDA_TACTIC_FP8_DNN) {
+            p->tac.ms = pre->ms;
+            return;
+        }
+        best = INFINITY;
+        p->tac.kind = I8_CUDA_TACTIC_NONE;
+    }
     /* a wgmma variant is kept only when its output matches the fastest mma.sync variant's
      * (i8_cuda_fp8_check) */
     i8_cuda_tactic best_sync = {0};
@@ -682,7 +695,8 @@ static void tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
 static void tune_fp8_dnn(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     if (p->tac.kind != I8_CUDA_TACTIC_FP8 || !i8_cuda_fp8_dnn_fits(c, &p->sig, node)) return;
     const i8_cuda_tactic own = p->tac;
-    float best = p->tac.ms;
+    /* INFER8_CUDA_TACTIC=cudnn: a config that passes the check wins however fast it is */
+    float best = c->force_kind == I8_CUDA_TACTIC_CUDNN ? INFINITY : p->tac.ms;
     const int checks_before = b->stats.fp8_checks_failed, tried_before = b->stats.cudnn_plans_tried;
     dnn_tune(c, b, p, node, &best, -1, -1);
     if (getenv("INFER8_CUDA_DEBUG"))
@@ -795,6 +809,12 @@ infer8_status i8_cuda_conv_setup(cu_ctx *c, cu_batch *b, int node, i8_err *err) 
     cu_conv_plan *p = &b->plans[idx];
     b->node_plan[node] = idx;
     b->tactics[node] = p->tac;
+    const i8_cuda_tactic *pre = b->preset ? &b->preset[node] : NULL;
+    if (pre && pre->kind != I8_CUDA_TACTIC_NONE) {
+        int kept = pre->kind == p->tac.kind && pre->variant == p->tac.variant && pre->engine == p->tac.engine;
+        b->stats.presets_kept += kept;
+        b->stats.presets_retuned += !kept;
+    }
     b->stats.convs_per_kind[p->tac.kind]++;
     b->stats.fp8_wgmma += p->tac.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_wgmma(p->tac.variant);
     if (p->tac.kind == I8_CUDA_TACTIC_CUDNN || p->tac.kind == I8_CUDA_TACTIC_FP8_DNN) {
