@@ -194,85 +194,135 @@ __device__ __forceinline__ void load8f(float *v, const float *p, bool vec) {
     }
 }
 
-/* The epilogue of a BM x BN tile of fp32 sums in shared memory (sC, row pitch ldc): per-channel
- * scale, bias, residual, ReLU, fp16 and / or e4m3 stores (contract in cuda_fp8.h). Each thread
- * takes 8 consecutive channels of a pixel; full groups load and store 16 / 8 bytes at once. */
+/* The residual of the epilogue's groups (8 channels of a pixel each, group it of this thread at
+ * idx = threadIdx.x + it * NT), loaded before the main loop so that its latency overlaps the
+ * GEMM: raw bytes (16 of fp16, or 8 of e4m3 in .x/.y) of the full, aligned groups; the others
+ * are loaded by the epilogue itself. */
+template <int BM, int BN, int NT> struct fp8_res_pf {
+    static constexpr int N = (BM * BN / 8 + NT - 1) / NT;
+    uint4 v[N];
+};
+__device__ __forceinline__ bool fp8_res_vec(const i8_cuda_fp8_conv_args &a) {
+    return a.res_ld % 8 == 0 && ((uintptr_t)a.res & (a.res_mode == I8_FP8_RES_Q ? 7 : 15)) == 0;
+}
 template <int BM, int BN, int NT>
-__device__ __forceinline__ void fp8_epilogue(const i8_cuda_fp8_conv_args &a, const float *sC, int ldc, int m0, int n0,
-                                             int M) {
+__device__ __forceinline__ void fp8_res_prefetch(const i8_cuda_fp8_conv_args &a, int m0, int n0, int M,
+                                                 fp8_res_pf<BM, BN, NT> &pf) {
+    if (a.res_mode == I8_FP8_RES_NONE || !fp8_res_vec(a)) return;
+#pragma unroll
+    for (int it = 0; it < fp8_res_pf<BM, BN, NT>::N; it++) {
+        const int idx = threadIdx.x + it * NT;
+        if (idx >= BM * BN / 8) break;
+        const int m = m0 + idx / (BN / 8), co = n0 + (idx % (BN / 8)) * 8;
+        if (m >= M || co + 8 > a.c_out) continue;
+        const size_t ro = (size_t)m * a.res_ld + co;
+        if (a.res_mode == I8_FP8_RES_Q) {
+            uint2 t = __ldg((const uint2 *)((const unsigned char *)a.res + ro));
+            pf.v[it] = make_uint4(t.x, t.y, 0u, 0u);
+        } else {
+            pf.v[it] = __ldg((const uint4 *)((const __half *)a.res + ro));
+        }
+    }
+}
+
+/* One group of the epilogue (8 consecutive channels of a pixel, group idx of a BM x BN tile of
+ * fp32 sums in shared memory sC, row pitch ldc): per-channel scale, bias, residual, ReLU, fp16
+ * and / or e4m3 stores (contract in cuda_fp8.h); full groups load and store 16 / 8 bytes at
+ * once. pfv: the group's residual, prefetched (fp8_res_prefetch), or NULL. */
+template <int BN>
+__device__ __forceinline__ void fp8_epilogue_group(const i8_cuda_fp8_conv_args &a, const float *sC, int ldc, int m0,
+                                                   int n0, int M, int idx, bool vec, bool vec_mb, bool vec_r,
+                                                   const uint4 *pfv) {
     __half *y = (__half *)a.y;
     unsigned char *yq = (unsigned char *)a.yq;
-    const bool vec = (a.y_ld % 8 == 0) && (!y || ((uintptr_t)y & 15) == 0) && (!yq || ((uintptr_t)yq & 7) == 0);
-    const bool vec_mb = ((uintptr_t)a.mult & 15) == 0 && ((uintptr_t)a.bias & 15) == 0;
-    const bool vec_r = a.res_ld % 8 == 0 && ((uintptr_t)a.res & (a.res_mode == I8_FP8_RES_Q ? 7 : 15)) == 0;
-    for (int idx = threadIdx.x; idx < BM * BN / 8; idx += NT) {
-        int row = idx / (BN / 8), cc = (idx % (BN / 8)) * 8;
-        int m = m0 + row, co = n0 + cc;
-        if (m >= M || co >= a.c_out) continue;
-        const float *src = sC + row * ldc + cc;
-        const int cnt = a.c_out - co < 8 ? a.c_out - co : 8;
-        const bool full = cnt == 8;
-        float v[8], mult[8], bias[8], x[8];
-        if (full) {
-            load8f(mult, a.mult + co, vec_mb);
-            if (a.bias) load8f(bias, a.bias + co, vec_mb);
-        }
+    int row = idx / (BN / 8), cc = (idx % (BN / 8)) * 8;
+    int m = m0 + row, co = n0 + cc;
+    if (m >= M || co >= a.c_out) return;
+    const float *src = sC + row * ldc + cc;
+    const int cnt = a.c_out - co < 8 ? a.c_out - co : 8;
+    const bool full = cnt == 8;
+    float v[8], mult[8], bias[8], x[8];
+    if (full) {
+        load8f(mult, a.mult + co, vec_mb);
+        if (a.bias) load8f(bias, a.bias + co, vec_mb);
+    }
 #pragma unroll
-        for (int e = 0; e < 8; e++) {
-            if (!full) mult[e] = e < cnt ? a.mult[co + e] : 0.0f, bias[e] = a.bias && e < cnt ? a.bias[co + e] : 0.0f;
-            if (!a.bias) bias[e] = 0.0f;
-        }
-        if (a.res_mode != I8_FP8_RES_NONE) {
-            size_t ro = (size_t)m * a.res_ld + co;
-            if (a.res_mode == I8_FP8_RES_Q) {
-                const unsigned char *rq = (const unsigned char *)a.res + ro;
-                unsigned char c8[8];
-                if (full && vec_r) *(uint2 *)c8 = __ldg((const uint2 *)rq);
-                else
-                    for (int e = 0; e < 8; e++) c8[e] = e < cnt ? rq[e] : 0;
+    for (int e = 0; e < 8; e++) {
+        if (!full) mult[e] = e < cnt ? a.mult[co + e] : 0.0f, bias[e] = a.bias && e < cnt ? a.bias[co + e] : 0.0f;
+        if (!a.bias) bias[e] = 0.0f;
+    }
+    if (a.res_mode != I8_FP8_RES_NONE) {
+        size_t ro = (size_t)m * a.res_ld + co;
+        if (a.res_mode == I8_FP8_RES_Q) {
+            const unsigned char *rq = (const unsigned char *)a.res + ro;
+            unsigned char c8[8];
+            if (full && vec_r && pfv) *(uint2 *)c8 = make_uint2(pfv->x, pfv->y);
+            else if (full && vec_r) *(uint2 *)c8 = __ldg((const uint2 *)rq);
+            else
+                for (int e = 0; e < 8; e++) c8[e] = e < cnt ? rq[e] : 0;
 #pragma unroll
-                for (int e = 0; e < 8; e++) x[e] = __fmul_rn(dq_e4m3(c8[e]), a.res_scale);
-            } else {
-                const __half *rh = (const __half *)a.res + ro;
-                __half h8[8];
-                if (full && vec_r) *(uint4 *)h8 = __ldg((const uint4 *)rh);
-                else
-                    for (int e = 0; e < 8; e++) h8[e] = e < cnt ? rh[e] : __float2half_rn(0.0f);
-#pragma unroll
-                for (int e = 0; e < 8; e++) {
-                    x[e] = __half2float(h8[e]);
-                    if (a.res_mode == I8_FP8_RES_F16_FQ)
-                        x[e] = __fmul_rn(dq_e4m3(q_e4m3(__fmul_rn(x[e], a.res_inv))), a.res_scale);
-                }
-            }
-        }
-#pragma unroll
-        for (int e = 0; e < 8; e++) {
-            v[e] = src[e] * mult[e] + bias[e];
-            if (a.res_mode != I8_FP8_RES_NONE) v[e] = __fadd_rn(x[e], v[e]);
-            if (a.relu) v[e] = fmaxf(v[e], 0.0f);
-        }
-        size_t yo = (size_t)m * a.y_ld + co;
-        if (vec && full) {
-            if (y) {
-                uint4 o;
-                __half *oh = (__half *)&o;
-#pragma unroll
-                for (int e = 0; e < 8; e++) oh[e] = __float2half_rn(v[e]);
-                *(uint4 *)(y + yo) = o;
-            }
-            if (yq) {
-                float f[8];
-#pragma unroll
-                for (int e = 0; e < 8; e++) f[e] = __fmul_rn(v[e], a.y_inv);
-                *(uint2 *)(yq + yo) = make_uint2(q_e4m3x4(f[0], f[1], f[2], f[3]), q_e4m3x4(f[4], f[5], f[6], f[7]));
-            }
+            for (int e = 0; e < 8; e++) x[e] = __fmul_rn(dq_e4m3(c8[e]), a.res_scale);
         } else {
-            for (int e = 0; e < cnt; e++) {
-                if (y) y[yo + e] = __float2half_rn(v[e]);
-                if (yq) yq[yo + e] = (unsigned char)q_e4m3(__fmul_rn(v[e], a.y_inv));
+            const __half *rh = (const __half *)a.res + ro;
+            __half h8[8];
+            if (full && vec_r && pfv) *(uint4 *)h8 = *pfv;
+            else if (full && vec_r) *(uint4 *)h8 = __ldg((const uint4 *)rh);
+            else
+                for (int e = 0; e < 8; e++) h8[e] = e < cnt ? rh[e] : __float2half_rn(0.0f);
+#pragma unroll
+            for (int e = 0; e < 8; e++) {
+                x[e] = __half2float(h8[e]);
+                if (a.res_mode == I8_FP8_RES_F16_FQ)
+                    x[e] = __fmul_rn(dq_e4m3(q_e4m3(__fmul_rn(x[e], a.res_inv))), a.res_scale);
             }
         }
+    }
+#pragma unroll
+    for (int e = 0; e < 8; e++) {
+        v[e] = src[e] * mult[e] + bias[e];
+        if (a.res_mode != I8_FP8_RES_NONE) v[e] = __fadd_rn(x[e], v[e]);
+        if (a.relu) v[e] = fmaxf(v[e], 0.0f);
+    }
+    size_t yo = (size_t)m * a.y_ld + co;
+    if (vec && full) {
+        if (y) {
+            uint4 o;
+            __half *oh = (__half *)&o;
+#pragma unroll
+            for (int e = 0; e < 8; e++) oh[e] = __float2half_rn(v[e]);
+            *(uint4 *)(y + yo) = o;
+        }
+        if (yq) {
+            float f[8];
+#pragma unroll
+            for (int e = 0; e < 8; e++) f[e] = __fmul_rn(v[e], a.y_inv);
+            *(uint2 *)(yq + yo) = make_uint2(q_e4m3x4(f[0], f[1], f[2], f[3]), q_e4m3x4(f[4], f[5], f[6], f[7]));
+        }
+    } else {
+        for (int e = 0; e < cnt; e++) {
+            if (y) y[yo + e] = __float2half_rn(v[e]);
+            if (yq) yq[yo + e] = (unsigned char)q_e4m3(__fmul_rn(v[e], a.y_inv));
+        }
+    }
+}
+
+/* The epilogue of a BM x BN tile, one group of 8 channels per thread at a time. use_pf: the full
+ * groups' residual is in pf (fp8_res_prefetch), indexed by the unrolled group number. */
+template <int BM, int BN, int NT>
+__device__ __forceinline__ void fp8_epilogue(const i8_cuda_fp8_conv_args &a, const float *sC, int ldc, int m0, int n0,
+                                             int M, const fp8_res_pf<BM, BN, NT> &pf, bool use_pf) {
+    const bool vec = (a.y_ld % 8 == 0) && (!a.y || ((uintptr_t)a.y & 15) == 0) && (!a.yq || ((uintptr_t)a.yq & 7) == 0);
+    const bool vec_mb = ((uintptr_t)a.mult & 15) == 0 && ((uintptr_t)a.bias & 15) == 0;
+    const bool vec_r = fp8_res_vec(a);
+    if (use_pf) {
+#pragma unroll
+        for (int it = 0; it < fp8_res_pf<BM, BN, NT>::N; it++) {
+            const int idx = threadIdx.x + it * NT;
+            if (idx < BM * BN / 8) fp8_epilogue_group<BN>(a, sC, ldc, m0, n0, M, idx, vec, vec_mb, vec_r, &pf.v[it]);
+        }
+    } else {
+        for (int idx = threadIdx.x; idx < BM * BN / 8; idx += NT)
+            fp8_epilogue_group<BN>(a, sC, ldc, m0, n0, M, idx, vec, vec_mb, vec_r, nullptr);
     }
 }
 
@@ -365,7 +415,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8
         }
     __syncthreads();
     if (splits > 1 && !splitk_reduce<BM, BN, NT>(sC, LDC, a.partial, a.counters, splits)) return;
-    fp8_epilogue<BM, BN, NT>(a, sC, LDC, blk.m0, blk.n0, blk.M);
+    const fp8_res_pf<BM, BN, NT> no_pf = {};
+    fp8_epilogue<BM, BN, NT>(a, sC, LDC, blk.m0, blk.n0, blk.M, no_pf, false);
 }
 
 /* ---- wgmma kernel (sm_90a) ----
@@ -416,8 +467,10 @@ template <int BM, int BN, int S> struct wg_smem {
     static constexpr int BYTES = (AB > C ? AB : C) + 1024; /* + room to align the tiles to 1024 */
 };
 
-template <int BM, int BN, int S>
-__global__ void __launch_bounds__(BM * 2) conv_fp8_wgmma_kernel(i8_cuda_fp8_conv_args a, int splits) {
+/* PF: the epilogue's residual is loaded before the main loop (fp8_res_prefetch; without split-K).
+ * MINB: blocks per SM the registers must allow. */
+template <int BM, int BN, int S, bool PF, int MINB>
+__global__ void __launch_bounds__(BM * 2, MINB) conv_fp8_wgmma_kernel(i8_cuda_fp8_conv_args a, int splits) {
     constexpr int NT = BM * 2, CH = 16;
     constexpr int LDC = wg_smem<BM, BN, S>::LDC;
     constexpr int A_PER = (BM * FP8_BK / CH + NT - 1) / NT;
@@ -442,6 +495,9 @@ __global__ void __launch_bounds__(BM * 2) conv_fp8_wgmma_kernel(i8_cuda_fp8_conv
     float acc[BN / 2], part[BN / 2];
 #pragma unroll
     for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
+    fp8_res_pf<BM, BN, NT> pf;
+    const bool use_pf = PF && splits == 1;
+    if (use_pf) fp8_res_prefetch<BM, BN, NT>(a, blk.m0, blk.n0, blk.M, pf);
 
 #pragma unroll
     for (int st = 0; st < S - 1; st++) {
@@ -487,15 +543,15 @@ __global__ void __launch_bounds__(BM * 2) conv_fp8_wgmma_kernel(i8_cuda_fp8_conv
     }
     __syncthreads();
     if (splits > 1 && !splitk_reduce<BM, BN, NT>(sC, LDC, a.partial, a.counters, splits)) return;
-    fp8_epilogue<BM, BN, NT>(a, sC, LDC, blk.m0, blk.n0, blk.M);
+    fp8_epilogue<BM, BN, NT>(a, sC, LDC, blk.m0, blk.n0, blk.M, pf, use_pf);
 }
 
 template <int BM, int BN, int WM, int WN, int CH> static int set_smem(void) {
     return (int)cudaFuncSetAttribute(conv_fp8_kernel<BM, BN, WM, WN, CH>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      fp8_smem<BM, BN>::BYTES);
 }
-template <int BM, int BN, int S> static int set_smem_wg(void) {
-    return (int)cudaFuncSetAttribute(conv_fp8_wgmma_kernel<BM, BN, S>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+template <int BM, int BN, int S, bool PF, int MINB> static int set_smem_wg(void) {
+    return (int)cudaFuncSetAttribute(conv_fp8_wgmma_kernel<BM, BN, S, PF, MINB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      wg_smem<BM, BN, S>::BYTES);
 }
 
@@ -524,17 +580,21 @@ template <int BM, int BN, int WM, int WN> static int launch_fp8(const i8_cuda_fp
 }
 
 /* the wgmma kernel copies 16-byte chunks only: channels, row stride and base 16-aligned */
-template <int BM, int BN, int S> static int launch_wg(const i8_cuda_fp8_conv_args *a, int splits, cudaStream_t s) {
+template <int BM, int BN, int S, bool PF, int MINB>
+static int launch_wg(const i8_cuda_fp8_conv_args *a, int splits, cudaStream_t s) {
     if (a->c_in % 16 || a->x_ld % 16 || ((uintptr_t)a->x & 15)) return (int)cudaErrorInvalidValue;
     dim3 grid;
     int rc = fp8_grid(a, BM, BN, splits, &grid);
     if (rc) return rc;
-    conv_fp8_wgmma_kernel<BM, BN, S><<<grid, BM * 2, wg_smem<BM, BN, S>::BYTES, s>>>(*a, splits);
+    conv_fp8_wgmma_kernel<BM, BN, S, PF, MINB><<<grid, BM * 2, wg_smem<BM, BN, S>::BYTES, s>>>(*a, splits);
     return (int)cudaGetLastError();
 }
 
 #define FP8_TILES(X) X(64, 64, 32, 32) X(32, 64, 16, 32) X(128, 64, 32, 32) X(64, 128, 32, 32)
-#define WG_TILES(X) X(64, 64, 4) X(128, 64, 4) X(64, 128, 4) X(128, 128, 3)
+#define WG_TILES(X) X(64, 64, 4, false, 1) X(128, 64, 4, false, 1) X(64, 128, 4, false, 1) X(128, 128, 3, false, 1)
+/* third family: fewer stages and registers capped for more blocks per SM (the short-K 1x1s of
+ * batch 32 are latency-bound), the residual loaded before the main loop */
+#define WG_LEAN_TILES(X) X(64, 64, 2, true, 4) X(128, 64, 2, true, 2) X(64, 128, 3, true, 2) X(64, 64, 3, true, 4)
 #define FP8_TILE_COUNT 4 /* tiles per kernel family (I8_FP8_FAMILY_VARIANTS = 4 tiles x 4 split-K factors) */
 
 extern "C" int i8_cuda_conv_fp8_setup(void) {
@@ -544,26 +604,29 @@ extern "C" int i8_cuda_conv_fp8_setup(void) {
     if (!rc) rc = set_smem<bm, bn, wm, wn, 8>();
     FP8_TILES(FP8_SET)
 #undef FP8_SET
-#define WG_SET(bm, bn, st) \
-    if (!rc) rc = set_smem_wg<bm, bn, st>();
+#define WG_SET(bm, bn, st, pf, minb) \
+    if (!rc) rc = set_smem_wg<bm, bn, st, pf, minb>();
     WG_TILES(WG_SET)
+    WG_LEAN_TILES(WG_SET)
 #undef WG_SET
     return rc;
 }
 
-extern "C" int i8_cuda_conv_fp8_variants(void) { return 2 * I8_FP8_FAMILY_VARIANTS; }
+extern "C" int i8_cuda_conv_fp8_variants(void) { return I8_FP8_FAMILIES * I8_FP8_FAMILY_VARIANTS; }
 
 extern "C" int i8_cuda_conv_fp8_splits(int variant) { return 1 << ((variant % I8_FP8_FAMILY_VARIANTS) / FP8_TILE_COUNT); }
 
 /* Which tile of which family a variant runs: 0-3 the qmma tiles of FP8_TILES, 4-7 the wgmma
- * tiles of WG_TILES (variant = family * I8_FP8_FAMILY_VARIANTS + split index * 4 + tile). */
+ * tiles of WG_TILES, 8-11 those of WG_LEAN_TILES (variant = family * I8_FP8_FAMILY_VARIANTS +
+ * split index * 4 + tile). */
 static int fp8_tile_index(int variant) {
     return variant / I8_FP8_FAMILY_VARIANTS * FP8_TILE_COUNT + variant % FP8_TILE_COUNT;
 }
 
 extern "C" const char *i8_cuda_conv_fp8_name(int variant) {
     static const char *names[] = {"qmma64x64", "qmma32x64", "qmma128x64", "qmma64x128",
-                                  "wgmma64x64", "wgmma128x64", "wgmma64x128", "wgmma128x128"};
+                                  "wgmma64x64", "wgmma128x64", "wgmma64x128", "wgmma128x128",
+                                  "wgmma64x64s2", "wgmma128x64s2", "wgmma64x128s3", "wgmma64x64s3"};
     return variant >= 0 && variant < i8_cuda_conv_fp8_variants() ? names[fp8_tile_index(variant)] : "?";
 }
 
@@ -579,10 +642,14 @@ extern "C" int i8_cuda_conv_fp8(const i8_cuda_fp8_conv_args *a, int variant, voi
     case 1: return launch_fp8<32, 64, 16, 32>(a, splits, s);
     case 2: return launch_fp8<128, 64, 32, 32>(a, splits, s);
     case 3: return launch_fp8<64, 128, 32, 32>(a, splits, s);
-    case 4: return launch_wg<64, 64, 4>(a, splits, s);
-    case 5: return launch_wg<128, 64, 4>(a, splits, s);
-    case 6: return launch_wg<64, 128, 4>(a, splits, s);
-    case 7: return launch_wg<128, 128, 3>(a, splits, s);
+    case 4: return launch_wg<64, 64, 4, false, 1>(a, splits, s);
+    case 5: return launch_wg<128, 64, 4, false, 1>(a, splits, s);
+    case 6: return launch_wg<64, 128, 4, false, 1>(a, splits, s);
+    case 7: return launch_wg<128, 128, 3, false, 1>(a, splits, s);
+    case 8: return launch_wg<64, 64, 2, true, 4>(a, splits, s);
+    case 9: return launch_wg<128, 64, 2, true, 2>(a, splits, s);
+    case 10: return launch_wg<64, 128, 3, true, 2>(a, splits, s);
+    case 11: return launch_wg<64, 64, 3, true, 4>(a, splits, s);
     default: return (int)cudaErrorInvalidValue;
     }
 }

@@ -55,10 +55,12 @@ typedef struct i8_cuda_fp8_conv_args {
 /* Allows the kernels' dynamic shared memory (up to 83 KB); once per process and device
  * before the first launch (not during stream capture). Returns a cudaError_t. */
 int i8_cuda_conv_fp8_setup(void);
-/* Number of variants: kernel family = variant / I8_FP8_FAMILY_VARIANTS (0: mma.sync, 1: wgmma,
- * which needs c_in, x_ld and x 16-aligned), tile = variant % 4, split-K factor
- * = 1 << (variant % I8_FP8_FAMILY_VARIANTS / 4). */
-enum { I8_FP8_FAMILY_VARIANTS = 16 }; /* per family: 4 tiles x split-K 1, 2, 4, 8 */
+/* Number of variants: kernel family = variant / I8_FP8_FAMILY_VARIANTS (0: mma.sync; 1: wgmma,
+ * which needs c_in, x_ld and x 16-aligned; 2: wgmma with fewer stages and the residual loaded
+ * before the main loop), tile = variant % 4, split-K factor
+ * = 1 << (variant % I8_FP8_FAMILY_VARIANTS / 4). Stored tactics name variants by number, so
+ * families are only ever appended. */
+enum { I8_FP8_FAMILY_VARIANTS = 16, I8_FP8_FAMILIES = 3 }; /* per family: 4 tiles x split-K 1, 2, 4, 8 */
 static inline int i8_cuda_conv_fp8_is_wgmma(int variant) { return variant >= I8_FP8_FAMILY_VARIANTS; }
 int i8_cuda_conv_fp8_variants(void);
 int i8_cuda_conv_fp8_splits(int variant);
