@@ -13,10 +13,10 @@
  * fp16 and/or e4m3 stores into the output slices. C-style CUDA: templates only for tile
  * parameters. Lab: dev/kernels/fp8_lab.cu. */
 #include <cuda_fp16.h>
-#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "cuda_e4m3.cuh"
 #include "cuda_fp8.h"
 #include "cuda_splitk.cuh"
 
@@ -42,22 +42,6 @@ __device__ __forceinline__ void ldmatrix_x4(unsigned *r, const void *smem) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "r"(s));
-}
-
-/* float -> e4m3 code, cvt.rn.satfinite (bit-exact with quant/fp8.c i8_fp8_from_f32) */
-__device__ __forceinline__ unsigned q_e4m3(float v) {
-    return (unsigned)__nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3);
-}
-/* four floats -> four e4m3 codes in one word (byte e = value e), same rounding */
-__device__ __forceinline__ unsigned q_e4m3x4(float v0, float v1, float v2, float v3) {
-    unsigned lo = (unsigned)__nv_cvt_float2_to_fp8x2(make_float2(v0, v1), __NV_SATFINITE, __NV_E4M3);
-    unsigned hi = (unsigned)__nv_cvt_float2_to_fp8x2(make_float2(v2, v3), __NV_SATFINITE, __NV_E4M3);
-    return lo | (hi << 16);
-}
-/* e4m3 code -> float (exact) */
-__device__ __forceinline__ float dq_e4m3(unsigned q) {
-    __half_raw h = __nv_cvt_fp8_to_halfraw((__nv_fp8_storage_t)q, __NV_E4M3);
-    return __half2float(__half(h));
 }
 
 __device__ __forceinline__ void mma_e4m3(float *c, const unsigned *a, const unsigned *b) {

@@ -4,11 +4,11 @@
  * kernel (unfused batchnorm / relu / residual, concat copies). C-style CUDA: no classes, one
  * launcher per op (declared in cuda_kernels.h). Developed and benchmarked in dev/kernels/. */
 #include <cuda_fp16.h>
-#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 #include <mma.h>
 #include <stdint.h>
 
+#include "cuda_e4m3.cuh"
 #include "cuda_kernels.h"
 #include "cuda_splitk.cuh"
 
@@ -283,7 +283,7 @@ __global__ void pool_kernel(const __half *x, int n, int h, int w, int c, int x_l
         unsigned char q[V];
 #pragma unroll
         for (int e = 0; e < V; e++)
-            q[e] = (unsigned char)__nv_cvt_float_to_fp8(__fmul_rn(__half2float(o[e]), y_inv), __NV_SATFINITE, __NV_E4M3);
+            q[e] = (unsigned char)q_e4m3(__fmul_rn(__half2float(o[e]), y_inv));
         unsigned char *dq = yq + p * y_ld + g * V;
         if (V == 8) *(uint2 *)dq = *(uint2 *)q;
         else

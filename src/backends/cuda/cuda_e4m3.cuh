@@ -1,0 +1,27 @@
+/* The e4m3 conversions every CUDA kernel uses (the FP8 conv epilogues and loaders in
+ * cuda_fp8.cu, the pools' e4m3 twins in cuda_kernels.cu): one rounding, cvt.rn.satfinite,
+ * bit-exact with quant/fp8.c i8_fp8_from_f32 (tools/gpu-check fp8_table compares the two over
+ * every fp16 value and a random fp32 sample). */
+#ifndef I8_CUDA_E4M3_CUH
+#define I8_CUDA_E4M3_CUH
+
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+/* float -> e4m3 code, cvt.rn.satfinite (bit-exact with quant/fp8.c i8_fp8_from_f32) */
+__device__ __forceinline__ unsigned q_e4m3(float v) {
+    return (unsigned)__nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3);
+}
+/* four floats -> four e4m3 codes in one word (byte e = value e), same rounding */
+__device__ __forceinline__ unsigned q_e4m3x4(float v0, float v1, float v2, float v3) {
+    unsigned lo = (unsigned)__nv_cvt_float2_to_fp8x2(make_float2(v0, v1), __NV_SATFINITE, __NV_E4M3);
+    unsigned hi = (unsigned)__nv_cvt_float2_to_fp8x2(make_float2(v2, v3), __NV_SATFINITE, __NV_E4M3);
+    return lo | (hi << 16);
+}
+/* e4m3 code -> float (exact) */
+__device__ __forceinline__ float dq_e4m3(unsigned q) {
+    __half_raw h = __nv_cvt_fp8_to_halfraw((__nv_fp8_storage_t)q, __NV_E4M3);
+    return __half2float(__half(h));
+}
+
+#endif
