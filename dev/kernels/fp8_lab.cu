@@ -119,8 +119,13 @@ int main(void) {
     CK(cudaMalloc(&cnt, 65536 * 4));
     CK(cudaMemset(cnt, 0, 65536 * 4));
     static const char *modes[] = {"q->dual", "h->q", "q->h+res", "q->dual+resq"};
+    /* FP8_LAB_SHAPE (a substring of a shape's name), FP8_LAB_MODE (0-3) and FP8_LAB_VARIANT
+     * narrow the run to one kernel configuration, e.g. for a profiler */
+    const char *only_shape = getenv("FP8_LAB_SHAPE"), *only_mode = getenv("FP8_LAB_MODE"),
+               *only_variant = getenv("FP8_LAB_VARIANT");
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         const shape &S = shapes[si];
+        if (only_shape && !strstr(S.name, only_shape)) continue;
         size_t M = (size_t)S.n * S.hw * S.hw, xs = M * S.ci, ws = (size_t)S.co * S.ci, ys = M * S.co;
         /* host data: x fp16 (relu-like, |x| up to ~4), its e4m3 codes at scale sx; weights as
          * e4m3 codes with per-channel scales; bias; residual x fp16 and its e4m3 copy */
@@ -179,6 +184,7 @@ int main(void) {
         printf("\n%s (M %zu, K %d, N %d)\n", S.name, M, S.ci, S.co);
         for (int mode = 0; mode < 4; mode++) {
             if (!S.res && mode >= 2) continue;
+            if (only_mode && mode != atoi(only_mode)) continue;
             float r_s = S.res ? rs : 1.0f;
             for (int o = 0; o < S.co; o++) mult[o] = sx * wsc[o] * r_s;
             float bias_s[4096];
@@ -204,6 +210,7 @@ int main(void) {
             float mode_best = 1e30f;
             int mode_best_v = -1;
             for (int variant = 0; variant < i8_cuda_conv_fp8_variants(); variant++) {
+                if (only_variant && variant != atoi(only_variant)) continue;
                 fp8_call c;
                 memset(&c, 0, sizeof c);
                 i8_cuda_fp8_conv_args &a = c.a;
