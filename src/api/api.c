@@ -104,12 +104,9 @@ static infer8_status check_reference_only(const infer8_model *m, i8_err *err) {
     return INFER8_OK;
 }
 
-/* The CPU device's backend must run every layer; checked at open, so that an FP8 model (which
- * the oneDNN backend, computing in fp32, cannot run) is refused with its file and layer named
- * rather than at the first classify. */
-static infer8_status check_cpu_backend(const infer8_model *m, i8_err *err) {
-    if (m->options.device != INFER8_DEVICE_CPU) return INFER8_OK;
-    const i8_backend_ops *ops = backend_for(INFER8_DEVICE_CPU);
+/* Fails unless backend ops runs every layer of m, naming the file and the first layer it cannot
+ * run (an FP8 layer gets a hint where FP8 runs). */
+static infer8_status check_backend_runs_all(const infer8_model *m, const i8_backend_ops *ops, i8_err *err) {
     for (int i = 0; i < m->graph.n_nodes; i++) {
         const i8_node *nd = &m->graph.nodes[i];
         if (ops->supports_node(&m->graph, nd)) continue;
@@ -122,6 +119,14 @@ static infer8_status check_cpu_backend(const infer8_model *m, i8_err *err) {
                        nd->name, i8_op_name(nd->op));
     }
     return INFER8_OK;
+}
+
+/* The CPU device's backend is checked at open, so that an FP8 model (which the oneDNN backend,
+ * computing in fp32, cannot run) is refused with its file and layer named rather than at the
+ * first classify; the CUDA backend is checked when it is prepared (it needs the GPU). */
+static infer8_status check_cpu_backend(const infer8_model *m, i8_err *err) {
+    if (m->options.device != INFER8_DEVICE_CPU) return INFER8_OK;
+    return check_backend_runs_all(m, backend_for(INFER8_DEVICE_CPU), err);
 }
 
 static infer8_status bad_arg(infer8_context *ctx, const char *what) {
@@ -350,10 +355,8 @@ infer8_status i8_model_ensure_backend(infer8_model *m, i8_err *err) {
     if (m->backend_ctx) return INFER8_OK;
     const i8_backend_ops *ops = backend_for(m->options.device);
     if (!ops) return i8_fail(err, INFER8_E_UNSUPPORTED, "this build of infer8 has no CUDA backend");
-    for (int i = 0; i < m->graph.n_nodes; i++)
-        if (!ops->supports_node(&m->graph, &m->graph.nodes[i]))
-            return i8_fail(err, INFER8_E_UNSUPPORTED, "backend %s cannot run layer '%s' (%s)", ops->name,
-                           m->graph.nodes[i].name, i8_op_name(m->graph.nodes[i].op));
+    infer8_status rc = check_backend_runs_all(m, ops, err);
+    if (rc) return rc;
     i8_backend_options bo;
     memset(&bo, 0, sizeof bo);
     bo.max_batch = m->options.max_batch;
