@@ -1,5 +1,6 @@
 # FP8 steps of tools/gpu-check (sourced by it; gpu_env comes from cuda.sh): fp8_tests, fp8_bench,
-# fp8_lab. Run from the repository root on the GPU machine; results under $OUT.
+# fp8_lab, fp8_parity, calib_tests, calib_compare, fp8_ncu. Run from the repository root on the GPU
+# machine; results under $OUT.
 STEPS+=(fp8_tests fp8_bench fp8_lab)
 
 # FP8 CUDA path against the CPU FP8 emulation (tests/unit/test_cuda_fp8.c): per-op graphs (1x1,
@@ -105,5 +106,29 @@ sys.exit(0 if rel[-1][0] <= 2e-2 else 1)
 PY
   done
   "$INFER8" calibrate "$snap" --images "$w/calib500" --count 500 --batch 32 --device cuda -o "$w/cal-cuda-500.json" 2>&1 | tail -1
+  return $rc
+}
+
+# Nsight Compute on one configuration of the kernel lab (build-device/bin/fp8_lab, see fp8_lab):
+# FP8_NCU_SHAPE (a substring of a lab shape's name), FP8_NCU_MODE (0 q->dual, 1 h->q, 2 q->h+res,
+# 3 q->dual+resq) and FP8_NCU_VARIANTS (space-separated variant numbers; 32 = wgmma64x64s2,
+# 17 = wgmma128x64); default: IRv2's Block17 up-projection at batch 32 with its fused residual,
+# the conv where FP8 loses most (docs/performance.md, "Session 10"). One report per variant in
+# $OUT/ncu-vN.txt: speed of light, memory, occupancy, scheduler and warp-state sections.
+STEPS+=(fp8_ncu)
+fp8_ncu() {
+  gpu_env >/dev/null
+  local ncu v rc=0
+  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+  [ -n "$ncu" ] || { echo "fp8_ncu: no ncu on this machine"; return 1; }
+  [ -x build-device/bin/fp8_lab ] || { echo "fp8_ncu: build-device/bin/fp8_lab not built (see dev/kernels/fp8_lab.cu)"; return 1; }
+  for v in ${FP8_NCU_VARIANTS:-32 17}; do
+    FP8_LAB_SHAPE=${FP8_NCU_SHAPE:-"Block17 up 1x1 384->1088 @17 b32"} FP8_LAB_MODE=${FP8_NCU_MODE:-2} FP8_LAB_VARIANT=$v \
+      timeout 120 "$ncu" --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+      --section WarpStateStats --section SchedulerStats --section LaunchStats -k regex:conv_fp8 --launch-count 1 \
+      build-device/bin/fp8_lab >"$OUT/ncu-v$v.txt" 2>&1 || rc=1
+    echo "fp8_ncu: variant $v"
+    grep -E "Duration|Throughput|Occupancy|Registers Per|Eligible|Issued Warp|No Eligible|Cycles Per Issued" "$OUT/ncu-v$v.txt"
+  done
   return $rc
 }
