@@ -1,9 +1,11 @@
 /* FP8 e4m3 implicit-GEMM convolution with a fused dual-output epilogue (contract in
- * cuda_fp8.h), in two families that share the loader and the epilogue:
+ * cuda_fp8.h), in kernel families that share the loader and the epilogue:
  *   qmma  -- mma.sync.m16n8k32.e4m3 (QMMA in SASS on sm_90) fed by ldmatrix from padded rows,
  *            three stages; exact fp32 sums;
  *   wgmma -- Hopper's wgmma.mma_async m64nNk32 from 128-byte-swizzled tiles, 3-4 stages; its
- *            tensor-core sums are promoted to fp32 registers every 128 of K.
+ *            tensor-core sums are promoted to fp32 registers every 128 of K;
+ *   wgmma lean -- the same with 2-3 stages, registers capped for more blocks per SM and the
+ *            residual loaded before the main loop (the short-K 1x1s of large batches).
  * Block tile BM x BN x 128 bytes of K, stages filled with cp.async (e4m3 input and weights,
  * 16-byte chunks -- 8 where channels are not 16-aligned, qmma only -- with zero fill for padding
  * and tails) or, for fp16 input, loaded, quantized in registers and stored (so no stand-alone
