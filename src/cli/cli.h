@@ -69,8 +69,7 @@ int cli_parse_model_json(cli_args *a, cli_model_opts *mo, const char *help, cons
     "  --opt-level N      cuda: how hard each layer's implementation is tuned on this GPU: 0 own\n"  \
     "                     kernels and cuBLASLt only, 1 up to 10 s of cuDNN plans per batch size,\n"  \
     "                     2 (default) 30 s, 3 every cuDNN configuration (slowest start, fastest\n"  \
-    "                     run); bundles with tactics stored for this GPU skip the tuning (but\n"  \
-    "                     for now re-tune FP8 convs stored on cuDNN e4m3; docs/fp8.md)\n"
+    "                     run); bundles with tactics stored for this GPU skip the tuning\n"
 #define CLI_MODEL_OPTIONS_HELP                                                                     \
     "  --arch ARCH        family of a bare .safetensors file (inception_resnet_v2, inception_v4,\n" \
     "                     inception_v3); read from config.json otherwise\n"                          \

@@ -413,7 +413,8 @@ static void test_fp8_scale_conflict(void **state) {
  * tuned with INFER8_CUDA_TACTIC=cudnn (FP8 convs take a cuDNN e4m3 config wherever one passes
  * the check against the own kernel) hands its tactics to a second context, which must run
  * every one of them (none tuned again, same kind, rank and engine) and compute the same
- * logits. Before session 10 the cuDNN e4m3 ones were tuned again. */
+ * logits; it builds no cuDNN plan of its own, so a tactic tuned again cannot match by chance.
+ * Before session 10 the cuDNN e4m3 ones were tuned again. */
 static void test_fp8_tactics_restored(void **state) {
     (void)state;
     tg t;
@@ -445,10 +446,19 @@ static void test_fp8_tactics_restored(void **state) {
     memset(ya, 0xff, sizeof(float) * outc * n);
     assert_int_equal(i8_backend_cuda.run(ca, n, in + per * 8, ya, &err), INFER8_OK);
 
+    /* no cuDNN plan building for the second context: a preset it did not restore is tuned again
+     * without cuDNN, so it cannot come back as the same cuDNN tactic (restoring one is not
+     * limited by the budget) */
+    const char *budget = getenv("INFER8_CUDA_CUDNN_BUDGET");
+    char *saved = budget ? strdup(budget) : NULL;
+    setenv("INFER8_CUDA_CUDNN_BUDGET", "0", 1);
     assert_int_equal(i8_backend_cuda.prepare(&cb, g, &co, &err), INFER8_OK);
     assert_int_equal(i8_cuda_preset_tactics(cb, n, tuned, &err), INFER8_OK);
     memset(yb, 0xff, sizeof(float) * outc * n);
     assert_int_equal(i8_backend_cuda.run(cb, n, in + per * 8, yb, &err), INFER8_OK);
+    if (saved) setenv("INFER8_CUDA_CUDNN_BUDGET", saved, 1);
+    else unsetenv("INFER8_CUDA_CUDNN_BUDGET");
+    free(saved);
     assert_int_equal(i8_cuda_tactics(cb, n, &restored, &err), INFER8_OK);
     i8_cuda_stats st;
     i8_cuda_get_stats(cb, n, &st);

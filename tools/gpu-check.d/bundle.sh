@@ -5,7 +5,9 @@
 # the same bundle still runs on the CPU; then an FP8 bundle built on the GPU (GPU calibration,
 # FP8 tactic kinds stored) must open again and classify. Both CUDA runs (batch 1, one of the two
 # tuned sizes) must keep every stored tactic (INFER8_CUDA_DEBUG's "N stored tactics kept, 0
-# tuned again"). Results under $OUT/bundle_*.
+# tuned again"); they build no cuDNN plans of their own (budget 0; restoring a stored one is not
+# limited by it), so a tactic tuned again cannot match its stored one by chance. Results under
+# $OUT/bundle_*.
 STEPS+=(bundle_tactics)
 
 bundle_tactics() {
@@ -19,7 +21,7 @@ bundle_tactics() {
     "$cli" inspect "$w/v3.cuda.bundle" >"$w/inspect.txt" &&
     grep -E "tactics.cuda|tuned_gpu|opt_level" "$w/inspect.txt" &&
     grep -qE '"opt_level":[[:space:]]*1' "$w/inspect.txt" &&
-    "$cli" classify "$w/v3.cuda.bundle" "$w"/img/*.png --device cuda --batch 1 --json >"$w/cuda.json" 2>"$w/cuda.log" &&
+    INFER8_CUDA_CUDNN_BUDGET=0 "$cli" classify "$w/v3.cuda.bundle" "$w"/img/*.png --device cuda --batch 1 --json >"$w/cuda.json" 2>"$w/cuda.log" &&
     "$cli" classify "$w/v3.cuda.bundle" "$w"/img/*.png --json >"$w/ref.json" &&
     python3 - "$w/ref.json" "$w/cuda.json" <<'PY' &&
 import json, sys
@@ -37,7 +39,7 @@ PY
       -o "$w/v3.fp8.cuda.bundle" &&
     "$cli" inspect "$w/v3.fp8.cuda.bundle" >"$w/inspect-fp8.txt" &&
     grep -E "tactics.cuda|tuned_gpu" "$w/inspect-fp8.txt" &&
-    "$cli" classify "$w/v3.fp8.cuda.bundle" "$w"/img/*.png --device cuda --batch 1 --json >"$w/fp8-cuda.json" 2>"$w/fp8-cuda.log" &&
+    INFER8_CUDA_CUDNN_BUDGET=0 "$cli" classify "$w/v3.fp8.cuda.bundle" "$w"/img/*.png --device cuda --batch 1 --json >"$w/fp8-cuda.json" 2>"$w/fp8-cuda.log" &&
     grep -E "stored tactics kept|restored" "$w/fp8-cuda.log" &&
     grep -q "stored tactics kept, 0 tuned again" "$w/fp8-cuda.log" &&
     echo "FP8 bundle built on the GPU opens again and classifies: $(wc -l <"$w/fp8-cuda.json") results"
