@@ -25,6 +25,9 @@ int i8_gpu_test_run(const char *group, const struct CMUnitTest *tests, size_t co
         return I8_TEST_SKIPPED;
     }
     if (bench && bench_env && getenv(bench_env)) return bench();
+    /* INFER8_TEST_FILTER=PATTERN runs only the matching tests (cmocka's * and ? wildcards), so
+     * that one device call can re-run one test without the whole group */
+    if (getenv("INFER8_TEST_FILTER")) cmocka_set_test_filter(getenv("INFER8_TEST_FILTER"));
     return _cmocka_run_group_tests(group, tests, count, NULL, NULL);
 #else
     (void)group, (void)tests, (void)count, (void)bench_env, (void)bench;

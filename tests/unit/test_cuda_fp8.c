@@ -480,6 +480,37 @@ static void test_fp8_tactics_restored(void **state) {
     }
     fprintf(stderr, "  restored vs tuned context: max |diff| / max |y| %.3g\n", maxd / maxr);
     assert_true(maxd <= 1e-3 * maxr); /* same engines on the same inputs */
+
+    /* a stored own-kernel tactic is final too: tuned without cuDNN e4m3 (INFER8_CUDA_FP8_DNN=0),
+     * then restored where cuDNN e4m3 is on and has a budget, no cuDNN config may be built (until
+     * session 11 a restored own tactic was tuned on against cuDNN's) */
+    void *cc = NULL, *cd = NULL;
+    const i8_cuda_tactic *own_tuned = NULL;
+    setenv("INFER8_CUDA_FP8_DNN", "0", 1);
+    assert_int_equal(i8_backend_cuda.prepare(&cc, g, &co, &err), INFER8_OK);
+    unsetenv("INFER8_CUDA_FP8_DNN");
+    assert_int_equal(i8_cuda_tactics(cc, n, &own_tuned, &err), INFER8_OK);
+    budget = getenv("INFER8_CUDA_CUDNN_BUDGET");
+    saved = budget ? strdup(budget) : NULL;
+    setenv("INFER8_CUDA_CUDNN_BUDGET", "30", 1);
+    assert_int_equal(i8_backend_cuda.prepare(&cd, g, &co, &err), INFER8_OK);
+    assert_int_equal(i8_cuda_preset_tactics(cd, n, own_tuned, &err), INFER8_OK);
+    assert_int_equal(i8_backend_cuda.run(cd, n, in + per * 8, yb, &err), INFER8_OK);
+    if (saved) setenv("INFER8_CUDA_CUDNN_BUDGET", saved, 1);
+    else unsetenv("INFER8_CUDA_CUDNN_BUDGET");
+    free(saved);
+    i8_cuda_get_stats(cd, n, &st);
+    int fp16_dnn = 0; /* the fp16 stem's stored cuDNN config is rebuilt (and counted) */
+    for (int i = 0; i < g->n_nodes; i++) fp16_dnn += own_tuned[i].kind == I8_CUDA_TACTIC_CUDNN;
+    fprintf(stderr, "  own tactics restored with a cuDNN budget: %d of %d kept, %d tuned again, %d cuDNN configs built "
+                    "(%d stored fp16 ones)\n",
+            st.presets_kept, convs, st.presets_retuned, st.cudnn_plans_tried, fp16_dnn);
+    assert_int_equal(st.presets_kept, convs);
+    assert_int_equal(st.presets_retuned, 0);
+    assert_int_equal(st.cudnn_plans_tried, fp16_dnn);
+    assert_int_equal(st.convs_per_kind[I8_CUDA_TACTIC_FP8_DNN], 0);
+    i8_backend_cuda.destroy(cc);
+    i8_backend_cuda.destroy(cd);
     i8_backend_cuda.destroy(ca);
     i8_backend_cuda.destroy(cb);
     free(ya);

@@ -6,8 +6,9 @@
 # FP8 tactic kinds stored) must open again and classify. Both CUDA runs (batch 1, one of the two
 # tuned sizes) must keep every stored tactic (INFER8_CUDA_DEBUG's "N stored tactics kept, 0
 # tuned again"); they build no cuDNN plans of their own (budget 0; restoring a stored one is not
-# limited by it), so a tactic tuned again cannot match its stored one by chance. Results under
-# $OUT/bundle_*.
+# limited by it), so a tactic tuned again cannot match its stored one by chance. The FP8 bundle
+# opens a second time with the default budget and must build no cuDNN e4m3 config at all.
+# Results under $OUT/bundle_*.
 STEPS+=(bundle_tactics)
 
 bundle_tactics() {
@@ -42,6 +43,12 @@ PY
     INFER8_CUDA_CUDNN_BUDGET=0 "$cli" classify "$w/v3.fp8.cuda.bundle" "$w"/img/*.png --device cuda --batch 1 --json >"$w/fp8-cuda.json" 2>"$w/fp8-cuda.log" &&
     grep -E "stored tactics kept|restored" "$w/fp8-cuda.log" &&
     grep -q "stored tactics kept, 0 tuned again" "$w/fp8-cuda.log" &&
+    # with the default cuDNN budget too: a restored tactic is final, no cuDNN e4m3 config is
+    # built again (before session 11, restored own-kernel FP8 tactics were tuned on with cuDNN)
+    "$cli" classify "$w/v3.fp8.cuda.bundle" "$w"/img/*.png --device cuda --batch 1 --json >"$w/fp8-cuda2.json" 2>"$w/fp8-cuda2.log" &&
+    grep -E "stored tactics kept" "$w/fp8-cuda2.log" &&
+    grep -q "stored tactics kept, 0 tuned again" "$w/fp8-cuda2.log" &&
+    ! grep -q "cuda fp8-dnn:" "$w/fp8-cuda2.log" &&
     echo "FP8 bundle built on the GPU opens again and classifies: $(wc -l <"$w/fp8-cuda.json") results"
   } >"$OUT/bundle_tactics.log" 2>&1
   local rc=$?

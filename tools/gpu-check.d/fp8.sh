@@ -114,7 +114,8 @@ PY
 # 3 q->dual+resq) and FP8_NCU_VARIANTS (space-separated variant numbers; 32 = wgmma64x64s2,
 # 17 = wgmma128x64); default: IRv2's Block17 up-projection at batch 32 with its fused residual,
 # the conv where FP8 loses most (docs/performance.md, "Session 10"). One report per variant in
-# $OUT/ncu-vN.txt: speed of light, memory, occupancy, scheduler and warp-state sections.
+# $OUT/ncu-vN.txt: speed of light, memory, occupancy, scheduler, warp-state (stall reasons) and
+# source-counter sections.
 STEPS+=(fp8_ncu)
 fp8_ncu() {
   gpu_env >/dev/null
@@ -125,10 +126,10 @@ fp8_ncu() {
   for v in ${FP8_NCU_VARIANTS:-32 17}; do
     FP8_LAB_SHAPE=${FP8_NCU_SHAPE:-"Block17 up 1x1 384->1088 @17 b32"} FP8_LAB_MODE=${FP8_NCU_MODE:-2} FP8_LAB_VARIANT=$v \
       timeout 120 "$ncu" --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-      --section WarpStateStats --section SchedulerStats --section LaunchStats -k regex:conv_fp8 --launch-count 1 \
+      --section WarpStateStats --section SchedulerStats --section LaunchStats --section SourceCounters -k regex:conv_fp8 --launch-count 1 \
       build-device/bin/fp8_lab >"$OUT/ncu-v$v.txt" 2>&1 || rc=1
     echo "fp8_ncu: variant $v"
-    grep -E "Duration|Throughput|Occupancy|Registers Per|Eligible|Issued Warp|No Eligible|Cycles Per Issued" "$OUT/ncu-v$v.txt"
+    grep -E "Duration|Throughput|Occupancy|Registers Per|Eligible|Issued Warp|No Eligible|Cycles Per Issued|[Ss]tall" "$OUT/ncu-v$v.txt"
   done
   return $rc
 }

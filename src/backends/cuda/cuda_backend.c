@@ -441,6 +441,8 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
         infer8_status rc = i8_cuda_conv_setup(c, b, i, err);
         if (rc != INFER8_OK) return rc;
     }
+    infer8_status rc = i8_cuda_conv_tune_deferred(c, b, err);
+    if (rc != INFER8_OK) return rc;
     CU_TRY(cudaStreamSynchronize(c->streams[0]));
     b->stats.tune_seconds = now_s() - t0;
     if (b->preset && getenv("INFER8_CUDA_DEBUG"))

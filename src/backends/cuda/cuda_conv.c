@@ -605,14 +605,15 @@ void i8_cuda_conv_free_batch(cu_batch *b) {
     b->n_plans = b->cap_plans = 0;
 }
 
-/* FP8 convs: the own e4m3 kernel's tile variants (a preset is restored untimed when it runs). */
-static void tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
+/* FP8 convs: the own e4m3 kernel's tile variants (a preset is restored untimed when it runs).
+ * Returns 1 when a stored tactic was restored (nothing more is tried for the conv). */
+static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     const i8_cuda_tactic *pre = b->preset ? &b->preset[node] : NULL;
     float best = INFINITY;
     p->tac.kind = I8_CUDA_TACTIC_NONE;
     if (pre && pre->kind == I8_CUDA_TACTIC_FP8 && pre->variant >= 0 && pre->variant < i8_cuda_conv_fp8_variants()) {
         p->tac = *pre;
-        if (time_plan(c, b->n, p, node, NULL) >= 0.0f) return;
+        if (time_plan(c, b->n, p, node, NULL) >= 0.0f) return 1;
         p->tac.kind = I8_CUDA_TACTIC_NONE;
     }
     /* a stored cuDNN e4m3 config is rebuilt untimed; it must still pass the check against the
@@ -623,7 +624,7 @@ static void tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
         dnn_tune(c, b, p, node, &best, pre->variant, pre->engine);
         if (p->tac.kind == I8_CUDA_TACTIC_FP8_DNN) {
             p->tac.ms = pre->ms;
-            return;
+            return 1;
         }
         best = INFINITY;
         p->tac.kind = I8_CUDA_TACTIC_NONE;
@@ -656,7 +657,7 @@ static void tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     }
     /* experimental (INFER8_CUDA_FP8_LT=1): cuBLASLt e4m3 GEMMs for 1x1 convs, each checked
      * against the own kernel's output before it is timed */
-    if (p->tac.kind != I8_CUDA_TACTIC_FP8 || !i8_cuda_fp8_lt_fits(c, &p->sig)) return;
+    if (p->tac.kind != I8_CUDA_TACTIC_FP8 || !i8_cuda_fp8_lt_fits(c, &p->sig)) return 0;
     cu_conv_plan lt = *p;
     lt.mm = NULL, lt.la = lt.lb = lt.lc = lt.ld = NULL;
     cublasLtMatmulHeuristicResult_t res[MAX_LT_ALGOS];
@@ -688,6 +689,7 @@ static void tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
                 p->sig.out_q ? "e4m3" : "fp16", nres, checked_bad, (double)lt_best, (double)own_ms, won ? " (won)" : "");
     if (won) p->mm = lt.mm, p->la = lt.la, p->lb = lt.lb, p->lc = lt.lc, p->ld = lt.ld;
     else lt_destroy(&lt);
+    return 0;
 }
 
 /* On unless INFER8_CUDA_FP8_DNN=0: cuDNN e4m3 convolution graphs, each config checked
@@ -711,8 +713,11 @@ static void tune_fp8_dnn(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
 
 static void tune_plan(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     if (p->sig.fp8) {
-        tune_fp8(c, b, p, node);
-        if (c->fp8_dnn && p->tac.kind == I8_CUDA_TACTIC_FP8) tune_fp8_dnn(c, b, p, node);
+        /* cuDNN's e4m3 configs are slow to build, so the budget rarely covers every problem:
+         * they are tried once every conv of the batch has its own kernel's time, the problems
+         * that take the most time first (i8_cuda_conv_tune_deferred). A restored tactic stays. */
+        int restored = tune_fp8(c, b, p, node);
+        p->dnn_deferred = !restored && c->fp8_dnn && p->tac.kind == I8_CUDA_TACTIC_FP8;
         return;
     }
     float best = INFINITY;
@@ -777,6 +782,30 @@ static void tune_plan(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     if (p->tac.kind != I8_CUDA_TACTIC_CUDNN) dnn_destroy(p);
 }
 
+/* Node `node` runs its plan's tactic: its tactic, statistics (sign +1; -1 takes back what an
+ * earlier call counted, before the plan's tactic changes) and cuDNN variant pack. */
+static infer8_status node_take_plan(cu_ctx *c, cu_batch *b, int node, int sign, i8_err *err) {
+    const cu_conv_plan *p = &b->plans[b->node_plan[node]];
+    const i8_cuda_tactic *t = sign > 0 ? &p->tac : &b->tactics[node];
+    const i8_cuda_tactic *pre = b->preset ? &b->preset[node] : NULL;
+    if (pre && pre->kind != I8_CUDA_TACTIC_NONE) {
+        int kept = pre->kind == t->kind && pre->variant == t->variant && pre->engine == t->engine;
+        b->stats.presets_kept += sign * kept;
+        b->stats.presets_retuned += sign * !kept;
+    }
+    b->stats.convs_per_kind[t->kind] += sign;
+    b->stats.fp8_wgmma += sign * (t->kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_wgmma(t->variant));
+    if (sign < 0) return INFER8_OK;
+    b->tactics[node] = p->tac;
+    if (p->tac.kind == I8_CUDA_TACTIC_CUDNN || p->tac.kind == I8_CUDA_TACTIC_FP8_DNN) {
+        cudnnStatus_t st = dnn_varpack(c, node, &p->sig, c->ws[c->rt[node].stream], &b->varpack[node]);
+        if (st != CUDNN_STATUS_SUCCESS)
+            return i8_fail(err, INFER8_E_DEVICE, "cuda: conv '%s': cuDNN variant pack: %s", c->g->nodes[node].name,
+                           cudnnGetErrorString(st));
+    }
+    return INFER8_OK;
+}
+
 infer8_status i8_cuda_conv_setup(cu_ctx *c, cu_batch *b, int node, i8_err *err) {
     cu_conv_sig sig;
     make_sig(c, node, &sig);
@@ -798,6 +827,7 @@ infer8_status i8_cuda_conv_setup(cu_ctx *c, cu_batch *b, int node, i8_err *err) 
         cu_conv_plan *p = &b->plans[idx];
         memset(p, 0, sizeof *p);
         p->sig = sig;
+        p->node = node;
         tune_plan(c, b, p, node);
         if (p->tac.kind == I8_CUDA_TACTIC_NONE) {
             cudaError_t e = cudaGetLastError();
@@ -806,24 +836,51 @@ infer8_status i8_cuda_conv_setup(cu_ctx *c, cu_batch *b, int node, i8_err *err) 
         }
         b->stats.problems++;
     }
-    cu_conv_plan *p = &b->plans[idx];
     b->node_plan[node] = idx;
-    b->tactics[node] = p->tac;
-    const i8_cuda_tactic *pre = b->preset ? &b->preset[node] : NULL;
-    if (pre && pre->kind != I8_CUDA_TACTIC_NONE) {
-        int kept = pre->kind == p->tac.kind && pre->variant == p->tac.variant && pre->engine == p->tac.engine;
-        b->stats.presets_kept += kept;
-        b->stats.presets_retuned += !kept;
+    return node_take_plan(c, b, node, 1, err);
+}
+
+typedef struct deferred_plan {
+    int plan;
+    double ms; /* own kernel's time x convs that run the plan */
+} deferred_plan;
+
+static int by_time_desc(const void *x, const void *y) {
+    const deferred_plan *a = x, *b = y;
+    return a->ms > b->ms ? -1 : a->ms < b->ms ? 1 : a->plan - b->plan;
+}
+
+infer8_status i8_cuda_conv_tune_deferred(cu_ctx *c, cu_batch *b, i8_err *err) {
+    const int nn = c->g->n_nodes;
+    int count = 0;
+    for (int i = 0; i < b->n_plans; i++) count += b->plans[i].dnn_deferred;
+    if (!count) return INFER8_OK;
+    deferred_plan *order = i8_malloc(sizeof *order * (size_t)count, err);
+    if (!order) return err->code;
+    count = 0;
+    for (int i = 0; i < b->n_plans; i++) {
+        if (!b->plans[i].dnn_deferred) continue;
+        int uses = 0;
+        for (int j = 0; j < nn; j++) uses += b->node_plan[j] == i;
+        order[count].plan = i, order[count].ms = (double)b->plans[i].tac.ms * uses;
+        count++;
     }
-    b->stats.convs_per_kind[p->tac.kind]++;
-    b->stats.fp8_wgmma += p->tac.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_wgmma(p->tac.variant);
-    if (p->tac.kind == I8_CUDA_TACTIC_CUDNN || p->tac.kind == I8_CUDA_TACTIC_FP8_DNN) {
-        cudnnStatus_t st = dnn_varpack(c, node, &p->sig, c->ws[c->rt[node].stream], &b->varpack[node]);
-        if (st != CUDNN_STATUS_SUCCESS)
-            return i8_fail(err, INFER8_E_DEVICE, "cuda: conv '%s': cuDNN variant pack: %s", c->g->nodes[node].name,
-                           cudnnGetErrorString(st));
+    qsort(order, (size_t)count, sizeof *order, by_time_desc);
+    infer8_status rc = INFER8_OK;
+    for (int k = 0; k < count && rc == INFER8_OK; k++) {
+        const int i = order[k].plan;
+        cu_conv_plan *p = &b->plans[i];
+        p->dnn_deferred = 0;
+        tune_fp8_dnn(c, b, p, p->node);
+        if (p->tac.kind == I8_CUDA_TACTIC_FP8) continue; /* the own kernel stays */
+        for (int j = 0; j < nn && rc == INFER8_OK; j++) {
+            if (b->node_plan[j] != i) continue;
+            node_take_plan(c, b, j, -1, err); /* un-count the own tactic it had */
+            rc = node_take_plan(c, b, j, 1, err);
+        }
     }
-    return INFER8_OK;
+    free(order);
+    return rc;
 }
 
 int i8_cuda_conv_launch(cu_ctx *c, cu_batch *b, int node, cudaStream_t s, int ws_index) {

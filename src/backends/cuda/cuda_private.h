@@ -54,6 +54,8 @@ typedef struct cu_conv_plan {
     cudnnBackendDescriptor_t plan;
     cudnnBackendDescriptor_t desc[CU_MAX_CUDNN_DESC]; /* kept alive as long as the plan */
     int n_desc;
+    int node;                    /* the conv it was tuned on (the first with this signature) */
+    int dnn_deferred;            /* FP8: cuDNN e4m3 configs still to be tried (i8_cuda_conv_tune_deferred) */
 } cu_conv_plan;
 
 /* Device-side parameters of a node. */
@@ -174,6 +176,9 @@ int i8_cuda_view_ld(const cu_ctx *c, int node);
 /* Chooses (tuning at batch b->n, or restoring b->preset) how conv node `node` runs, creating or
  * sharing a cu_conv_plan; fills b->node_plan, b->tactics and (cuDNN) b->varpack. */
 infer8_status i8_cuda_conv_setup(cu_ctx *c, cu_batch *b, int node, i8_err *err);
+/* After every conv of the batch is set up: cuDNN e4m3 configs for the FP8 problems whose
+ * tuning deferred them, largest own-kernel time (x convs sharing it) first, within the budget. */
+infer8_status i8_cuda_conv_tune_deferred(cu_ctx *c, cu_batch *b, i8_err *err);
 /* Enqueues conv node `node` of batch b on stream s using workspace and split-K counters of
  * stream index ws_index (only one launch at a time may use them).
  * Returns 0 or a nonzero library status. */

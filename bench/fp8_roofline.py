@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Roofline bound of FP8 over fp16 for a model's convolutions, from fp8_bench's per-conv TSVs.
+
+tools/gpu-check fp8_bench writes fp8-layers-ARCH-bN.tsv (one row per conv: shape, precision in
+the FP8 graph, measured fp16 and FP8 times). For every conv this script takes the least time a
+GPU could need in each graph: max(FLOPs / tensor-core peak, bytes / memory bandwidth), with
+
+  fp16 graph: input, weights and output in fp16 (2 bytes), a fused residual read in fp16;
+  FP8 graph:  FP8 convs read e4m3 input and weights (1 byte) and write the e4m3 copy (1 byte);
+              a residual conv also reads the fp16 residual and writes the fp16 output beside its
+              e4m3 copy (the exact residual stream, docs/fp8.md); convs kept in fp16 as above.
+
+The ratio of the sums is the most FP8 can gain on these convs if both graphs ran every conv at
+its roofline (pools, concat, input and classifier are identical in both graphs, so they only
+lower it). Measured efficiency = roofline time / measured time of the same convs.
+
+Usage: bench/fp8_roofline.py [--bw BYTES_PER_S] [--fp16 FLOPS] [--fp8 FLOPS] TSV [TSV ...]
+Defaults are the H200's datasheet figures: HBM3e 4.8 TB/s, dense fp16 989.4 TFLOPS, dense FP8
+1978.9 TFLOPS. Standard library only.
+"""
+import argparse
+import csv
+import os
+import re
+import sys
+
+
+def conv_bytes_flops(row, batch):
+    kh, kw, s = int(row["kh"]), int(row["kw"]), int(row["stride"])
+    ci, co, h, w = int(row["c_in"]), int(row["c_out"]), int(row["h"]), int(row["w"])
+    res = row["residual"] == "1"
+    out_px = batch * h * w
+    in_h = h if s == 1 else (h - 1) * s + kh  # valid padding for the strided reductions
+    in_w = w if s == 1 else (w - 1) * s + kw
+    in_px = batch * in_h * in_w
+    k = kh * kw * ci
+    flops = 2.0 * out_px * k * co
+    b16 = 2.0 * (in_px * ci + co * k + out_px * co + (out_px * co if res else 0))
+    if row["precision"] == "fp8":
+        b8 = in_px * ci + co * k + out_px * co + (out_px * co * 4.0 if res else 0.0)  # + fp16 read and write
+    else:
+        b8 = None
+    return flops, b16, b8
+
+
+def analyse(path, bw, p16, p8):
+    name = os.path.basename(path)
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    m = re.search(r"-b(\d+)(?:[-.]|$)", name)  # fp8-layers-ARCH-bN[-suffix].tsv
+    if not m:
+        raise ValueError(f"cannot read the batch from the name {name!r} (want fp8-layers-ARCH-bN.tsv)")
+    batch = int(m.group(1))
+    if not rows or "fp16_ms" not in rows[0]:
+        raise ValueError(f"{path}: not an fp8_bench per-conv TSV (no fp16_ms column)")
+    ideal16 = ideal8 = meas16 = meas8 = 0.0
+    q16 = q8 = qm16 = qm8 = 0.0  # FP8 convs only
+    for r in rows:
+        flops, b16, b8 = conv_bytes_flops(r, batch)
+        t16 = max(flops / p16, b16 / bw)
+        t8 = max(flops / p8, b8 / bw) if b8 is not None else t16
+        ideal16 += t16
+        ideal8 += t8
+        meas16 += float(r["fp16_ms"]) * 1e-3
+        meas8 += float(r["fp8_ms"]) * 1e-3
+        if b8 is not None:
+            q16 += t16
+            q8 += t8
+            qm16 += float(r["fp16_ms"]) * 1e-3
+            qm8 += float(r["fp8_ms"]) * 1e-3
+    return {
+        "file": name, "batch": batch, "convs": len(rows),
+        "roofline_fp16_ms": ideal16 * 1e3, "roofline_fp8_ms": ideal8 * 1e3, "bound_x": ideal16 / ideal8,
+        "fp8_convs_bound_x": q16 / q8 if q8 else None,
+        "measured_fp16_ms": meas16 * 1e3, "measured_fp8_ms": meas8 * 1e3, "measured_x": meas16 / meas8,
+        "efficiency_fp16": ideal16 / meas16, "efficiency_fp8": ideal8 / meas8,
+        "fp8_convs_efficiency_fp16": q16 / qm16 if qm16 else None, "fp8_convs_efficiency_fp8": q8 / qm8 if qm8 else None,
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bw", type=float, default=4.8e12, help="memory bandwidth, bytes/s (default H200 4.8e12)")
+    ap.add_argument("--fp16", type=float, default=989.4e12, help="dense fp16 tensor FLOP/s (default 989.4e12)")
+    ap.add_argument("--fp8", type=float, default=1978.9e12, help="dense FP8 tensor FLOP/s (default 1978.9e12)")
+    ap.add_argument("--json", action="store_true", help="one JSON object per TSV instead of the table")
+    ap.add_argument("tsv", nargs="+")
+    a = ap.parse_args()
+    results = []
+    for path in a.tsv:
+        try:
+            results.append(analyse(path, a.bw, a.fp16, a.fp8))
+        except (OSError, ValueError, KeyError, IndexError) as e:
+            print(f"fp8_roofline: {path}: {e}", file=sys.stderr)
+            return 1
+    if a.json:
+        import json
+        for r in results:
+            print(json.dumps(r))
+        return 0
+    print("| per-conv TSV | convs | roofline fp16 / FP8 ms | bound x (all convs) | bound x (FP8 convs) "
+          "| measured fp16 / FP8 ms | measured x | efficiency fp16 / FP8 |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in results:
+        print(f"| {r['file']} | {r['convs']} | {r['roofline_fp16_ms']:.3f} / {r['roofline_fp8_ms']:.3f} "
+              f"| {r['bound_x']:.2f} | {r['fp8_convs_bound_x']:.2f} | {r['measured_fp16_ms']:.3f} / "
+              f"{r['measured_fp8_ms']:.3f} | {r['measured_x']:.2f} | {100 * r['efficiency_fp16']:.0f}% / "
+              f"{100 * r['efficiency_fp8']:.0f}% |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""bench/fp8_roofline.py on hand-computed cases: a compute-bound and a memory-bound conv, a
+residual conv, a conv kept in fp16, and malformed input (clear error, exit status 1).
+Env: WORK (scratch), SRC (source root)."""
+import json, os, subprocess, sys
+
+SRC = os.environ.get("SRC", os.path.join(os.path.dirname(__file__), "..", ".."))
+WORK = os.environ.get("WORK", "/tmp/test_fp8_roofline")
+SCRIPT = os.path.join(SRC, "bench", "fp8_roofline.py")
+os.makedirs(WORK, exist_ok=True)
+HEAD = "node\tname\tkh\tkw\tstride\tc_in\tc_out\th\tw\tresidual\tprecision\tfp16_ms\tfp8_ms\tfp16_tactic\tfp8_tactic\tfp8_variant\n"
+# unit peaks make the arithmetic readable: 1 byte/s, 1 FLOP/s (fp16), 2 FLOP/s (FP8)
+PEAKS = ["--bw", "1", "--fp16", "1", "--fp8", "2"]
+
+
+def run(*rows, name="fp8-layers-test-b2.tsv"):
+    path = os.path.join(WORK, name)
+    with open(path, "w") as f:
+        f.write(HEAD + "".join(rows))
+    p = subprocess.run([sys.executable, SCRIPT, *PEAKS, "--json", path], capture_output=True, text=True)
+    return p, (json.loads(p.stdout) if p.returncode == 0 else None)
+
+
+def row(kh, c_in, c_out, hw, res, prec, t16, t8, stride=1):
+    return f"1\tc\t{kh}\t{kh}\t{stride}\t{c_in}\t{c_out}\t{hw}\t{hw}\t{res}\t{prec}\t{t16}\t{t8}\tcuDNN\tcuDNN\t0\n"
+
+
+def close(a, b):
+    assert abs(a - b) <= 1e-9 * max(1.0, abs(b)), (a, b)
+
+
+# 3x3, 64 -> 64 at 4x4, batch 2: M = 32 pixels, K = 576, FLOPs = 2*32*576*64 = 2359296
+# fp16 bytes: in 32*64*2 = 4096, w 64*576*2 = 73728, out 4096 -> 81920; compute-bound:
+#   fp16 2359296 s, FP8 1179648 s (bytes 40960) -> bound x 2.0
+p, r = run(row(3, 64, 64, 4, 0, "fp8", 1000, 800))
+assert p.returncode == 0, p.stderr
+close(r["roofline_fp16_ms"], 2359296e3)
+close(r["roofline_fp8_ms"], 1179648e3)
+close(r["bound_x"], 2.0)
+close(r["measured_x"], 1000 / 800)
+close(r["efficiency_fp16"], 2359296e3 / 1000)
+
+# the same 1x1 with a fused residual, 1 -> 1 channel at 100x100, batch 2: M = 20000, FLOPs 40000
+# fp16 bytes: in 40000 + w 2 + out 40000 + residual 40000 = 120002 -> memory-bound
+# FP8 bytes: in 20000 + w 1 + out e4m3 20000 + fp16 residual read and fp16 write 80000 = 120001
+p, r = run(row(1, 1, 1, 100, 1, "fp8", 1, 1))
+assert p.returncode == 0, p.stderr
+close(r["roofline_fp16_ms"], 120002e3)
+close(r["roofline_fp8_ms"], 120001e3)
+
+# a conv kept in fp16 costs the same in both graphs; FP8-convs bound from the FP8 conv alone
+p, r = run(row(3, 64, 64, 4, 0, "fp8", 1, 1), row(3, 64, 64, 4, 0, "fp16", 1, 1))
+assert p.returncode == 0, p.stderr
+close(r["bound_x"], (2 * 2359296) / (2359296 + 1179648))
+close(r["fp8_convs_bound_x"], 2.0)
+
+# stride 2, valid padding: input (h - 1) * 2 + kh = 9 for a 4x4 output of a 3x3
+p, r = run(row(3, 1, 1, 4, 0, "fp16", 1, 1, stride=2))
+# FLOPs 2*32*9 = 576; bytes 2*(2*81*1 + 9 + 32) = 406 -> compute-bound at 576
+close(r["roofline_fp16_ms"], 576e3)
+
+# malformed input: a missing column, an unreadable name, a missing file -> exit 1 with the path
+bad = os.path.join(WORK, "fp8-layers-bad-b1.tsv")
+with open(bad, "w") as f:
+    f.write("node\tname\n1\tx\n")
+p = subprocess.run([sys.executable, SCRIPT, bad], capture_output=True, text=True)
+assert p.returncode == 1 and "fp8-layers-bad-b1.tsv" in p.stderr, (p.returncode, p.stderr)
+p, _ = run(row(1, 1, 1, 1, 0, "fp8", 1, 1), name="layers.tsv")
+assert p.returncode == 1 and "cannot read the batch" in p.stderr, p.stderr
+p = subprocess.run([sys.executable, SCRIPT, os.path.join(WORK, "missing-b1.tsv")], capture_output=True, text=True)
+assert p.returncode == 1 and "missing-b1.tsv" in p.stderr
+print("fp8_roofline: all cases match")
