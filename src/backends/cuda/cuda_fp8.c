@@ -29,10 +29,14 @@ static int is_fp8_conv(const i8_node *nd) { return nd->op == I8_OP_CONV && nd->p
 
 /* INFER8_CUDA_FP8_LT=2: a 1x1 FP8 conv without residual writes fp16 (its storage gets no e4m3
  * twin; FP8 readers quantize while loading), so that cuBLASLt can run it: cuBLASLt offers e4m3
- * GEMMs with outer-vector scales for fp16 output, not for e4m3 output (measured on the H200). */
-static int lt_prefers_f16(const i8_graph *g, const i8_node *nd) {
-    return is_fp8_conv(nd) && nd->kh == 1 && nd->kw == 1 && nd->sh == 1 && nd->sw == 1 && !nd->ph && !nd->pw &&
-           nd->residual < 0 && g->nodes[nd->inputs[0]].c % 16 == 0 && nd->c % 8 == 0;
+ * GEMMs with outer-vector scales for fp16 output, not for e4m3 output (measured on the H200).
+ * INFER8_CUDA_FP8_LT=3: the same for the 1x1 convs with a fused residual only (the residual
+ * block outputs; cuBLASLt adds the fp16 residual as its C matrix), the others keep their twins. */
+static int lt_prefers_f16(const i8_graph *g, const i8_node *nd, int mode) {
+    if (!(is_fp8_conv(nd) && nd->kh == 1 && nd->kw == 1 && nd->sh == 1 && nd->sw == 1 && !nd->ph && !nd->pw &&
+          g->nodes[nd->inputs[0]].c % 16 == 0 && nd->c % 8 == 0))
+        return 0;
+    return mode == 2 ? nd->residual < 0 : mode == 3 ? nd->residual >= 0 && !nd->residual_fp8 : 0;
 }
 
 /* Is slot k of node j an FP8 read (input of an FP8 conv, residual x of a residual_fp8 conv)? */
@@ -94,7 +98,7 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
         free(host);
         if (e != cudaSuccess) return i8_fail(err, INFER8_E_DEVICE, "cuda: FP8 GEMM buffers: %s", cudaGetErrorString(e));
         c->n_ones = pixels;
-        c->fp8_lt = pixels > 0 ? (atoi(lt) >= 2 ? 2 : 1) : 0;
+        c->fp8_lt = pixels > 0 ? (atoi(lt) >= 3 ? 3 : atoi(lt) == 2 ? 2 : 1) : 0;
     }
 
     /* how each storage is used, gathered over every node */
@@ -128,7 +132,7 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
             if ((c->rt[j].alias_mask & all) != all) u->bad_writer = 1; /* copies fp16 slices */
         } else if (is_fp8_conv(nd)) {
             u->fp8_writer = 1;
-            if (c->fp8_lt == 2 && lt_prefers_f16(g, nd)) u->bad_writer = 1;
+            if (lt_prefers_f16(g, nd, c->fp8_lt)) u->bad_writer = 1;
         } else if (nd->op != I8_OP_MAXPOOL && nd->op != I8_OP_AVGPOOL) {
             u->bad_writer = 1;
         }

@@ -108,7 +108,8 @@ typedef struct cu_ctx {
     double cudnn_budget_s, cudnn_spent_s;
     int cudnn_lossy_ok; /* INFER8_CUDA_LOSSY_ENGINES=1: also time Winograd / FFT / fp16-reduction engines */
     int fp8_lt;                  /* INFER8_CUDA_FP8_LT=1: also try cuBLASLt e4m3 GEMMs for 1x1 FP8 convs;
-                                  * 2: and let those without residual write fp16 (cuda_fp8.c) */
+                                  * 2: and let those without residual write fp16; 3: those with a
+                                  * fused residual instead (cuda_fp8.c) */
     int fp8_load_fallbacks;      /* storages read as FP8 that an FP8 conv writes but that get no twin (cuda_fp8.c) */
     int fp8_dnn;                 /* try cuDNN e4m3 convolution graphs too (unless INFER8_CUDA_FP8_DNN=0) */
     float *ones;                 /* n_ones 1.0f: the per-pixel B scale vector of those GEMMs */
