@@ -111,7 +111,7 @@ PY
 
 # Nsight Compute on one configuration of the kernel lab (build-device/bin/fp8_lab, see fp8_lab):
 # FP8_NCU_SHAPE (a substring of a lab shape's name), FP8_NCU_MODE (0 q->dual, 1 h->q, 2 q->h+res,
-# 3 q->dual+resq) and FP8_NCU_VARIANTS (space-separated variant numbers; 32 = wgmma64x64s2,
+# 3 q->dual+resq, 4 q->dual+res, 5 q->h+resfq) and FP8_NCU_VARIANTS (space-separated variant numbers; 32 = wgmma64x64s2,
 # 17 = wgmma128x64); default: IRv2's Block17 up-projection at batch 32 with its fused residual,
 # the conv where FP8 loses most (docs/performance.md, "Session 10"). One report per variant in
 # $OUT/ncu-vN.txt: speed of light, memory, occupancy, scheduler, warp-state (stall reasons) and
