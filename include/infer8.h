@@ -288,6 +288,15 @@ infer8_status infer8_profile(infer8_context *ctx, infer8_model *model, int n, in
  * "maxpool", "concat", ...; FP8 layers get an "fp8 " prefix). NULL when i is out of range. */
 const char *infer8_layer_name(const infer8_model *model, int i);
 const char *infer8_layer_type(const infer8_model *model, int i, char *buf, size_t size);
+/* A profile summed by layer type: one entry per infer8_layer_type key, in order of first
+ * appearance, with the milliseconds of ms[0..layers) and the number of layers; at most `cap`
+ * types (later ones are left out). Returns the number of entries, or -1 on a bad argument. */
+typedef struct infer8_type_time {
+    char type[64];
+    double ms;
+    int count;
+} infer8_type_time;
+int infer8_profile_by_type(const infer8_model *model, const double *ms, int layers, infer8_type_time *out, int cap);
 
 /* ---- FP8: recipes and calibration (docs/fp8.md) ---------------------------------------------- */
 

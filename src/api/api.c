@@ -355,8 +355,12 @@ infer8_status i8_model_ensure_backend(infer8_model *m, i8_err *err) {
     if (m->backend_ctx) return INFER8_OK;
     const i8_backend_ops *ops = backend_for(m->options.device);
     if (!ops) return i8_fail(err, INFER8_E_UNSUPPORTED, "this build of infer8 has no CUDA backend");
-    infer8_status rc = check_backend_runs_all(m, ops, err);
-    if (rc) return rc;
+    /* the CPU device's backend was checked at open (check_cpu_backend), and neither the graph
+     * nor the device changes after open */
+    if (m->options.device != INFER8_DEVICE_CPU) {
+        infer8_status rc = check_backend_runs_all(m, ops, err);
+        if (rc) return rc;
+    }
     i8_backend_options bo;
     memset(&bo, 0, sizeof bo);
     bo.max_batch = m->options.max_batch;

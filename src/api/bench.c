@@ -116,3 +116,24 @@ EXPORT const char *infer8_layer_type(const infer8_model *m, int i, char *buf, si
         snprintf(buf, size, "%s%s", prec, i8_op_name(n->op));
     return buf;
 }
+
+EXPORT int infer8_profile_by_type(const infer8_model *m, const double *ms, int layers, infer8_type_time *out, int cap) {
+    if (!m || !ms || !out || layers < 0 || cap < 0) return -1;
+    int n = 0;
+    for (int i = 0; i < layers; i++) {
+        char buf[64];
+        const char *type = infer8_layer_type(m, i, buf, sizeof buf);
+        if (!type) continue;
+        int k = 0;
+        while (k < n && strcmp(out[k].type, type) != 0) k++;
+        if (k == n) {
+            if (n == cap) continue;
+            snprintf(out[n].type, sizeof out[n].type, "%s", type);
+            out[n].ms = 0.0, out[n].count = 0;
+            n++;
+        }
+        out[k].ms += ms[i];
+        out[k].count++;
+    }
+    return n;
+}

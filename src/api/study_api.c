@@ -52,11 +52,6 @@ static const char *const split_title[N_SPLITS] = {"held-out", "calibration", "st
 
 /* ---- state ---- */
 
-typedef struct type_time {
-    char type[64];
-    double ms;
-    int count;
-} type_time;
 
 typedef struct variant {
     char name[192];               /* "fp16", "fp8/max", "residual-fp8:10-39/max" */
@@ -78,7 +73,7 @@ typedef struct variant {
     float *logits;                /* batch buffer */
     double *rounds[MAX_BATCHES];
     double med[MAX_BATCHES], mn[MAX_BATCHES], mx[MAX_BATCHES];
-    type_time prof[MAX_BATCHES][MAX_TYPES];
+    infer8_type_time prof[MAX_BATCHES][MAX_TYPES];
     int nprof[MAX_BATCHES];
     double *layer_ms;             /* per-layer profile of the first batch size (speed_ok only) */
     int q_ok, s_ok;               /* decision criteria */
@@ -720,26 +715,6 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static int aggregate(const infer8_model *m, const double *ms, int layers, type_time *out) {
-    int n = 0;
-    for (int i = 0; i < layers; i++) {
-        char buf[64];
-        const char *type = infer8_layer_type(m, i, buf, sizeof buf);
-        if (!type) continue;
-        int k = 0;
-        while (k < n && strcmp(out[k].type, type)) k++;
-        if (k == n) {
-            if (n == MAX_TYPES) continue;
-            snprintf(out[n].type, sizeof out[n].type, "%s", type);
-            out[n].ms = 0, out[n].count = 0;
-            n++;
-        }
-        out[k].ms += ms[i];
-        out[k].count++;
-    }
-    return n;
-}
-
 static infer8_status speed(study *S, i8_err *err) {
     const int iters = S->o.iters, rounds = S->o.rounds, warm = iters < 20 ? iters : 20;
     int timed[MAX_VARIANTS], nt = 0;
@@ -774,7 +749,8 @@ static infer8_status speed(study *S, i8_err *err) {
                 break;
             }
             if (infer8_profile(S->ctx, v->sm, n, warm, lm) == INFER8_OK) {
-                v->nprof[b] = aggregate(v->sm, lm, layers, v->prof[b]);
+                const int types = infer8_profile_by_type(v->sm, lm, layers, v->prof[b], MAX_TYPES);
+                v->nprof[b] = types > 0 ? types : 0;
                 if (b == 0 && !v->layer_ms) {
                     v->layer_ms = lm;
                     lm = NULL;

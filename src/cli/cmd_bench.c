@@ -68,34 +68,6 @@ static void json_string(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-/* Per-layer-type aggregation of a profile. */
-typedef struct type_time {
-    char type[64];
-    double ms;
-    int count;
-} type_time;
-
-static int aggregate_profile(const infer8_model *model, const double *ms, int layers, type_time *out, int cap) {
-    int n = 0;
-    for (int i = 0; i < layers; i++) {
-        char buf[64];
-        const char *type = infer8_layer_type(model, i, buf, sizeof buf);
-        if (!type) continue;
-        int k = 0;
-        while (k < n && strcmp(out[k].type, type) != 0) k++;
-        if (k == n) {
-            if (n == cap) continue;
-            snprintf(out[n].type, sizeof out[n].type, "%s", type);
-            out[n].ms = 0;
-            out[n].count = 0;
-            n++;
-        }
-        out[k].ms += ms[i];
-        out[k].count++;
-    }
-    return n;
-}
-
 int cmd_bench(int argc, char **argv) {
     cli_args a = {argc, argv, 1, "bench"};
     cli_model_opts mo = {0};
@@ -160,7 +132,7 @@ int cmd_bench(int argc, char **argv) {
     infer8_model *handles[MAX_MODELS] = {0};
     bench_row *rows = calloc((size_t)n_models * n_batches, sizeof *rows);
     double *round_store = calloc((size_t)n_models * n_batches * rounds, sizeof(double));
-    type_time(*profiles)[128] = profile ? calloc((size_t)n_models * n_batches, sizeof *profiles) : NULL;
+    infer8_type_time(*profiles)[128] = profile ? calloc((size_t)n_models * n_batches, sizeof *profiles) : NULL;
     int *profile_counts = calloc((size_t)n_models * n_batches, sizeof(int));
     int rc = 0;
     char device[512] = "";
@@ -223,7 +195,7 @@ int cmd_bench(int argc, char **argv) {
                     goto done;
                 }
                 profile_counts[b * n_models + m] =
-                    aggregate_profile(handles[m], ms, info.num_layers, profiles[b * n_models + m], 128);
+                    infer8_profile_by_type(handles[m], ms, info.num_layers, profiles[b * n_models + m], 128);
                 free(ms);
             }
         }
@@ -245,7 +217,7 @@ int cmd_bench(int argc, char **argv) {
             for (int m = 0; m < n_models; m++) {
                 fprintf(txt, "\nprofile %s batch %ld (layers timed one by one, outside the graph):\n", models[m],
                         batches[b]);
-                type_time *t = profiles[b * n_models + m];
+                infer8_type_time *t = profiles[b * n_models + m];
                 int nt = profile_counts[b * n_models + m];
                 double total = 0;
                 for (int k = 0; k < nt; k++) total += t[k].ms;
@@ -308,7 +280,7 @@ int cmd_bench(int argc, char **argv) {
                 fprintf(f, "]");
                 if (profile) {
                     fprintf(f, ", \"profile_ms_by_type\": {");
-                    type_time *t = profiles[b * n_models + m];
+                    infer8_type_time *t = profiles[b * n_models + m];
                     for (int k = 0; k < profile_counts[b * n_models + m]; k++) {
                         fprintf(f, "%s", k ? ", " : "");
                         json_string(f, t[k].type);

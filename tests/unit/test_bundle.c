@@ -229,6 +229,33 @@ static void test_roundtrip_fp32(void **state) {
     infer8_context_free(ctx);
 }
 
+/* infer8_profile_by_type sums a per-layer profile by layer type, in order of first appearance */
+static void test_profile_by_type(void **state) {
+    (void)state;
+    infer8_model *m = make_model(0);
+    m->graph.nodes[4].op = I8_OP_MAXPOOL; /* two layers of one type (the graph is not run) */
+    const double ms[6] = {1, 2, 4, 8, 16, 32};
+    infer8_type_time t[8];
+    assert_int_equal(infer8_profile_by_type(m, ms, 6, t, 8), 5);
+    const char *types[5] = {"input", "fp8 conv3x3/2", "conv1x1+residual", "maxpool", "linear"};
+    const double sums[5] = {1, 2, 4, 24, 32};
+    const int counts[5] = {1, 1, 1, 2, 1};
+    for (int i = 0; i < 5; i++) {
+        assert_string_equal(t[i].type, types[i]);
+        assert_true(t[i].ms == sums[i]);
+        assert_int_equal(t[i].count, counts[i]);
+    }
+    /* a cap keeps the first types and still adds into them */
+    assert_int_equal(infer8_profile_by_type(m, ms, 6, t, 4), 4);
+    assert_true(t[3].ms == 24 && t[3].count == 2);
+    /* no layers, no types; bad arguments give -1 */
+    assert_int_equal(infer8_profile_by_type(m, ms, 0, t, 8), 0);
+    assert_int_equal(infer8_profile_by_type(NULL, ms, 6, t, 8), -1);
+    assert_int_equal(infer8_profile_by_type(m, NULL, 6, t, 8), -1);
+    assert_int_equal(infer8_profile_by_type(m, ms, 6, NULL, 8), -1);
+    infer8_model_close(m);
+}
+
 static void test_roundtrip_fp16(void **state) {
     (void)state;
     infer8_context *ctx = infer8_context_new();
@@ -563,7 +590,7 @@ int main(void) {
         cmocka_unit_test(test_bad_magic_version),
         cmocka_unit_test(test_truncation),     cmocka_unit_test(test_flipped_bytes),
         cmocka_unit_test(test_bad_table),      cmocka_unit_test(test_bad_contents),
-        cmocka_unit_test(test_tactic_kinds),
+        cmocka_unit_test(test_tactic_kinds),     cmocka_unit_test(test_profile_by_type),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
