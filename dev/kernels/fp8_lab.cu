@@ -5,8 +5,11 @@
  * own kernel (cuda_kernels.cu) on the same shape. Not built by CMake:
  *
  *   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -Isrc dev/kernels/fp8_lab.cu \
- *        src/backends/cuda/cuda_fp8.cu src/backends/cuda/cuda_kernels.cu -o build-device/bin/fp8_lab \
+ *        dev/kernels/fp8_tma.cu src/backends/cuda/cuda_kernels.cu -o build-device/bin/fp8_lab \
  *     && build-device/bin/fp8_lab
+ *
+ * (fp8_tma.cu includes the product's cuda_fp8.cu and adds the lab-only TMA kernels, which run
+ * after the product's variants under the names tma*.)
  *
  * Modes: "q->dual" (e4m3 input, fp16 + e4m3 output: a block output read by both the residual
  * add and the next FP8 convs), "h->q" (fp16 input quantized while loading, e4m3-only output),
@@ -96,8 +99,18 @@ struct fp8_call {
     i8_cuda_fp8_conv_args a;
     int variant;
 };
+/* the lab-only kernels of fp8_tma.cu follow the product's variants */
+int lab_tma_variants(void);
+const char *lab_tma_name(int v);
+int lab_tma_fits(const i8_cuda_fp8_conv_args *a);
+int lab_tma_conv(const i8_cuda_fp8_conv_args *a, int v, cudaStream_t s);
+static int lab_variants(void) { return i8_cuda_conv_fp8_variants() + lab_tma_variants(); }
+static bool is_lab(int v) { return v >= i8_cuda_conv_fp8_variants(); }
+static const char *var_name(int v) { return is_lab(v) ? lab_tma_name(v - i8_cuda_conv_fp8_variants()) : i8_cuda_conv_fp8_name(v); }
+static int var_splits(int v) { return is_lab(v) ? 1 : i8_cuda_conv_fp8_splits(v); }
 static int run_fp8(void *p) {
     fp8_call *c = (fp8_call *)p;
+    if (is_lab(c->variant)) return lab_tma_conv(&c->a, c->variant - i8_cuda_conv_fp8_variants(), 0);
     return i8_cuda_conv_fp8(&c->a, c->variant, 0);
 }
 struct own_call {
@@ -216,7 +229,7 @@ int main(void) {
                 }
             float mode_best = 1e30f;
             int mode_best_v = -1;
-            for (int variant = 0; variant < i8_cuda_conv_fp8_variants(); variant++) {
+            for (int variant = 0; variant < lab_variants(); variant++) {
                 if (only_variant && variant != atoi(only_variant)) continue;
                 fp8_call c;
                 memset(&c, 0, sizeof c);
@@ -235,13 +248,14 @@ int main(void) {
                 a.ho = S.hw, a.wo = S.hw, a.c_out = S.co, a.kh = a.kw = a.sh = a.sw = 1, a.relu = 1;
                 a.partial = part, a.partial_bytes = (size_t)64 << 20, a.counters = cnt, a.n_counters = 65536;
                 c.variant = variant;
+                if (is_lab(variant) && !lab_tma_fits(&a)) continue; /* e4m3 input, aligned outputs only */
                 CK(cudaMemset(dy, 0xff, ys * 2)); /* poison: NaN halves, 0xFF codes (NaN) */
                 CK(cudaMemset(dyq, 0xff, ys));
                 int rc = run_fp8(&c);
                 if (rc) {
                     cudaGetLastError();
-                    if (i8_cuda_conv_fp8_splits(variant) == 1) { /* split-K variants may not apply (K too short) */
-                        printf("  %-13s %-11s launch failed (%d)\n", modes[mode], i8_cuda_conv_fp8_name(variant), rc);
+                    if (var_splits(variant) == 1) { /* split-K variants may not apply (K too short) */
+                        printf("  %-13s %-11s launch failed (%d)\n", modes[mode], var_name(variant), rc);
                         failures++;
                     }
                     continue;
@@ -272,7 +286,7 @@ int main(void) {
                  * element at a time: outputs moved off alignment by 8 / 4 bytes take the second
                  * path, which must give the same bits */
                 const char *epi = "";
-                {
+                if (!is_lab(variant)) { /* the lab kernels need aligned outputs */
                     a.y = want_h ? (void *)((char *)dy + 8) : NULL;
                     a.yq = want_q ? (void *)(dyq + 4) : NULL;
                     CK(cudaMemset(dy, 0xff, ys * 2 + 16));
@@ -300,15 +314,15 @@ int main(void) {
                 }
                 failures += !ok;
                 float us = time_us(run_fp8, &c);
-                if (!ok || i8_cuda_conv_fp8_splits(variant) == 1)
+                if (!ok || var_splits(variant) == 1)
                     printf("  %-13s %-11s k%d %8.2f us  fp16 rel %.2e  e4m3 codes differing %.4f%% (far %d, |v| <= %.1e of max)  %s%s\n",
-                           modes[mode], i8_cuda_conv_fp8_name(variant), i8_cuda_conv_fp8_splits(variant), us, rel, 100 * qshare, qfar,
+                           modes[mode], var_name(variant), var_splits(variant), us, rel, 100 * qshare, qfar,
                            vmax > 0 ? far_v / vmax : 0.0, ok ? "ok" : "FAIL", epi);
                 if (ok && us >= 0 && us < mode_best) mode_best = us, mode_best_v = variant;
             }
             if (mode_best_v >= 0)
-                printf("  %-13s best: %s k%d %.2f us\n", modes[mode], i8_cuda_conv_fp8_name(mode_best_v),
-                       i8_cuda_conv_fp8_splits(mode_best_v), mode_best);
+                printf("  %-13s best: %s k%d %.2f us\n", modes[mode], var_name(mode_best_v), var_splits(mode_best_v),
+                       mode_best);
         }
         /* the fp16 own kernel on the same problem (weights = dequantized e4m3), best variant */
         float best = 1e30f;

@@ -1,0 +1,259 @@
+/* Lab prototype, not part of the product and NOT YET RUN ON A GPU (written in session 11, when
+ * no device time was left): a Hopper-style FP8 GEMM for the 1x1 convolutions, the design
+ * docs/performance.md ("Session 11", "Next for issue 5") asks for. fp8_lab.cu validates and
+ * times it next to the product's variants as variants "tma128x64s4" and "tma128x128s3".
+ *
+ * One persistent block per SM walks the output tiles (BM 128 x BN); warpgroup 0's first thread
+ * is the producer: it loads each 128-byte K slice of A (the e4m3 input, [M][x_ld]) and B (the
+ * e4m3 weights, [c_out][K]) with TMA (cp.async.bulk.tensor, 128-byte swizzle: the layout the
+ * product's wgmma descriptors read) into S stages guarded by mbarriers (full: TMA bytes landed;
+ * empty: both consumer warpgroups are done with the stage). Warpgroups 1 and 2 each run
+ * wgmma m64nBNk32 on 64 rows, promote each stage's sums to fp32 (as the product kernel does),
+ * and finish the tile from their fragments while the producer already loads the next tile: the
+ * overlap of loads and epilogue the product kernel lacks (Nsight Compute: latency-bound).
+ * Epilogue = the product's contract (cuda_fp8.h): v = acc * mult + bias, residual (fp16, e4m3
+ * copy, or fp16 quantized on the fly), ReLU, fp16 and / or e4m3 out; per warp through shared
+ * memory, then 16- / 8-byte stores.
+ *
+ * Limits (lab_tma_fits): pointwise conv (1x1, stride 1, no padding), e4m3 input with x_ld and
+ * x 16-byte aligned, K % 16 == 0, c_out % 8 == 0, vector-aligned outputs, no split-K.
+ * It includes cuda_fp8.cu for the shared helpers (wgmma wrappers, descriptors, e4m3
+ * conversions), so the lab links this file instead of cuda_fp8.cu. */
+#include <cuda.h>
+#include <string.h>
+
+#include "../../src/backends/cuda/cuda_fp8.cu"
+
+#define TMA_BM 128
+#define TMA_THREADS 384 /* producer warpgroup + two consumer warpgroups */
+
+typedef struct tma_params {
+    CUtensorMap ta, tb; /* A [M][K] (row stride x_ld), B [c_out][K] */
+    i8_cuda_fp8_conv_args a;
+    int M, K, m_tiles, n_tiles;
+} tma_params;
+
+__device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+__device__ __forceinline__ void mbar_init(uint64_t *bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count) : "memory");
+}
+/* this thread's arrival, and `bytes` more transaction bytes the phase must see land */
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t *bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t *bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
+}
+/* waits until the phase of parity `parity` has completed (a fresh barrier counts its phase
+ * "before 0", parity 1, as completed) */
+__device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity) {
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "TMA_LAB_WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+                 "@p bra TMA_LAB_DONE;\n"
+                 "bra TMA_LAB_WAIT;\n"
+                 "TMA_LAB_DONE:\n"
+                 "}\n" ::"r"(smem_u32(bar)),
+                 "r"(parity)
+                 : "memory");
+}
+/* box of the 2-D tensor map at (x = K byte, y = row) into dst, completing on bar */
+__device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
+                     smem_u32(dst)),
+                 "l"((uint64_t)map), "r"(x), "r"(y), "r"(smem_u32(bar))
+                 : "memory");
+}
+
+template <int BN, int S> struct tma_smem {
+    static constexpr int A = TMA_BM * FP8_BK, B = BN * FP8_BK, STAGE = A + B;
+    static constexpr int YP = BN * 2 + 16, QP = BN + 16; /* epilogue row pitches (conflict-free pairs) */
+    static constexpr int Y = TMA_BM * YP, Q = TMA_BM * QP;
+    static constexpr int BARS = S * STAGE + Y + Q;      /* 8-byte aligned */
+    static constexpr int BYTES = BARS + 2 * S * 8 + 1024; /* + room to align the stages to 1024 */
+};
+
+/* The fragments of one consumer warp (rows wrow + g and + 8, channels 8j + 2 tig, + 1) through
+ * its rows of the fp16 / e4m3 staging tiles to global memory. */
+template <int BN>
+__device__ __forceinline__ void tma_epilogue(const i8_cuda_fp8_conv_args &a, const float *acc, int m0, int n0, int M,
+                                             int wrow, unsigned char *sY, unsigned char *sQ) {
+    constexpr int YP = BN * 2 + 16, QP = BN + 16, G = BN / 8;
+    const int lane = threadIdx.x % 32, g = lane / 4, tig = lane % 4, res = a.res_mode;
+#pragma unroll
+    for (int j = 0; j < BN / 8; j++) {
+        const int col = j * 8 + 2 * tig, co = n0 + col;
+        float2 mu = make_float2(0.0f, 0.0f), bi = make_float2(0.0f, 0.0f);
+        if (co < a.c_out) {
+            mu = __ldg((const float2 *)(a.mult + co));
+            if (a.bias) bi = __ldg((const float2 *)(a.bias + co));
+        }
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int row = wrow + g + 8 * h, m = m0 + row;
+            float v0 = acc[4 * j + 2 * h] * mu.x + bi.x, v1 = acc[4 * j + 2 * h + 1] * mu.y + bi.y;
+            if (res != I8_FP8_RES_NONE) {
+                float x0 = 0.0f, x1 = 0.0f;
+                if (m < M && co < a.c_out) {
+                    const size_t ro = (size_t)m * a.res_ld + co;
+                    if (res == I8_FP8_RES_Q) {
+                        unsigned short c2 = __ldg((const unsigned short *)((const unsigned char *)a.res + ro));
+                        x0 = __fmul_rn(dq_e4m3(c2 & 0xFFu), a.res_scale), x1 = __fmul_rn(dq_e4m3(c2 >> 8), a.res_scale);
+                    } else {
+                        __half2 h2 = __ldg((const __half2 *)((const __half *)a.res + ro));
+                        x0 = __low2float(h2), x1 = __high2float(h2);
+                        if (res == I8_FP8_RES_F16_FQ) {
+                            x0 = __fmul_rn(dq_e4m3(q_e4m3(__fmul_rn(x0, a.res_inv))), a.res_scale);
+                            x1 = __fmul_rn(dq_e4m3(q_e4m3(__fmul_rn(x1, a.res_inv))), a.res_scale);
+                        }
+                    }
+                }
+                v0 = __fadd_rn(x0, v0), v1 = __fadd_rn(x1, v1);
+            }
+            if (a.relu) v0 = fmaxf(v0, 0.0f), v1 = fmaxf(v1, 0.0f);
+            if (a.y) *(__half2 *)(sY + row * YP + col * 2) = __floats2half2_rn(v0, v1);
+            if (a.yq)
+                *(unsigned short *)(sQ + row * QP + col) = (unsigned short)__nv_cvt_float2_to_fp8x2(
+                    make_float2(__fmul_rn(v0, a.y_inv), __fmul_rn(v1, a.y_inv)), __NV_SATFINITE, __NV_E4M3);
+        }
+    }
+    __syncwarp();
+    for (int c = lane; c < 16 * G; c += 32) {
+        const int r = wrow + c / G, cc = (c % G) * 8, m = m0 + r, co = n0 + cc;
+        if (m >= M || co >= a.c_out) continue;
+        const size_t yo = (size_t)m * a.y_ld + co;
+        if (a.y) *(uint4 *)((__half *)a.y + yo) = *(const uint4 *)(sY + r * YP + cc * 2);
+        if (a.yq) *(uint2 *)((unsigned char *)a.yq + yo) = *(const uint2 *)(sQ + r * QP + cc);
+    }
+    __syncwarp(); /* the staging rows are written again by this warp's next tile */
+}
+
+template <int BN, int S> __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
+    typedef tma_smem<BN, S> L;
+    extern __shared__ __align__(1024) unsigned char tma_raw[];
+    unsigned char *smem = tma_raw + ((1024 - (__cvta_generic_to_shared(tma_raw) & 1023)) & 1023);
+    unsigned char *sA = smem, *sB = smem + S * L::A, *sY = smem + S * L::STAGE, *sQ = sY + L::Y;
+    uint64_t *full = (uint64_t *)(smem + L::BARS), *empty = full + S;
+    const int wg = threadIdx.x / 128, tiles = p.m_tiles * p.n_tiles, KB = (p.K + FP8_BK - 1) / FP8_BK;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S; s++) {
+            mbar_init(&full[s], 1);       /* the producer's arrive + the TMA bytes */
+            mbar_init(&empty[s], 256);    /* every consumer thread */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) { /* producer */
+        if (threadIdx.x == 0) {
+            int stage = 0;
+            unsigned phase = 0;
+            for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+                const int m0 = (tile / p.n_tiles) * TMA_BM, n0 = (tile % p.n_tiles) * BN;
+                for (int kb = 0; kb < KB; kb++) {
+                    mbar_wait(&empty[stage], phase ^ 1u);
+                    mbar_arrive_expect_tx(&full[stage], L::STAGE); /* out-of-range rows arrive as zeros, full size */
+                    tma_load_2d(sA + stage * L::A, &p.ta, kb * FP8_BK, m0, &full[stage]);
+                    tma_load_2d(sB + stage * L::B, &p.tb, kb * FP8_BK, n0, &full[stage]);
+                    if (++stage == S) stage = 0, phase ^= 1u;
+                }
+            }
+        }
+        return; /* nothing below synchronizes the whole block */
+    }
+
+    const int cw = wg - 1, wrow = cw * 64 + ((threadIdx.x % 128) / 32) * 16;
+    int stage = 0;
+    unsigned phase = 0;
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const int m0 = (tile / p.n_tiles) * TMA_BM, n0 = (tile % p.n_tiles) * BN;
+        float acc[BN / 2], part[BN / 2];
+#pragma unroll
+        for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
+        for (int kb = 0; kb < KB; kb++) {
+            mbar_wait(&full[stage], phase);
+            const unsigned char *tA = sA + stage * L::A + cw * 64 * FP8_BK, *tB = sB + stage * L::B;
+            wg_fence();
+#pragma unroll
+            for (int kk = 0; kk < FP8_BK; kk += 32) {
+                if (BN == 64) wgmma_n64(part, wg_desc(tA + kk), wg_desc(tB + kk), kk > 0);
+                else wgmma_n128(part, wg_desc(tA + kk), wg_desc(tB + kk), kk > 0);
+            }
+            wg_commit();
+            wg_wait_all();
+#pragma unroll
+            for (int i = 0; i < BN / 2; i++) {
+                reg_fence(part[i]);
+                acc[i] += part[i];
+            }
+            mbar_arrive(&empty[stage]);
+            if (++stage == S) stage = 0, phase ^= 1u;
+        }
+        tma_epilogue<BN>(p.a, acc, m0, n0, p.M, wrow, sY, sQ);
+    }
+}
+
+typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                    const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                    CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+/* 2-D e4m3 tensor map: rows x cols bytes, row stride `ld` bytes, boxes of box_rows x 128 bytes */
+static int encode_2d(CUtensorMap *map, const void *base, uint64_t rows, uint64_t cols, uint64_t ld, uint32_t box_rows) {
+    static encode_tiled_fn encode = NULL;
+    if (!encode) {
+        cudaDriverEntryPointQueryResult q;
+        void *fn = NULL;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+            q != cudaDriverEntryPointSuccess || !fn)
+            return (int)cudaErrorNotSupported;
+        encode = (encode_tiled_fn)fn;
+    }
+    cuuint64_t dims[2] = {cols, rows}, strides[1] = {ld};
+    cuuint32_t box[2] = {FP8_BK, box_rows}, estr[2] = {1, 1};
+    CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, (void *)base, dims, strides, box, estr,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS ? 0 : (int)cudaErrorInvalidValue;
+}
+
+int lab_tma_fits(const i8_cuda_fp8_conv_args *a) {
+    return a->x_fp8 && a->kh == 1 && a->kw == 1 && a->sh == 1 && a->sw == 1 && !a->ph && !a->pw && a->c_in % 16 == 0 &&
+           a->x_ld % 16 == 0 && ((uintptr_t)a->x & 15) == 0 && ((uintptr_t)a->wq & 15) == 0 && a->c_out % 8 == 0 &&
+           a->y_ld % 8 == 0 && (!a->y || ((uintptr_t)a->y & 15) == 0) && (!a->yq || ((uintptr_t)a->yq & 7) == 0) &&
+           ((uintptr_t)a->mult & 7) == 0 && ((uintptr_t)a->bias & 7) == 0 &&
+           (a->res_mode == I8_FP8_RES_NONE ||
+            (a->res_ld % 8 == 0 && ((uintptr_t)a->res & (a->res_mode == I8_FP8_RES_Q ? 1 : 3)) == 0));
+}
+
+template <int BN, int S> static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
+    static int sm_count = 0, per_sm = 0;
+    if (!sm_count) {
+        int dev = 0;
+        if (cudaGetDevice(&dev) || cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev) ||
+            cudaFuncSetAttribute(tma_fp8_kernel<BN, S>, cudaFuncAttributeMaxDynamicSharedMemorySize, tma_smem<BN, S>::BYTES) ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tma_fp8_kernel<BN, S>, TMA_THREADS, tma_smem<BN, S>::BYTES) ||
+            per_sm < 1)
+            return (int)cudaErrorInvalidConfiguration;
+    }
+    tma_params p;
+    memset(&p, 0, sizeof p);
+    p.a = *a;
+    p.M = a->n * a->h * a->w, p.K = a->c_in;
+    p.m_tiles = (p.M + TMA_BM - 1) / TMA_BM, p.n_tiles = (a->c_out + BN - 1) / BN;
+    int rc = encode_2d(&p.ta, a->x, (uint64_t)p.M, (uint64_t)p.K, (uint64_t)a->x_ld, TMA_BM);
+    if (!rc) rc = encode_2d(&p.tb, a->wq, (uint64_t)a->c_out, (uint64_t)p.K, (uint64_t)p.K, BN);
+    if (rc) return rc;
+    const int tiles = p.m_tiles * p.n_tiles, grid = tiles < sm_count * per_sm ? tiles : sm_count * per_sm;
+    tma_fp8_kernel<BN, S><<<grid, TMA_THREADS, tma_smem<BN, S>::BYTES, s>>>(p);
+    return (int)cudaGetLastError();
+}
+
+/* lab variant v (0 or 1) on args a; a cudaError_t */
+int lab_tma_variants(void) { return 2; }
+const char *lab_tma_name(int v) { return v == 0 ? "tma128x64s4" : "tma128x128s3"; }
+int lab_tma_conv(const i8_cuda_fp8_conv_args *a, int v, cudaStream_t s) {
+    if (!lab_tma_fits(a)) return (int)cudaErrorInvalidValue;
+    return v == 0 ? launch_tma<64, 4>(a, s) : launch_tma<128, 3>(a, s);
+}
