@@ -1,10 +1,10 @@
 /* Kernel lab for the CUDA backend's own implicit-GEMM convolution (src/backends/cuda/
  * cuda_kernels.cu): a CPU reference (double accumulation over the same fp16-rounded inputs),
  * every kernel variant (tile shape x split-K) validated and timed on the Inception conv shapes
- * that matter at batch 1 and 32. Not built by CMake:
+ * that matter at batch 1 and 32. Built outside `all` (tools/prepare-device builds it; the test
+ * dev/kernel_labs_compile keeps it compiling):
  *
- *   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -Isrc dev/kernels/conv_lab.cu \
- *        src/backends/cuda/cuda_kernels.cu -o build-device/bin/conv_lab && build-device/bin/conv_lab
+ *   cmake --build build-device --target conv_lab && build-device/bin/conv_lab
  *
  * Prints, per shape and variant: max relative error against the reference and microseconds per
  * call (CUDA events, 50 calls after 5 warm-up). Exit status 1 if any variant exceeds 1e-2. */

@@ -2,11 +2,10 @@
  * 1x1 GEMMs that dominate Inception-ResNet-v2, with the fused dual-output epilogue: a CPU
  * reference (double accumulation over the same e4m3 codes, then the epilogue in float as the
  * kernel specifies), every tile variant validated and timed in each I/O mode, next to the fp16
- * own kernel (cuda_kernels.cu) on the same shape. Not built by CMake:
+ * own kernel (cuda_kernels.cu) on the same shape. Built outside `all` (tools/prepare-device
+ * builds it; the test dev/kernel_labs_compile keeps it compiling):
  *
- *   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -Isrc dev/kernels/fp8_lab.cu \
- *        dev/kernels/fp8_tma.cu src/backends/cuda/cuda_kernels.cu -o build-device/bin/fp8_lab \
- *     && build-device/bin/fp8_lab
+ *   cmake --build build-device --target fp8_lab && build-device/bin/fp8_lab
  *
  * (fp8_tma.cu includes the product's cuda_fp8.cu and adds the lab-only TMA kernels, which run
  * after the product's variants under the names tma*.)

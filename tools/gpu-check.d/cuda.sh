@@ -68,7 +68,7 @@ cuda_bench() {
 }
 
 
-# Kernel lab (dev/kernels/conv_lab.cu, built into build-device/bin by hand): validates and
+# Kernel lab (dev/kernels/conv_lab.cu, built by tools/prepare-device): validates and
 # times every own conv kernel variant on Inception shapes.
 cuda_lab() {
   gpu_env >/dev/null
@@ -79,7 +79,7 @@ cuda_lab() {
     echo "cuda_lab: exit $rc"
     return $rc
   fi
-  echo "cuda_lab: build-device/bin/conv_lab not built (see dev/kernels/conv_lab.cu)"
+  echo "cuda_lab: build-device/bin/conv_lab not built (tools/prepare-device builds it)"
 }
 
 # Issue 4 item 6: GPU fp16 logits vs the CPU fp32 reference and vs timm (fp32, its own

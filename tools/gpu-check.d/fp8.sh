@@ -28,7 +28,7 @@ fp8_bench() {
   return $rc
 }
 
-# Kernel lab (dev/kernels/fp8_lab.cu, built into build-device/bin by hand): validates and times
+# Kernel lab (dev/kernels/fp8_lab.cu, built by tools/prepare-device): validates and times
 # the FP8 conv kernel's tile variants and I/O modes on IRv2's 1x1 GEMMs, fp16 own kernel beside.
 fp8_lab() {
   gpu_env >/dev/null
@@ -39,7 +39,7 @@ fp8_lab() {
     echo "fp8_lab: exit $rc"
     return $rc
   fi
-  echo "fp8_lab: build-device/bin/fp8_lab not built (see dev/kernels/fp8_lab.cu)"
+  echo "fp8_lab: build-device/bin/fp8_lab not built (tools/prepare-device builds it)"
 }
 
 # Issue 5 item 6 on synth snapshots: GPU FP8 logits (--device cuda) against the CPU FP8
@@ -122,7 +122,7 @@ fp8_ncu() {
   local ncu v rc=0
   ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
   [ -n "$ncu" ] || { echo "fp8_ncu: no ncu on this machine"; return 1; }
-  [ -x build-device/bin/fp8_lab ] || { echo "fp8_ncu: build-device/bin/fp8_lab not built (see dev/kernels/fp8_lab.cu)"; return 1; }
+  [ -x build-device/bin/fp8_lab ] || { echo "fp8_ncu: build-device/bin/fp8_lab not built (tools/prepare-device builds it)"; return 1; }
   for v in ${FP8_NCU_VARIANTS:-32 17}; do
     FP8_LAB_SHAPE=${FP8_NCU_SHAPE:-"Block17 up 1x1 384->1088 @17 b32"} FP8_LAB_MODE=${FP8_NCU_MODE:-2} FP8_LAB_VARIANT=$v \
       timeout 120 "$ncu" --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
