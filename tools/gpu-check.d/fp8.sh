@@ -16,13 +16,16 @@ fp8_tests() {
 # INFER8_FP8_BENCH_ARCHES override): 7 interleaved rounds of CUDA-graph replays at batch 1 and
 # 32, median (min-max) and x = fp16 / fp8, arena and weight memory, per-layer-type profile, the
 # per-conv-class comparison of the two graphs and the five convs where FP8 loses most; every
-# conv's two times and tactics in $OUT/fp8-layers-ARCH-bN.tsv.
+# conv's two times and tactics in $OUT/fp8-layers-ARCH-bN.tsv, and their roofline bound
+# (bench/fp8_roofline.py).
 fp8_bench() {
   gpu_env >/dev/null
   INFER8_FP8_BENCH=1 INFER8_FP8_BENCH_TSV="$OUT" INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-60} timeout 540 \
     build-device/tests/test_cuda_fp8 >"$OUT/fp8_bench.md" 2>"$OUT/fp8_bench.log"
   local rc=$?
   tail -20 "$OUT/fp8_bench.log"
+  # the roofline bound of FP8 over fp16 on the same convs (standard-library Python)
+  ls "$OUT"/fp8-layers-*.tsv >/dev/null 2>&1 && python3 bench/fp8_roofline.py "$OUT"/fp8-layers-*.tsv >>"$OUT/fp8_bench.md"
   cat "$OUT/fp8_bench.md"
   echo "fp8_bench: exit $rc"
   return $rc
