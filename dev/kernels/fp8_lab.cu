@@ -103,6 +103,17 @@ int lab_tma_variants(void);
 const char *lab_tma_name(int v);
 int lab_tma_fits(const i8_cuda_fp8_conv_args *a);
 int lab_tma_conv(const i8_cuda_fp8_conv_args *a, int v, cudaStream_t s);
+/* is v in the comma-separated list of numbers `list` (FP8_LAB_VARIANT)? */
+static bool in_list(const char *list, int v) {
+    for (const char *p = list; *p;) {
+        char *end;
+        long x = strtol(p, &end, 10);
+        if (end == p) return false;
+        if (x == v) return true;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return false;
+}
 static int lab_variants(void) { return i8_cuda_conv_fp8_variants() + lab_tma_variants(); }
 static bool is_lab(int v) { return v >= i8_cuda_conv_fp8_variants(); }
 static const char *var_name(int v) { return is_lab(v) ? lab_tma_name(v - i8_cuda_conv_fp8_variants()) : i8_cuda_conv_fp8_name(v); }
@@ -134,8 +145,9 @@ int main(void) {
     CK(cudaMemset(cnt, 0, 65536 * 4));
     static const char *modes[] = {"q->dual", "h->q", "q->h+res", "q->dual+resq", "q->dual+res", "q->h+resfq"};
     enum { MODES = 6 };
-    /* FP8_LAB_SHAPE (a substring of a shape's name), FP8_LAB_MODE (0-5) and FP8_LAB_VARIANT
-     * narrow the run to one kernel configuration, e.g. for a profiler */
+    /* FP8_LAB_SHAPE (a substring of a shape's name), FP8_LAB_MODE (0-5) and FP8_LAB_VARIANT (a
+     * comma-separated list of variant numbers) narrow the run, e.g. to one kernel configuration
+     * for a profiler */
     const char *only_shape = getenv("FP8_LAB_SHAPE"), *only_mode = getenv("FP8_LAB_MODE"),
                *only_variant = getenv("FP8_LAB_VARIANT");
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
@@ -229,7 +241,7 @@ int main(void) {
             float mode_best = 1e30f;
             int mode_best_v = -1;
             for (int variant = 0; variant < lab_variants(); variant++) {
-                if (only_variant && variant != atoi(only_variant)) continue;
+                if (only_variant && !in_list(only_variant, variant)) continue;
                 fp8_call c;
                 memset(&c, 0, sizeof c);
                 i8_cuda_fp8_conv_args &a = c.a;
