@@ -297,6 +297,15 @@ typedef struct infer8_type_time {
     int count;
 } infer8_type_time;
 int infer8_profile_by_type(const infer8_model *model, const double *ms, int layers, infer8_type_time *out, int cap);
+/* Roofline bound of the model's precisions over fp16 for its convolutions at batch n on a GPU
+ * ("H200", "H100", "H100 PCIe"; a device description such as infer8_device_info's names it
+ * too): the least time all of them could take on that GPU, max(FLOPs / dense tensor-core peak,
+ * bytes / memory bandwidth) per convolution, with every conv in fp16 (*fp16_ms) and in the
+ * model's own precisions (*model_ms); the ratio is the most FP8 can gain there (docs/
+ * performance.md, "Session 11"). *gpu_name (may be NULL) gets the table's name.
+ * INFER8_E_UNSUPPORTED for a GPU not in the table. */
+infer8_status infer8_roofline(infer8_context *ctx, const infer8_model *model, const char *gpu, int n, double *fp16_ms,
+                              double *model_ms, const char **gpu_name);
 
 /* ---- FP8: recipes and calibration (docs/fp8.md) ---------------------------------------------- */
 

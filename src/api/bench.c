@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "api/model.h"
+#include "eval/roofline.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -115,6 +116,26 @@ EXPORT const char *infer8_layer_type(const infer8_model *m, int i, char *buf, si
     else
         snprintf(buf, size, "%s%s", prec, i8_op_name(n->op));
     return buf;
+}
+
+EXPORT infer8_status infer8_roofline(infer8_context *ctx, const infer8_model *m, const char *gpu, int n,
+                                     double *fp16_ms, double *model_ms, const char **gpu_name) {
+    i8_err err;
+    i8_err_clear(&err);
+    if (!ctx || !m || !gpu || n < 1 || !fp16_ms || !model_ms) {
+        i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "infer8_roofline: bad argument");
+        return i8_ctx_fail(ctx, &err);
+    }
+    const i8_peaks *pk = i8_peaks_find(gpu);
+    if (!pk) {
+        i8_fail(&err, INFER8_E_UNSUPPORTED, "roofline: no peak figures for GPU '%s' (known: H200, H100, H100 PCIe)", gpu);
+        return i8_ctx_fail(ctx, &err);
+    }
+    i8_roofline r;
+    i8_roofline_convs(&m->graph, n, pk, &r);
+    *fp16_ms = r.fp16_s * 1e3, *model_ms = r.fp8_s * 1e3;
+    if (gpu_name) *gpu_name = pk->gpu;
+    return INFER8_OK;
 }
 
 EXPORT int infer8_profile_by_type(const infer8_model *m, const double *ms, int layers, infer8_type_time *out, int cap) {

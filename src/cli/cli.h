@@ -33,6 +33,9 @@ typedef struct cli_args {
 int cli_opt_value(cli_args *a, const char *name, const char **value, int *error);
 int cli_opt_flag(cli_args *a, const char *name);
 int cli_parse_int(const char *cmd, const char *opt, const char *text, long min, long max, long *out);
+/* A comma-separated list of batch sizes (1..4096, at most `max`) of option `opt` into out[],
+ * their number into *n; 0 after a usage error was reported. */
+int cli_parse_batches(const char *cmd, const char *opt, const char *text, long *out, int max, int *n);
 
 /* Progress on stderr: a bar with ETA on a terminal, plain lines otherwise. */
 void cli_progress(void *user, const char *phase, uint64_t done, uint64_t total);

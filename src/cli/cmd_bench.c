@@ -85,17 +85,7 @@ int cmd_bench(int argc, char **argv) {
         if (r < 0) return EXIT_USAGE;
         if (r > 0) continue;
         if (cli_opt_value(&a, "--batch", &v, &error)) {
-            if (error) break;
-            char *copy = strdup(v), *save = NULL;
-            n_batches = 0;
-            for (char *tok = strtok_r(copy, ",", &save); tok && !error; tok = strtok_r(NULL, ",", &save)) {
-                if (n_batches == MAX_BATCHES) {
-                    error = cli_usage_error("bench", "at most %d batch sizes", MAX_BATCHES);
-                    break;
-                }
-                if (!cli_parse_int("bench", "--batch", tok, 1, 4096, &batches[n_batches++])) error = 1;
-            }
-            free(copy);
+            if (!error && !cli_parse_batches("bench", "--batch", v, batches, MAX_BATCHES, &n_batches)) error = 1;
         } else if (cli_opt_value(&a, "--rounds", &v, &error)) {
             if (!error && !cli_parse_int("bench", "--rounds", v, 1, 1000, &rounds)) error = 1;
         } else if (cli_opt_value(&a, "--iters", &v, &error)) {

@@ -1,5 +1,6 @@
 /* Subcommands that work on a model: inspect, classify, preprocess. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,27 +45,89 @@ static int read_all(const char *path, uint64_t max_bytes, unsigned char **data, 
 }
 
 static const char *const inspect_help =
-    "usage: infer8 inspect MODEL [--json] [options]\n"
+    "usage: infer8 inspect MODEL [--json] [--roofline GPU [--batch 1,32]] [options]\n"
     "\n"
     "Prints the optimized graph of MODEL (a snapshot folder with config.json and model.safetensors,\n"
     "or a bare .safetensors file with --arch): one line per layer with name, op, kernel, stride,\n"
     "padding, input and output shapes, fused activation / residual and precision, then totals\n"
     "(layers per op, convolutions, parameters, MACs per image).\n"
     "\n"
-    "  --json             one JSON document instead of text\n" CLI_MODEL_OPTIONS_HELP;
+    "  --json             one JSON document instead of text\n"
+    "  --roofline GPU     instead of the graph: the roofline bound of the model's precisions over\n"
+    "                     fp16 for its convolutions on GPU (H200, H100, H100 PCIe), i.e. the least\n"
+    "                     time they could take, max(FLOPs / peak, bytes / bandwidth) per conv, in\n"
+    "                     fp16 and as the model is (an FP8 bundle, or --precision fp8 ...)\n"
+    "  --batch LIST       batch sizes for --roofline (default 1,32)\n" CLI_MODEL_OPTIONS_HELP;
 
 static infer8_status describe_graph(infer8_context *ctx, infer8_model *model, void *user, char **text) {
     return infer8_model_describe(ctx, model, *(const int *)user ? INFER8_DESCRIBE_JSON : INFER8_DESCRIBE_TEXT, text);
 }
 
+#define MAX_ROOFLINE_BATCHES 16
+typedef struct roofline_request {
+    const char *gpu;
+    long batches[MAX_ROOFLINE_BATCHES];
+    int n_batches, json;
+} roofline_request;
+
+static infer8_status describe_roofline(infer8_context *ctx, infer8_model *model, void *user, char **text) {
+    const roofline_request *q = user;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return INFER8_E_NOMEM;
+    infer8_status s = INFER8_OK;
+    const char *gpu = NULL;
+    if (q->json) fprintf(f, "{\"roofline\": [");
+    for (int i = 0; i < q->n_batches && !s; i++) {
+        double f16 = 0, mine = 0;
+        s = infer8_roofline(ctx, model, q->gpu, (int)q->batches[i], &f16, &mine, &gpu);
+        if (s) break;
+        if (q->json)
+            fprintf(f, "%s{\"gpu\": \"%s\", \"batch\": %ld, \"fp16_ms\": %.9g, \"model_ms\": %.9g, \"bound_x\": %.9g}",
+                    i ? ", " : "", gpu, q->batches[i], f16, mine, f16 / mine);
+        else
+            fprintf(f, "%s, batch %ld: convolutions at their roofline %.4f ms in fp16, %.4f ms as this model is: at most x %.3f\n",
+                    gpu, q->batches[i], f16, mine, f16 / mine);
+    }
+    if (q->json) fprintf(f, "]}\n");
+    fclose(f);
+    if (s) {
+        free(buf);
+        return s;
+    }
+    *text = buf;
+    return INFER8_OK;
+}
+
 int cmd_inspect(int argc, char **argv) {
     cli_args a = {argc, argv, 1, "inspect"};
     cli_model_opts mo = {0};
-    const char *model_path = NULL;
-    int json = 0;
-    int parsed = cli_parse_model_json(&a, &mo, inspect_help, &model_path, &json);
-    if (parsed >= 0) return parsed;
-    return cli_print_model_text("inspect", model_path, &mo, describe_graph, &json);
+    const char *model_path = NULL, *v = NULL;
+    roofline_request q = {NULL, {1, 32}, 2, 0};
+    int error = 0;
+    while (a.i < argc && !error) {
+        const char *arg = argv[a.i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            fputs(inspect_help, stdout);
+            return 0;
+        }
+        int r = cli_model_option(&a, &mo);
+        if (r < 0) return EXIT_USAGE;
+        if (r > 0) continue;
+        if (cli_opt_flag(&a, "--json")) q.json = 1;
+        else if (cli_opt_value(&a, "--roofline", &q.gpu, &error)) {
+        } else if (cli_opt_value(&a, "--batch", &v, &error)) {
+            if (!error && !cli_parse_batches("inspect", "--batch", v, q.batches, MAX_ROOFLINE_BATCHES, &q.n_batches)) error = 1;
+        } else if (arg[0] == '-') return cli_usage_error("inspect", "unknown option %s", arg);
+        else if (!model_path) model_path = argv[a.i++];
+        else return cli_usage_error("inspect", "unexpected argument %s", arg);
+    }
+    if (error) return EXIT_USAGE;
+    if (!model_path) return cli_usage_error("inspect", "MODEL is required");
+    if (v && !q.gpu) return cli_usage_error("inspect", "--batch applies to --roofline");
+    if (q.gpu) return cli_print_model_text("inspect", model_path, &mo, describe_roofline, &q);
+    return cli_print_model_text("inspect", model_path, &mo, describe_graph, &q.json);
 }
 
 static const char *const classify_help =

@@ -185,6 +185,26 @@ int cli_model_option(cli_args *a, cli_model_opts *m) {
     return 0;
 }
 
+int cli_parse_batches(const char *cmd, const char *opt, const char *text, long *out, int max, int *n) {
+    char *copy = strdup(text), *save = NULL;
+    int ok = copy != NULL;
+    *n = 0;
+    for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && ok; tok = strtok_r(NULL, ",", &save)) {
+        if (*n == max) {
+            cli_usage_error(cmd, "at most %d batch sizes in %s", max, opt);
+            ok = 0;
+        } else if (!cli_parse_int(cmd, opt, tok, 1, 4096, &out[(*n)++])) {
+            ok = 0;
+        }
+    }
+    if (ok && *n == 0) {
+        cli_usage_error(cmd, "%s needs at least one batch size", opt);
+        ok = 0;
+    }
+    free(copy);
+    return ok;
+}
+
 int cli_parse_model_json(cli_args *a, cli_model_opts *mo, const char *help, const char **model_path, int *json) {
     while (a->i < a->argc) {
         const char *arg = a->argv[a->i];

@@ -118,6 +118,33 @@ d = json.load(sys.stdin)
 fp8 = [l for l in d["layers"] if l.get("precision") == "fp8"]
 assert len(fp8) == 89, len(fp8)
 print("ok: fp8 bundle with 89 FP8 layers")'
+# inspect --roofline: the bound of the bundle's precisions over fp16 on the H200, against the same
+# model computed here from inspect's layer list (shapes, kernel, precision)
+"$INFER8" inspect "$WORK/v3-fp8.bundle" --json >"$WORK/inspect.json"
+"$INFER8" inspect "$WORK/v3-fp8.bundle" --roofline H200 --batch 1,32 --json >"$WORK/roofline.json"
+/usr/bin/python3 - "$WORK/inspect.json" "$WORK/roofline.json" <<'PY'
+import json, sys
+layers = json.load(open(sys.argv[1]))["layers"]
+got = json.load(open(sys.argv[2]))["roofline"]
+BW, P16, P8 = 4.8e12, 989.4e12, 1978.9e12
+for row in got:
+    n, t16, t8 = row["batch"], 0.0, 0.0
+    for l in layers:
+        if l["op"] != "conv":
+            continue
+        (ci, hi, wi), (co, ho, wo) = l["in"][0], l["out"]
+        kh, kw = l["kernel"]
+        res = l.get("residual") is not None
+        flops = 2.0 * n * ho * wo * kh * kw * ci * co
+        inp, w, out = n * hi * wi * ci, co * kh * kw * ci, n * ho * wo * co
+        a = max(flops / P16, 2.0 * (inp + w + out + (out if res else 0)) / BW)
+        t16 += a
+        t8 += max(flops / P8, (inp + w + out + (4 * out if res else 0)) / BW) if l["precision"] == "fp8" else a
+    for key, want in (("fp16_ms", t16 * 1e3), ("model_ms", t8 * 1e3)):
+        assert abs(row[key] - want) <= 1e-6 * want, (n, key, row[key], want)
+    print(f"ok: roofline H200 batch {n}: fp16 {t16 * 1e3:.4f} ms, fp8 bundle {t8 * 1e3:.4f} ms, bound x {t16 / t8:.3f}")
+PY
+expect_fail 2 "no peak figures for GPU 'A100'" "$INFER8" inspect "$WORK/v3-fp8.bundle" --roofline A100
 expect_fail 64 "exactly one of --scales" "$INFER8" build "$snap" --precision fp8 -o "$WORK/x.bundle"
 # --device cpu: with oneDNN built (fp32 arithmetic) an FP8 bundle is refused, naming the layer,
 # rather than run without its activation quantization; without oneDNN `cpu` is the reference
