@@ -403,6 +403,9 @@ typedef struct infer8_study_options {
     infer8_study_summary *summary; /* optional, filled on success */
     int opt_level;               /* appended in 0.1: CUDA tuning effort 0..3 of the timed models
                                   * (default 2), as infer8_open_options.opt_level */
+    const char *roofline_gpu;    /* appended in 0.2: the GPU ("H200", "H100", "H100 PCIe") whose
+                                  * roofline bound of each FP8 variant over fp16 the report gives
+                                  * (infer8_roofline); NULL: the timing GPU's when it is known */
 } infer8_study_options;
 void infer8_study_options_init(infer8_study_options *options);
 

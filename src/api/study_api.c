@@ -253,6 +253,9 @@ static infer8_status parse_options(study *S, i8_err *err) {
                        "infer8_study: batch 1..256, rounds 1..1000, iters >= 1, max_kl >= 0, min_agreement in [0, 1], "
                        "min_speedup > 0, threads >= 0 and stress >= -1 are required");
     if (i8_opt_level_check(o->opt_level, "infer8_study", err)) return err->code;
+    if (o->roofline_gpu && !i8_peaks_find(o->roofline_gpu))
+        return i8_fail(err, INFER8_E_INVALID_ARGUMENT,
+                       "infer8_study: no roofline figures for GPU '%s' (known: H200, H100, H100 PCIe)", o->roofline_gpu);
     if (o->device != INFER8_DEVICE_CPU_REFERENCE && o->device != INFER8_DEVICE_CPU && o->device != INFER8_DEVICE_CUDA)
         return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "infer8_study: unknown device %d", (int)o->device);
     char tok[MAX_VARIANTS][128];
@@ -711,10 +714,17 @@ static infer8_status stress(study *S, i8_err *err) {
 
 /* ---- speed ---- */
 
-/* Roofline bound of FP8 variant v over fp16 at batch n on this study's GPU (eval/roofline.h),
- * or NAN when the GPU's peaks are unknown or speed was not measured there. */
+/* The GPU of the report's roofline bounds: options.roofline_gpu (checked at the start), else
+ * the timing GPU when it is in the table; NULL for none. */
+static const i8_peaks *study_peaks(const study *S) {
+    if (S->o.roofline_gpu) return i8_peaks_find(S->o.roofline_gpu);
+    return S->speed_measured ? i8_peaks_find(S->device_desc) : NULL;
+}
+
+/* Roofline bound of FP8 variant v over fp16 at batch n on study_peaks's GPU (eval/roofline.h),
+ * or NAN without one. */
 static double roofline_bound(const study *S, const variant *v, int n) {
-    const i8_peaks *pk = S->speed_measured ? i8_peaks_find(S->device_desc) : NULL;
+    const i8_peaks *pk = study_peaks(S);
     const infer8_model *m = v->qm ? v->qm : v->sm;
     if (!pk || !m || v->fp16) return NAN;
     i8_roofline r;
@@ -997,6 +1007,17 @@ static char *study_json(study *S, double wall) {
         cJSON *spd = cJSON_AddObjectToObject(x, "speed");
         cJSON_AddBoolToObject(spd, "measured", S->speed_measured && v->speed_ok);
         cJSON_AddStringToObject(spd, "note", !S->speed_measured ? S->speed_reason : v->speed_ok ? "" : v->speed_note);
+        const i8_peaks *pk = study_peaks(S);
+        if (pk && !v->fp16) {
+            cJSON *rf = cJSON_AddObjectToObject(spd, "roofline_bound");
+            cJSON_AddStringToObject(rf, "gpu", pk->gpu);
+            cJSON *xb = cJSON_AddObjectToObject(rf, "x_by_batch");
+            for (int b = 0; b < S->nbatches; b++) {
+                char key[16];
+                snprintf(key, sizeof key, "%d", S->batches[b]);
+                cJSON_AddItemToObject(xb, key, num(roofline_bound(S, v, S->batches[b])));
+            }
+        }
         if (S->speed_measured && v->speed_ok) {
             cJSON *rows = cJSON_AddArrayToObject(spd, "batches");
             for (int b = 0; b < S->nbatches; b++) {
@@ -1017,17 +1038,6 @@ static char *study_json(study *S, double wall) {
                 }
             }
             cJSON_AddBoolToObject(x, "speed_passes", v->s_ok);
-            const i8_peaks *pk = i8_peaks_find(S->device_desc);
-            if (pk && !v->fp16) {
-                cJSON *rf = cJSON_AddObjectToObject(spd, "roofline_bound");
-                cJSON_AddStringToObject(rf, "gpu", pk->gpu);
-                cJSON *xb = cJSON_AddObjectToObject(rf, "x_by_batch");
-                for (int b = 0; b < S->nbatches; b++) {
-                    char key[16];
-                    snprintf(key, sizeof key, "%d", S->batches[b]);
-                    cJSON_AddItemToObject(xb, key, num(roofline_bound(S, v, S->batches[b])));
-                }
-            }
         }
     }
     cJSON *tm = cJSON_AddObjectToObject(root, "timings_s");
@@ -1137,7 +1147,7 @@ static void why_section(study *S, i8_strbuf *b) {
                   v->bundle_bytes / 1048576.0, f->bundle_bytes / 1048576.0,
                   f->bundle_bytes ? 100.0 * (1.0 - (double)v->bundle_bytes / (double)f->bundle_bytes) : 0.0);
     }
-    const i8_peaks *pk = S->speed_measured ? i8_peaks_find(S->device_desc) : NULL;
+    const i8_peaks *pk = study_peaks(S);
     for (int k = 1; k < S->nv && pk; k++) {
         const variant *v = &S->v[k];
         if (!v->applicable) continue;

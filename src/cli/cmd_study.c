@@ -34,6 +34,9 @@ static const char *const study_help =
     "  --threads N           CPU threads (default: all cores)\n"
     "  --opt-level N         cuda: tuning effort of the timed models, 0..3 (default 2; see\n"
     "                        infer8 classify --help)\n"
+    "  --roofline GPU        report each FP8 variant's roofline bound over fp16 on GPU (H200,\n"
+    "                        H100, H100 PCIe), also without measuring speed (default: the\n"
+    "                        timing GPU's, when it is one of these)\n"
     "  -o, --output OUTDIR   report folder (created; files replaced atomically)\n";
 
 /* The command line as typed, with arguments that need it single-quoted for the shell. */
@@ -128,6 +131,7 @@ int cmd_study(int argc, char **argv) {
         } else if (cli_opt_value(&a, "--opt-level", &v, &error)) {
             if (!error && cli_parse_int("study", "--opt-level", v, 0, INFER8_OPT_LEVEL_MAX, &n)) o.opt_level = (int)n;
             else error = 1;
+        } else if (cli_opt_value(&a, "--roofline", &o.roofline_gpu, &error)) {
         } else if (cli_opt_value(&a, "-o", &out, &error) || cli_opt_value(&a, "--output", &out, &error)) {
         } else if (argv[a.i][0] == '-') {
             return cli_usage_error("study", "unknown option %s", argv[a.i]);

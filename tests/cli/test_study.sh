@@ -37,7 +37,7 @@ expect_fail 2 "nope-0.tar: shard 0 .*No such file" "$INFER8" study "$MODEL" --im
 OUT="$WORK/study"
 start=$(date +%s)
 "$INFER8" study "$MODEL" --images "$WORK/shard-{000000..000001}.tar" --take 0 --every 1 --calib 4 --stress 8 \
-  --threads 2 -o "$OUT" >"$WORK/stdout" 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; fail "study failed"; }
+  --threads 2 --roofline H200 -o "$OUT" >"$WORK/stdout" 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; fail "study failed"; }
 echo "study wall time: $(( $(date +%s) - start )) s"
 cat "$WORK/stdout"
 grep -q "s0005" "$WORK/stderr" || fail "the corrupt member is not reported on stderr"
@@ -87,6 +87,13 @@ V = {v["name"]: v for v in js["variants"]}
 for n in ["residual-fp8:10-39/max", "residual-fp8/max"]:
     check(not V[n]["applicable"] and "no residual blocks" in V[n]["note"], n + " should be not applicable")
     check(re.search(r"\n\| %s \| n/a \| not applicable \|" % re.escape(n), md), n + " row")
+# --roofline H200 without a GPU: the FP8 variant's bound per batch size, in study.json and README
+rf = V["fp8/max"]["speed"].get("roofline_bound")
+check(rf and rf["gpu"] == "H200" and sorted(rf["x_by_batch"]) == ["1", "32"], "fp8/max roofline_bound %s" % rf)
+check(all(1.0 < x <= 2.0 for x in rf["x_by_batch"].values()), "roofline bounds out of (1, 2]: %s" % rf)
+check("roofline_bound" not in V["fp16"]["speed"], "fp16 has a roofline bound")
+check(re.search(r"- How far fp8/max could go on the H200: .* x %.2f faster at batch 1, x %.2f faster at batch 32 "
+                % (rf["x_by_batch"]["1"], rf["x_by_batch"]["32"]), md), "README roofline bullet")
 
 # quality tables equal study.json; json aggregates equal numpy on the per-image KL
 def pct(x): return "n/a" if x is None else "%.2f%%" % (100 * x)
@@ -197,6 +204,18 @@ done
 ! grep -q '`scales/`' "$WORK/fp16only/README.md" || fail "fp16-only report lists scales/"
 $PY -c "import json,sys; v=json.load(open(sys.argv[1]))['variants']; assert [x['name'] for x in v]==['fp16'], v" \
   "$WORK/fp16only/study.json" || fail "fp16-only study.json variants"
+
+# the study's bound is the FP8 bundle's own (inspect --roofline on the bundle it wrote)
+"$INFER8" inspect "$OUT/bundles/fp8_max.bundle" --roofline H200 --json >"$WORK/roofline.json"
+$PY - "$OUT/study.json" "$WORK/roofline.json" <<'PY'
+import json, sys
+js, rf = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))["roofline"]
+study = next(v for v in js["variants"] if v["name"] == "fp8/max")["speed"]["roofline_bound"]["x_by_batch"]
+for row in rf:
+    assert abs(study[str(row["batch"])] - row["bound_x"]) <= 1e-7 * row["bound_x"], (study, rf)  # inspect prints 9 digits
+print("study roofline bound == inspect --roofline of its FP8 bundle:", study)
+PY
+expect_fail 2 "no roofline figures for GPU 'A100'" "$INFER8" study "$MODEL" --images "$WORK/shard-000000.tar" --roofline A100 -o "$WORK/x"
 
 # a bundle is not a study input
 expect_fail 2 "needs the fp32 checkpoint" "$INFER8" study "$OUT/bundles/fp16.bundle" --images "$WORK/shard-000000.tar" -o "$WORK/x"
