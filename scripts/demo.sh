@@ -20,7 +20,8 @@ echo "== classify"
 echo "== FP8 study on the CPU (quality part: 8 of 16 generated images, 4 calibrate; 2 stress inputs)"
 "$INFER8" gen-images --count 16 --seed 200 --size 320x240 -o "$CACHE/study-images" >/dev/null
 "$INFER8" study "$CACHE/irv2" --images "$CACHE/study-images" --take 8 --every 1 --calib 4 --stress 2 \
-  --device cpu -o "$CACHE/study"
+  --device cpu --roofline H200 -o "$CACHE/study"
+grep "^- How far" "$CACHE/study/README.md" || true # the ceiling FP8 has on an H200 (roofline bound)
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi >/dev/null 2>&1; then
   echo "== FP8 study on the GPU (adds latency: batch 1 and 32, interleaved rounds)"
   "$INFER8" study "$CACHE/irv2" --images "$CACHE/study-images" --take 8 --every 1 --calib 4 --stress 2 \
