@@ -1,7 +1,9 @@
 /* Lab prototype, not part of the product and NOT YET RUN ON A GPU (written in session 11, when
  * no device time was left): a Hopper-style FP8 GEMM for the 1x1 convolutions, the design
  * docs/performance.md ("Session 11", "Next for issue 5") asks for. fp8_lab.cu validates and
- * times it next to the product's variants as variants "tma128x64s4" and "tma128x128s3".
+ * times it next to the product's variants as "tma128x64s4", "tma128x128s3" and "tma128x64s4r"
+ * (the last also loads each tile's fp16 residual with TMA, double-buffered, instead of reading
+ * it from global memory in the epilogue).
  *
  * One persistent block per SM walks the output tiles (BM 128 x BN); warpgroup 0's first thread
  * is the producer: it loads each 128-byte K slice of A (the e4m3 input, [M][x_ld]) and B (the
@@ -19,7 +21,7 @@
  * x 16-byte aligned, K % 16 == 0, c_out % 8 == 0, vector-aligned outputs, no split-K.
  * It includes cuda_fp8.cu for the shared helpers (wgmma wrappers, descriptors, e4m3
  * conversions), so the lab links this file instead of cuda_fp8.cu. The lab numbers its variants
- * after the product's 48: FP8_LAB_VARIANT=48 (tma128x64s4) or 49 (tma128x128s3) runs one alone. */
+ * after the product's 48: FP8_LAB_VARIANT=48, 49 or 50 runs one alone. */
 #include <cuda.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,8 +33,10 @@
 
 typedef struct tma_params {
     CUtensorMap ta, tb; /* A [M][K] (row stride x_ld), B [c_out][K] */
+    CUtensorMap tr;     /* the fp16 residual [M][c_out] (row stride res_ld), when res_tma */
     i8_cuda_fp8_conv_args a;
     int M, K, m_tiles, n_tiles;
+    int res_tma;        /* the producer also loads each tile's fp16 residual (variants with RT) */
 } tma_params;
 
 __device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
@@ -78,19 +82,23 @@ __device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, i
                  : "memory");
 }
 
-template <int BN, int S> struct tma_smem {
+/* RT: two residual tiles (128 rows x BN fp16 = 128 bytes, 128-byte swizzle), so that a tile's
+ * residual is loaded while the tile before it finishes */
+template <int BN, int S, bool RT> struct tma_smem {
     static constexpr int A = TMA_BM * FP8_BK, B = BN * FP8_BK, STAGE = A + B;
     static constexpr int YP = BN * 2 + 16, QP = BN + 16; /* epilogue row pitches (conflict-free pairs) */
     static constexpr int Y = TMA_BM * YP, Q = TMA_BM * QP;
-    static constexpr int BARS = S * STAGE + Y + Q;      /* 8-byte aligned */
-    static constexpr int BYTES = BARS + 2 * S * 8 + 1024; /* + room to align the stages to 1024 */
+    static constexpr int RTILE = TMA_BM * BN * 2, R = RT ? 2 * RTILE : 0; /* 1024-aligned after Y, Q */
+    static_assert(!RT || BN * 2 == 128, "the residual box is one 128-byte swizzle span wide");
+    static constexpr int BARS = S * STAGE + Y + Q + R;  /* 8-byte aligned */
+    static constexpr int BYTES = BARS + (2 * S + 4) * 8 + 1024; /* + room to align the stages to 1024 */
 };
 
 /* The fragments of one consumer warp (rows wrow + g and + 8, channels 8j + 2 tig, + 1) through
  * its rows of the fp16 / e4m3 staging tiles to global memory. */
 template <int BN>
 __device__ __forceinline__ void tma_epilogue(const i8_cuda_fp8_conv_args &a, const float *acc, int m0, int n0, int M,
-                                             int wrow, unsigned char *sY, unsigned char *sQ) {
+                                             int wrow, unsigned char *sY, unsigned char *sQ, const unsigned char *sRes) {
     constexpr int YP = BN * 2 + 16, QP = BN + 16, G = BN / 8;
     const int lane = threadIdx.x % 32, g = lane / 4, tig = lane % 4, res = a.res_mode;
 #pragma unroll
@@ -107,7 +115,14 @@ __device__ __forceinline__ void tma_epilogue(const i8_cuda_fp8_conv_args &a, con
             float v0 = acc[4 * j + 2 * h] * mu.x + bi.x, v1 = acc[4 * j + 2 * h + 1] * mu.y + bi.y;
             if (res != I8_FP8_RES_NONE) {
                 float x0 = 0.0f, x1 = 0.0f;
-                if (m < M && co < a.c_out) {
+                if (sRes) { /* the tile's fp16 residual, TMA-loaded: row of 128 bytes, chunk j swizzled */
+                    __half2 h2 = *(const __half2 *)(sRes + row * 128 + (((j ^ (row & 7)) << 4) | (4 * tig)));
+                    x0 = __low2float(h2), x1 = __high2float(h2);
+                    if (res == I8_FP8_RES_F16_FQ) {
+                        x0 = __fmul_rn(dq_e4m3(q_e4m3(__fmul_rn(x0, a.res_inv))), a.res_scale);
+                        x1 = __fmul_rn(dq_e4m3(q_e4m3(__fmul_rn(x1, a.res_inv))), a.res_scale);
+                    }
+                } else if (m < M && co < a.c_out) {
                     const size_t ro = (size_t)m * a.res_ld + co;
                     if (res == I8_FP8_RES_Q) {
                         unsigned short c2 = __ldg((const unsigned short *)((const unsigned char *)a.res + ro));
@@ -141,17 +156,23 @@ __device__ __forceinline__ void tma_epilogue(const i8_cuda_fp8_conv_args &a, con
     __syncwarp(); /* the staging rows are written again by this warp's next tile */
 }
 
-template <int BN, int S> __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
-    typedef tma_smem<BN, S> L;
+template <int BN, int S, bool RT>
+__global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
+    typedef tma_smem<BN, S, RT> L;
     extern __shared__ __align__(1024) unsigned char tma_raw[];
     unsigned char *smem = tma_raw + ((1024 - (__cvta_generic_to_shared(tma_raw) & 1023)) & 1023);
-    unsigned char *sA = smem, *sB = smem + S * L::A, *sY = smem + S * L::STAGE, *sQ = sY + L::Y;
-    uint64_t *full = (uint64_t *)(smem + L::BARS), *empty = full + S;
+    unsigned char *sA = smem, *sB = smem + S * L::A, *sY = smem + S * L::STAGE, *sQ = sY + L::Y, *sR = sQ + L::Q;
+    uint64_t *full = (uint64_t *)(smem + L::BARS), *empty = full + S, *res_full = empty + S, *res_empty = res_full + 2;
+    const bool res_tma = RT && p.res_tma;
     const int wg = threadIdx.x / 128, tiles = p.m_tiles * p.n_tiles, KB = (p.K + FP8_BK - 1) / FP8_BK;
     if (threadIdx.x == 0) {
         for (int s = 0; s < S; s++) {
             mbar_init(&full[s], 1);       /* the producer's arrive + the TMA bytes */
             mbar_init(&empty[s], 256);    /* every consumer thread */
+        }
+        for (int r = 0; r < 2; r++) {
+            mbar_init(&res_full[r], 1);
+            mbar_init(&res_empty[r], 256);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
@@ -161,8 +182,13 @@ template <int BN, int S> __global__ void __launch_bounds__(TMA_THREADS, 1) tma_f
         if (threadIdx.x == 0) {
             int stage = 0;
             unsigned phase = 0;
-            for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            for (int tile = blockIdx.x, t = 0; tile < tiles; tile += gridDim.x, t++) {
                 const int m0 = (tile / p.n_tiles) * TMA_BM, n0 = (tile % p.n_tiles) * BN;
+                if (res_tma) { /* residual tile t into buffer t % 2, once the epilogue of t - 2 is done */
+                    mbar_wait(&res_empty[t & 1], ((t >> 1) & 1) ^ 1u);
+                    mbar_arrive_expect_tx(&res_full[t & 1], L::RTILE);
+                    tma_load_2d(sR + (t & 1) * L::RTILE, &p.tr, n0, m0, &res_full[t & 1]);
+                }
                 for (int kb = 0; kb < KB; kb++) {
                     mbar_wait(&empty[stage], phase ^ 1u);
                     mbar_arrive_expect_tx(&full[stage], L::STAGE); /* out-of-range rows arrive as zeros, full size */
@@ -178,7 +204,7 @@ template <int BN, int S> __global__ void __launch_bounds__(TMA_THREADS, 1) tma_f
     const int cw = wg - 1, wrow = cw * 64 + ((threadIdx.x % 128) / 32) * 16;
     int stage = 0;
     unsigned phase = 0;
-    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    for (int tile = blockIdx.x, t = 0; tile < tiles; tile += gridDim.x, t++) {
         const int m0 = (tile / p.n_tiles) * TMA_BM, n0 = (tile % p.n_tiles) * BN;
         float acc[BN / 2], part[BN / 2];
 #pragma unroll
@@ -204,7 +230,13 @@ template <int BN, int S> __global__ void __launch_bounds__(TMA_THREADS, 1) tma_f
             mbar_arrive(&empty[stage]);
             if (++stage == S) stage = 0, phase ^= 1u;
         }
-        tma_epilogue<BN>(p.a, acc, m0, n0, p.M, wrow, sY, sQ);
+        const unsigned char *sRes = nullptr;
+        if (res_tma) {
+            mbar_wait(&res_full[t & 1], (t >> 1) & 1);
+            sRes = sR + (t & 1) * L::RTILE;
+        }
+        tma_epilogue<BN>(p.a, acc, m0, n0, p.M, wrow, sY, sQ, sRes);
+        if (res_tma) mbar_arrive(&res_empty[t & 1]);
     }
 }
 
@@ -212,8 +244,10 @@ typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32
                                     const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
                                     CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
-/* 2-D e4m3 tensor map: rows x cols bytes, row stride `ld` bytes, boxes of box_rows x 128 bytes */
-static int encode_2d(CUtensorMap *map, const void *base, uint64_t rows, uint64_t cols, uint64_t ld, uint32_t box_rows) {
+/* 2-D tensor map of 1- or 2-byte elements (e4m3 codes or fp16): rows x cols, row stride `ld`
+ * bytes, boxes of box_rows rows x 128 bytes, 128-byte swizzle */
+static int encode_2d(CUtensorMap *map, const void *base, int elem_bytes, uint64_t rows, uint64_t cols, uint64_t ld,
+                     uint32_t box_rows) {
     static encode_tiled_fn encode = NULL;
     if (!encode) {
         cudaDriverEntryPointQueryResult q;
@@ -224,8 +258,9 @@ static int encode_2d(CUtensorMap *map, const void *base, uint64_t rows, uint64_t
         encode = (encode_tiled_fn)fn;
     }
     cuuint64_t dims[2] = {cols, rows}, strides[1] = {ld};
-    cuuint32_t box[2] = {FP8_BK, box_rows}, estr[2] = {1, 1};
-    CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, (void *)base, dims, strides, box, estr,
+    cuuint32_t box[2] = {(cuuint32_t)(128 / elem_bytes), box_rows}, estr[2] = {1, 1};
+    CUresult r = encode(map, elem_bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_UINT8, 2,
+                        (void *)base, dims, strides, box, estr,
                         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     return r == CUDA_SUCCESS ? 0 : (int)cudaErrorInvalidValue;
@@ -240,13 +275,14 @@ int lab_tma_fits(const i8_cuda_fp8_conv_args *a) {
             (a->res_ld % 8 == 0 && ((uintptr_t)a->res & (a->res_mode == I8_FP8_RES_Q ? 1 : 3)) == 0));
 }
 
-template <int BN, int S> static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
+template <int BN, int S, bool RT> static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
+    typedef tma_smem<BN, S, RT> L;
     static int sm_count = 0, per_sm = 0;
     if (!sm_count) {
         int dev = 0;
         if (cudaGetDevice(&dev) || cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev) ||
-            cudaFuncSetAttribute(tma_fp8_kernel<BN, S>, cudaFuncAttributeMaxDynamicSharedMemorySize, tma_smem<BN, S>::BYTES) ||
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tma_fp8_kernel<BN, S>, TMA_THREADS, tma_smem<BN, S>::BYTES) ||
+            cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT>, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES) ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tma_fp8_kernel<BN, S, RT>, TMA_THREADS, L::BYTES) ||
             per_sm < 1)
             return (int)cudaErrorInvalidConfiguration;
     }
@@ -255,18 +291,21 @@ template <int BN, int S> static int launch_tma(const i8_cuda_fp8_conv_args *a, c
     p.a = *a;
     p.M = a->n * a->h * a->w, p.K = a->c_in;
     p.m_tiles = (p.M + TMA_BM - 1) / TMA_BM, p.n_tiles = (a->c_out + BN - 1) / BN;
-    int rc = encode_2d(&p.ta, a->x, (uint64_t)p.M, (uint64_t)p.K, (uint64_t)a->x_ld, TMA_BM);
-    if (!rc) rc = encode_2d(&p.tb, a->wq, (uint64_t)a->c_out, (uint64_t)p.K, (uint64_t)p.K, BN);
+    int rc = encode_2d(&p.ta, a->x, 1, (uint64_t)p.M, (uint64_t)p.K, (uint64_t)a->x_ld, TMA_BM);
+    if (!rc) rc = encode_2d(&p.tb, a->wq, 1, (uint64_t)a->c_out, (uint64_t)p.K, (uint64_t)p.K, BN);
+    p.res_tma = RT && (a->res_mode == I8_FP8_RES_F16 || a->res_mode == I8_FP8_RES_F16_FQ) && ((uintptr_t)a->res & 15) == 0;
+    if (!rc && p.res_tma) rc = encode_2d(&p.tr, a->res, 2, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->res_ld * 2, TMA_BM);
     if (rc) return rc;
     const int tiles = p.m_tiles * p.n_tiles, grid = tiles < sm_count * per_sm ? tiles : sm_count * per_sm;
-    tma_fp8_kernel<BN, S><<<grid, TMA_THREADS, tma_smem<BN, S>::BYTES, s>>>(p);
+    tma_fp8_kernel<BN, S, RT><<<grid, TMA_THREADS, L::BYTES, s>>>(p);
     return (int)cudaGetLastError();
 }
 
-/* lab variant v (0 or 1) on args a; a cudaError_t */
-int lab_tma_variants(void) { return 2; }
-const char *lab_tma_name(int v) { return v == 0 ? "tma128x64s4" : "tma128x128s3"; }
+/* lab variant v (0-2) on args a; a cudaError_t. Variant 2 also loads the fp16 residual tiles
+ * with TMA (else the epilogue reads them from global memory). */
+int lab_tma_variants(void) { return 3; }
+const char *lab_tma_name(int v) { return v == 0 ? "tma128x64s4" : v == 1 ? "tma128x128s3" : "tma128x64s4r"; }
 int lab_tma_conv(const i8_cuda_fp8_conv_args *a, int v, cudaStream_t s) {
     if (!lab_tma_fits(a)) return (int)cudaErrorInvalidValue;
-    return v == 0 ? launch_tma<64, 4>(a, s) : launch_tma<128, 3>(a, s);
+    return v == 0 ? launch_tma<64, 4, false>(a, s) : v == 1 ? launch_tma<128, 3, false>(a, s) : launch_tma<64, 4, true>(a, s);
 }
