@@ -1,9 +1,10 @@
 /* Lab prototype, not part of the product and NOT YET RUN ON A GPU (written in session 11, when
  * no device time was left): a Hopper-style FP8 GEMM for the 1x1 convolutions, the design
  * docs/performance.md ("Session 11", "Next for issue 5") asks for. fp8_lab.cu validates and
- * times it next to the product's variants as "tma128x64s4", "tma128x128s3" and "tma128x64s4r"
- * (the last also loads each tile's fp16 residual with TMA, double-buffered, instead of reading
- * it from global memory in the epilogue).
+ * times it next to the product's variants as "tma128x64s4", "tma128x128s3", "tma128x64s4r"
+ * (which also loads each tile's fp16 residual with TMA, double-buffered, instead of reading it
+ * from global memory in the epilogue) and "tma128x64s3h" (fp16 input, quantized by the consumers
+ * in shared memory: the readers of fp16-only block outputs under INFER8_CUDA_FP8_LT=3).
  *
  * One persistent block per SM walks the output tiles (BM 128 x BN); warpgroup 0's first thread
  * is the producer: it loads each 128-byte K slice of A (the e4m3 input, [M][x_ld]) and B (the
@@ -17,11 +18,11 @@
  * copy, or fp16 quantized on the fly), ReLU, fp16 and / or e4m3 out; per warp through shared
  * memory, then 16- / 8-byte stores.
  *
- * Limits (lab_tma_fits): pointwise conv (1x1, stride 1, no padding), e4m3 input with x_ld and
- * x 16-byte aligned, K % 16 == 0, c_out % 8 == 0, vector-aligned outputs, no split-K.
+ * Limits (lab_tma_fits): pointwise conv (1x1, stride 1, no padding), e4m3 input (fp16 for the
+ * fourth variant, which quantizes it in shared memory) with x_ld and x 16-byte aligned, K % 16 == 0, c_out % 8 == 0, vector-aligned outputs, no split-K.
  * It includes cuda_fp8.cu for the shared helpers (wgmma wrappers, descriptors, e4m3
  * conversions), so the lab links this file instead of cuda_fp8.cu. The lab numbers its variants
- * after the product's 48: FP8_LAB_VARIANT=48, 49 or 50 runs one alone. */
+ * after the product's 48: FP8_LAB_VARIANT=48, 49, 50 or 51 runs one alone. */
 #include <cuda.h>
 #include <stdio.h>
 #include <string.h>
@@ -83,14 +84,16 @@ __device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, i
 }
 
 /* RT: two residual tiles (128 rows x BN fp16 = 128 bytes, 128-byte swizzle), so that a tile's
- * residual is loaded while the tile before it finishes */
-template <int BN, int S, bool RT> struct tma_smem {
-    static constexpr int A = TMA_BM * FP8_BK, B = BN * FP8_BK, STAGE = A + B;
+ * residual is loaded while the tile before it finishes. XH: fp16 input; a stage holds its 128 K
+ * values as two 64-wide fp16 boxes, which the consumers quantize into one e4m3 tile (A8). */
+template <int BN, int S, bool RT, bool XH = false> struct tma_smem {
+    static constexpr int A = TMA_BM * FP8_BK * (XH ? 2 : 1), B = BN * FP8_BK, STAGE = A + B;
     static constexpr int YP = BN * 2 + 16, QP = BN + 16; /* epilogue row pitches (conflict-free pairs) */
     static constexpr int Y = TMA_BM * YP, Q = TMA_BM * QP;
     static constexpr int RTILE = TMA_BM * BN * 2, R = RT ? 2 * RTILE : 0; /* 1024-aligned after Y, Q */
     static_assert(!RT || BN * 2 == 128, "the residual box is one 128-byte swizzle span wide");
-    static constexpr int BARS = S * STAGE + Y + Q + R;  /* 8-byte aligned */
+    static constexpr int A8 = XH ? TMA_BM * FP8_BK : 0;  /* 1024-aligned after R */
+    static constexpr int BARS = S * STAGE + Y + Q + R + A8; /* 8-byte aligned */
     static constexpr int BYTES = BARS + (2 * S + 4) * 8 + 1024; /* + room to align the stages to 1024 */
 };
 
@@ -156,12 +159,38 @@ __device__ __forceinline__ void tma_epilogue(const i8_cuda_fp8_conv_args &a, con
     __syncwarp(); /* the staging rows are written again by this warp's next tile */
 }
 
-template <int BN, int S, bool RT>
+/* barrier `id` (1 + consumer warpgroup) over that warpgroup's 128 threads */
+__device__ __forceinline__ void wg_bar(int id) { asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory"); }
+
+/* XH: this consumer warpgroup's 64 rows of the stage's two fp16 boxes (row r, 128-byte rows,
+ * 128-byte swizzle) -> e4m3 codes q = e4m3(fp16 x * x_inv) (float multiply, as the product's
+ * loader) in the swizzled e4m3 tile sA8 that its wgmma reads. Thread: one row, one box. */
+__device__ __forceinline__ void tma_quantize_rows(const unsigned char *boxes, unsigned char *sA8, int cw, float x_inv) {
+    const int lt = threadIdx.x % 128, row = cw * 64 + lt / 2, box = lt % 2;
+    const unsigned char *src = boxes + box * (TMA_BM * FP8_BK) + row * FP8_BK;
+#pragma unroll
+    for (int q = 0; q < 4; q++) { /* e4m3 chunk box * 4 + q = fp16 chunks 2q, 2q + 1 of the box */
+        uint4 h[2];
+        h[0] = *(const uint4 *)(src + (((2 * q) ^ (row & 7)) << 4));
+        h[1] = *(const uint4 *)(src + (((2 * q + 1) ^ (row & 7)) << 4));
+        const __half *x = (const __half *)h;
+        float f[16];
+#pragma unroll
+        for (int e = 0; e < 16; e++) f[e] = __fmul_rn(__half2float(x[e]), x_inv);
+        const int c8 = box * 4 + q;
+        *(uint4 *)(sA8 + row * FP8_BK + ((c8 ^ (row & 7)) << 4)) =
+            make_uint4(q_e4m3x4(f[0], f[1], f[2], f[3]), q_e4m3x4(f[4], f[5], f[6], f[7]),
+                       q_e4m3x4(f[8], f[9], f[10], f[11]), q_e4m3x4(f[12], f[13], f[14], f[15]));
+    }
+}
+
+template <int BN, int S, bool RT, bool XH>
 __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
-    typedef tma_smem<BN, S, RT> L;
+    typedef tma_smem<BN, S, RT, XH> L;
     extern __shared__ __align__(1024) unsigned char tma_raw[];
     unsigned char *smem = tma_raw + ((1024 - (__cvta_generic_to_shared(tma_raw) & 1023)) & 1023);
     unsigned char *sA = smem, *sB = smem + S * L::A, *sY = smem + S * L::STAGE, *sQ = sY + L::Y, *sR = sQ + L::Q;
+    unsigned char *sA8 = sR + L::R;
     uint64_t *full = (uint64_t *)(smem + L::BARS), *empty = full + S, *res_full = empty + S, *res_empty = res_full + 2;
     const bool res_tma = RT && p.res_tma;
     const int wg = threadIdx.x / 128, tiles = p.m_tiles * p.n_tiles, KB = (p.K + FP8_BK - 1) / FP8_BK;
@@ -193,6 +222,8 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
                     mbar_wait(&empty[stage], phase ^ 1u);
                     mbar_arrive_expect_tx(&full[stage], L::STAGE); /* out-of-range rows arrive as zeros, full size */
                     tma_load_2d(sA + stage * L::A, &p.ta, kb * FP8_BK, m0, &full[stage]);
+                    if (XH) /* the second 64 fp16 of this 128-deep K slice */
+                        tma_load_2d(sA + stage * L::A + TMA_BM * FP8_BK, &p.ta, kb * FP8_BK + 64, m0, &full[stage]);
                     tma_load_2d(sB + stage * L::B, &p.tb, kb * FP8_BK, n0, &full[stage]);
                     if (++stage == S) stage = 0, phase ^= 1u;
                 }
@@ -211,9 +242,16 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
         for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
         for (int kb = 0; kb < KB; kb++) {
             mbar_wait(&full[stage], phase);
+            const unsigned char *tA = sA + stage * L::A + cw * 64 * FP8_BK, *tB = sB + stage * L::B;
+            if (XH) {
+                wg_bar(1 + cw); /* the previous stage's wgmma is done with sA8 in every warp */
+                tma_quantize_rows(sA + stage * L::A, sA8, cw, p.a.x_inv);
+                proxy_fence();  /* the e4m3 stores, to the async proxy wgmma reads through */
+                wg_bar(1 + cw);
+                tA = sA8 + cw * 64 * FP8_BK;
+            }
             /* the product kernel's stage step, repeated here so that its GPU-verified source stays
              * untouched; one helper for both when this kernel moves into cuda_fp8.cu */
-            const unsigned char *tA = sA + stage * L::A + cw * 64 * FP8_BK, *tB = sB + stage * L::B;
             wg_fence();
 #pragma unroll
             for (int kk = 0; kk < FP8_BK; kk += 32) {
@@ -266,23 +304,26 @@ static int encode_2d(CUtensorMap *map, const void *base, int elem_bytes, uint64_
     return r == CUDA_SUCCESS ? 0 : (int)cudaErrorInvalidValue;
 }
 
-int lab_tma_fits(const i8_cuda_fp8_conv_args *a) {
-    return a->x_fp8 && a->kh == 1 && a->kw == 1 && a->sh == 1 && a->sw == 1 && !a->ph && !a->pw && a->c_in % 16 == 0 &&
-           a->x_ld % 16 == 0 && ((uintptr_t)a->x & 15) == 0 && ((uintptr_t)a->wq & 15) == 0 && a->c_out % 8 == 0 &&
-           a->y_ld % 8 == 0 && (!a->y || ((uintptr_t)a->y & 15) == 0) && (!a->yq || ((uintptr_t)a->yq & 7) == 0) &&
+/* variant v (lab_tma_variants) runs on a: pointwise, e4m3 input (fp16 for variant 3), aligned
+ * rows and outputs */
+int lab_tma_fits(const i8_cuda_fp8_conv_args *a, int v) {
+    return (v == 3 ? !a->x_fp8 : a->x_fp8) && a->kh == 1 && a->kw == 1 && a->sh == 1 && a->sw == 1 && !a->ph &&
+           !a->pw && a->c_in % 16 == 0 && a->x_ld % 16 == 0 && ((uintptr_t)a->x & 15) == 0 &&
+           ((uintptr_t)a->wq & 15) == 0 && a->c_out % 8 == 0 && a->y_ld % 8 == 0 &&
+           (!a->y || ((uintptr_t)a->y & 15) == 0) && (!a->yq || ((uintptr_t)a->yq & 7) == 0) &&
            ((uintptr_t)a->mult & 7) == 0 && ((uintptr_t)a->bias & 7) == 0 &&
            (a->res_mode == I8_FP8_RES_NONE ||
             (a->res_ld % 8 == 0 && ((uintptr_t)a->res & (a->res_mode == I8_FP8_RES_Q ? 1 : 3)) == 0));
 }
 
-template <int BN, int S, bool RT> static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
-    typedef tma_smem<BN, S, RT> L;
+template <int BN, int S, bool RT, bool XH> static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
+    typedef tma_smem<BN, S, RT, XH> L;
     static int sm_count = 0, per_sm = 0;
     if (!sm_count) {
         int dev = 0;
         if (cudaGetDevice(&dev) || cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev) ||
-            cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT>, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES) ||
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tma_fp8_kernel<BN, S, RT>, TMA_THREADS, L::BYTES) ||
+            cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH>, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES) ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tma_fp8_kernel<BN, S, RT, XH>, TMA_THREADS, L::BYTES) ||
             per_sm < 1)
             return (int)cudaErrorInvalidConfiguration;
     }
@@ -291,21 +332,30 @@ template <int BN, int S, bool RT> static int launch_tma(const i8_cuda_fp8_conv_a
     p.a = *a;
     p.M = a->n * a->h * a->w, p.K = a->c_in;
     p.m_tiles = (p.M + TMA_BM - 1) / TMA_BM, p.n_tiles = (a->c_out + BN - 1) / BN;
-    int rc = encode_2d(&p.ta, a->x, 1, (uint64_t)p.M, (uint64_t)p.K, (uint64_t)a->x_ld, TMA_BM);
+    int rc = encode_2d(&p.ta, a->x, XH ? 2 : 1, (uint64_t)p.M, (uint64_t)p.K, (uint64_t)a->x_ld * (XH ? 2 : 1), TMA_BM);
     if (!rc) rc = encode_2d(&p.tb, a->wq, 1, (uint64_t)a->c_out, (uint64_t)p.K, (uint64_t)p.K, BN);
     p.res_tma = RT && (a->res_mode == I8_FP8_RES_F16 || a->res_mode == I8_FP8_RES_F16_FQ) && ((uintptr_t)a->res & 15) == 0;
     if (!rc && p.res_tma) rc = encode_2d(&p.tr, a->res, 2, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->res_ld * 2, TMA_BM);
     if (rc) return rc;
     const int tiles = p.m_tiles * p.n_tiles, grid = tiles < sm_count * per_sm ? tiles : sm_count * per_sm;
-    tma_fp8_kernel<BN, S, RT><<<grid, TMA_THREADS, L::BYTES, s>>>(p);
+    tma_fp8_kernel<BN, S, RT, XH><<<grid, TMA_THREADS, L::BYTES, s>>>(p);
     return (int)cudaGetLastError();
 }
 
-/* lab variant v (0-2) on args a; a cudaError_t. Variant 2 also loads the fp16 residual tiles
- * with TMA (else the epilogue reads them from global memory). */
-int lab_tma_variants(void) { return 3; }
-const char *lab_tma_name(int v) { return v == 0 ? "tma128x64s4" : v == 1 ? "tma128x128s3" : "tma128x64s4r"; }
+/* lab variant v (0-3) on args a; a cudaError_t. Variant 2 also loads the fp16 residual tiles
+ * with TMA (else the epilogue reads them from global memory); variant 3 reads fp16 input and
+ * quantizes it in shared memory (the readers of fp16-only block outputs, INFER8_CUDA_FP8_LT=3). */
+int lab_tma_variants(void) { return 4; }
+const char *lab_tma_name(int v) {
+    static const char *names[] = {"tma128x64s4", "tma128x128s3", "tma128x64s4r", "tma128x64s3h"};
+    return v >= 0 && v < 4 ? names[v] : "?";
+}
 int lab_tma_conv(const i8_cuda_fp8_conv_args *a, int v, cudaStream_t s) {
-    if (!lab_tma_fits(a)) return (int)cudaErrorInvalidValue;
-    return v == 0 ? launch_tma<64, 4, false>(a, s) : v == 1 ? launch_tma<128, 3, false>(a, s) : launch_tma<64, 4, true>(a, s);
+    if (v < 0 || v > 3 || !lab_tma_fits(a, v)) return (int)cudaErrorInvalidValue;
+    switch (v) {
+    case 0: return launch_tma<64, 4, false, false>(a, s);
+    case 1: return launch_tma<128, 3, false, false>(a, s);
+    case 2: return launch_tma<64, 4, true, false>(a, s);
+    default: return launch_tma<64, 3, false, true>(a, s);
+    }
 }

@@ -45,14 +45,14 @@ fp8_lab() {
   echo "fp8_lab: build-device/bin/fp8_lab not built (tools/prepare-device builds it)"
 }
 
-# The lab-only TMA prototype (dev/kernels/fp8_tma.cu, variants 48-50) next to the lean
+# The lab-only TMA prototype (dev/kernels/fp8_tma.cu, variants 48-51) next to the lean
 # wgmma kernel (32, the product's winner on the up-projections) on every lab shape and mode:
 # validation, bit-identity checks and times. FP8_TMA_SHAPE narrows the shapes.
 STEPS+=(fp8_tma)
 fp8_tma() {
   gpu_env >/dev/null
   [ -x build-device/bin/fp8_lab ] || { echo "fp8_tma: build-device/bin/fp8_lab not built (tools/prepare-device builds it)"; return 1; }
-  FP8_LAB_VARIANT=32,48,49,50 FP8_LAB_SHAPE=${FP8_TMA_SHAPE:-} timeout 150 build-device/bin/fp8_lab >"$OUT/fp8_tma.txt" 2>&1
+  FP8_LAB_VARIANT=32,48,49,50,51 FP8_LAB_SHAPE=${FP8_TMA_SHAPE:-} timeout 150 build-device/bin/fp8_lab >"$OUT/fp8_tma.txt" 2>&1
   local rc=$?
   grep -E "^Block|best|tma|fp8_tma|FAIL|PASS|failed" "$OUT/fp8_tma.txt" | tail -80
   echo "fp8_tma: exit $rc"
