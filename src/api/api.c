@@ -121,12 +121,13 @@ static infer8_status check_backend_runs_all(const infer8_model *m, const i8_back
     return INFER8_OK;
 }
 
-/* The CPU device's backend is checked at open, so that an FP8 model (which the oneDNN backend,
- * computing in fp32, cannot run) is refused with its file and layer named rather than at the
- * first classify; the CUDA backend is checked when it is prepared (it needs the GPU). */
-static infer8_status check_cpu_backend(const infer8_model *m, i8_err *err) {
-    if (m->options.device != INFER8_DEVICE_CPU) return INFER8_OK;
-    return check_backend_runs_all(m, backend_for(INFER8_DEVICE_CPU), err);
+/* The device's backend is checked once, at open (its supports_node needs no device), so that
+ * e.g. an FP8 model on the oneDNN backend, which computes in fp32, is refused with its file and
+ * layer named rather than at the first classify. A build without the device's backend says so
+ * when the backend is first needed (i8_model_ensure_backend). */
+static infer8_status check_device_backend(const infer8_model *m, i8_err *err) {
+    const i8_backend_ops *ops = backend_for(m->options.device);
+    return ops ? check_backend_runs_all(m, ops, err) : INFER8_OK;
 }
 
 static infer8_status bad_arg(infer8_context *ctx, const char *what) {
@@ -224,7 +225,7 @@ static infer8_status model_open(infer8_context *ctx, const char *path, const voi
                                I8_CKPT_OPTIMIZE | (m->options.allow_nonfinite ? I8_CKPT_ALLOW_NONFINITE : 0), &err);
     }
     if (!s) s = i8_model_apply_fp8(m, &err); /* open options precision fp8 (calibrate_api.c) */
-    if (!s) s = check_cpu_backend(m, &err);
+    if (!s) s = check_device_backend(m, &err);
     if (s) {
         model_free(m);
         return i8_ctx_fail(ctx, &err);
@@ -349,18 +350,13 @@ EXPORT infer8_status infer8_preprocess_rgb8(infer8_context *ctx, const infer8_mo
 
 /* ---- classification ---- */
 
-
 /* Prepares the executor on first use. Caller holds m->lock. */
 infer8_status i8_model_ensure_backend(infer8_model *m, i8_err *err) {
     if (m->backend_ctx) return INFER8_OK;
     const i8_backend_ops *ops = backend_for(m->options.device);
     if (!ops) return i8_fail(err, INFER8_E_UNSUPPORTED, "this build of infer8 has no CUDA backend");
-    /* the CPU device's backend was checked at open (check_cpu_backend), and neither the graph
-     * nor the device changes after open */
-    if (m->options.device != INFER8_DEVICE_CPU) {
-        infer8_status rc = check_backend_runs_all(m, ops, err);
-        if (rc) return rc;
-    }
+    /* every layer was checked against this backend at open (check_device_backend); neither the
+     * graph nor the device changes after open */
     i8_backend_options bo;
     memset(&bo, 0, sizeof bo);
     bo.max_batch = m->options.max_batch;

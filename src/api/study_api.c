@@ -53,7 +53,6 @@ static const char *const split_title[N_SPLITS] = {"held-out", "calibration", "st
 
 /* ---- state ---- */
 
-
 typedef struct variant {
     char name[192];               /* "fp16", "fp8/max", "residual-fp8:10-39/max" */
     char token[128];              /* as given in options.variants */
@@ -78,6 +77,7 @@ typedef struct variant {
     int nprof[MAX_BATCHES];
     double *layer_ms;             /* per-layer profile of the first batch size (speed_ok only) */
     int q_ok, s_ok;               /* decision criteria */
+    double bound[MAX_BATCHES];    /* roofline bound over fp16 per batch size (FP8, S->peaks set) */
 } variant;
 
 typedef struct recipe_list {
@@ -120,6 +120,7 @@ typedef struct study {
     double t0, t_calib, t_build, t_quality, t_stress, t_speed;
     int decision;
     char best[192];
+    const i8_peaks *peaks;        /* the GPU of the roofline bounds, or NULL (roofline_bounds) */
     i8_strbuf reason;
 } study;
 
@@ -714,24 +715,25 @@ static infer8_status stress(study *S, i8_err *err) {
 
 /* ---- speed ---- */
 
-/* The GPU of the report's roofline bounds: options.roofline_gpu (checked at the start), else
- * the timing GPU when it is in the table; NULL for none. */
-static const i8_peaks *study_peaks(const study *S) {
-    if (S->o.roofline_gpu) return i8_peaks_find(S->o.roofline_gpu);
-    return S->speed_measured ? i8_peaks_find(S->device_desc) : NULL;
+/* The reports' roofline bounds (eval/roofline.h), once: the GPU is options.roofline_gpu
+ * (checked at the start), else the timing GPU when it is in the table, else none; each FP8
+ * variant's bound over fp16 per batch size (NAN without a graph). */
+static void roofline_bounds(study *S) {
+    S->peaks = S->o.roofline_gpu ? i8_peaks_find(S->o.roofline_gpu)
+               : S->speed_measured ? i8_peaks_find(S->device_desc)
+                                   : NULL;
+    for (int k = 0; k < S->nv && S->peaks; k++) {
+        variant *v = &S->v[k];
+        const infer8_model *m = v->qm ? v->qm : v->sm;
+        for (int b = 0; b < S->nbatches; b++) {
+            v->bound[b] = NAN;
+            if (!m || v->fp16) continue;
+            i8_roofline r;
+            i8_roofline_convs(&m->graph, S->batches[b], S->peaks, &r);
+            if (r.fp8_s > 0) v->bound[b] = r.fp16_s / r.fp8_s;
+        }
+    }
 }
-
-/* Roofline bound of FP8 variant v over fp16 at batch n on study_peaks's GPU (eval/roofline.h),
- * or NAN without one. */
-static double roofline_bound(const study *S, const variant *v, int n) {
-    const i8_peaks *pk = study_peaks(S);
-    const infer8_model *m = v->qm ? v->qm : v->sm;
-    if (!pk || !m || v->fp16) return NAN;
-    i8_roofline r;
-    i8_roofline_convs(&m->graph, n, pk, &r);
-    return r.fp8_s > 0 ? r.fp16_s / r.fp8_s : NAN;
-}
-
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -1007,15 +1009,14 @@ static char *study_json(study *S, double wall) {
         cJSON *spd = cJSON_AddObjectToObject(x, "speed");
         cJSON_AddBoolToObject(spd, "measured", S->speed_measured && v->speed_ok);
         cJSON_AddStringToObject(spd, "note", !S->speed_measured ? S->speed_reason : v->speed_ok ? "" : v->speed_note);
-        const i8_peaks *pk = study_peaks(S);
-        if (pk && !v->fp16) {
+        if (S->peaks && !v->fp16) {
             cJSON *rf = cJSON_AddObjectToObject(spd, "roofline_bound");
-            cJSON_AddStringToObject(rf, "gpu", pk->gpu);
+            cJSON_AddStringToObject(rf, "gpu", S->peaks->gpu);
             cJSON *xb = cJSON_AddObjectToObject(rf, "x_by_batch");
             for (int b = 0; b < S->nbatches; b++) {
                 char key[16];
                 snprintf(key, sizeof key, "%d", S->batches[b]);
-                cJSON_AddItemToObject(xb, key, num(roofline_bound(S, v, S->batches[b])));
+                cJSON_AddItemToObject(xb, key, num(v->bound[b]));
             }
         }
         if (S->speed_measured && v->speed_ok) {
@@ -1147,7 +1148,7 @@ static void why_section(study *S, i8_strbuf *b) {
                   v->bundle_bytes / 1048576.0, f->bundle_bytes / 1048576.0,
                   f->bundle_bytes ? 100.0 * (1.0 - (double)v->bundle_bytes / (double)f->bundle_bytes) : 0.0);
     }
-    const i8_peaks *pk = study_peaks(S);
+    const i8_peaks *pk = S->peaks;
     for (int k = 1; k < S->nv && pk; k++) {
         const variant *v = &S->v[k];
         if (!v->applicable) continue;
@@ -1156,8 +1157,7 @@ static void why_section(study *S, i8_strbuf *b) {
                             "fp16 stream where a layer reads it as fp16), its convolutions would be at most",
                          v->name, pk->gpu, pk->bytes_per_s / 1e12, pk->fp16_flops / 1e12, pk->fp8_flops / 1e12);
         for (int i = 0; i < S->nbatches; i++)
-            i8_strbuf_printf(b, "%s x %.2f faster at batch %d", i ? "," : "", roofline_bound(S, v, S->batches[i]),
-                             S->batches[i]);
+            i8_strbuf_printf(b, "%s x %.2f faster at batch %d", i ? "," : "", v->bound[i], S->batches[i]);
         i8_strbuf_printf(b, " (src/eval/roofline.c); the rest of the model is the same in both.\n");
     }
     i8_strbuf_printf(b,
@@ -1584,6 +1584,7 @@ EXPORT infer8_status infer8_study(infer8_context *ctx, const char *model_path, c
     S->t_speed = now_s() - t;
     char *json = NULL, *md = NULL;
     if (!s) {
+        roofline_bounds(S);
         decide(S);
         if (S->reason.oom) s = i8_fail(&err, INFER8_E_NOMEM, "infer8_study: out of memory (reason)");
     }

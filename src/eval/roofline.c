@@ -18,13 +18,6 @@ const i8_peaks *i8_peaks_find(const char *device_desc) {
 
 static double max2(double a, double b) { return a > b ? a : b; }
 
-/* Is input slot k of node j read as e4m3 (an FP8 conv's input, a residual_fp8 conv's x)? */
-static int reads_e4m3(const i8_node *nd, int k) {
-    if (nd->op != I8_OP_CONV) return 0;
-    if (k == 0) return nd->precision == I8_PREC_FP8;
-    return k == 1 && nd->residual_fp8 && nd->residual == nd->inputs[1];
-}
-
 void i8_roofline_convs(const i8_graph *g, int n, const i8_peaks *pk, i8_roofline *out) {
     memset(out, 0, sizeof *out);
     for (int i = 0; i < g->n_nodes; i++) {
@@ -43,7 +36,7 @@ void i8_roofline_convs(const i8_graph *g, int n, const i8_peaks *pk, i8_roofline
             int read16 = i == g->output;
             for (int j = i + 1; j < g->n_nodes && res && !read16; j++)
                 for (int s = 0; s < g->nodes[j].n_inputs; s++)
-                    if (g->nodes[j].inputs[s] == i && !reads_e4m3(&g->nodes[j], s)) read16 = 1;
+                    if (g->nodes[j].inputs[s] == i && !i8_node_reads_fp8_slot(&g->nodes[j], s)) read16 = 1;
             const double x_bytes = nd->residual_fp8 ? 1.0 : 2.0, f16_out = res && read16 ? 2.0 : 0.0;
             const double b8 = in_px * in->c + co * k + out_px * co * (1.0 + f16_out) + res * out_px * co * x_bytes;
             t = max2(flops / pk->fp8_flops, b8 / pk->bytes_per_s);

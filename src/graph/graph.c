@@ -32,6 +32,12 @@ int i8_node_reads_fp8(const i8_node *nd) {
     return nd->op == I8_OP_CONV && (nd->precision == I8_PREC_FP8 || nd->residual_fp8);
 }
 
+int i8_node_reads_fp8_slot(const i8_node *nd, int k) {
+    if (nd->op != I8_OP_CONV) return 0;
+    if (k == 0) return nd->precision == I8_PREC_FP8;
+    return k == 1 && nd->residual_fp8 && nd->residual == nd->inputs[1];
+}
+
 static void copy_name(char *dst, size_t size, const char *src) {
     size_t n = src ? strlen(src) : 0;
     if (n >= size) n = size - 1;

@@ -155,6 +155,9 @@ const char *i8_precision_name(i8_precision p);
 /* A conv that reads an e4m3 copy: its input (precision FP8) or its residual x (residual_fp8).
  * Only the reference executor's emulation and the CUDA backend run such nodes. */
 int i8_node_reads_fp8(const i8_node *nd);
+/* Whether input slot k of nd is read as that e4m3 copy (slot 0 of an FP8 conv, slot 1 of a
+ * residual_fp8 conv whose residual x it is); every other read is of the fp16 values. */
+int i8_node_reads_fp8_slot(const i8_node *nd, int k);
 
 /* Passes (each validates its result). */
 infer8_status i8_pass_fold_batchnorm(i8_graph *g, i8_err *err);

@@ -263,8 +263,6 @@ static void random_inputs(tg *t, float *in, size_t count) {
     for (size_t i = 0; i < count; i++) in[i] = (float)(2.0 * i8_rng_uniform(&t->rng) - 1.0);
 }
 
-/* Per-op check: calibrate on 8 random inputs, quantize the nodes listed (fp8[k] = node,
- * rfp8[k] = residual_fp8 flag), compare on 6 more at batch 1 and 3. Frees the graph. */
 /* Draws 14 random inputs (returned), calibrates on the first 8 and quantizes the nodes listed
  * (fp8[k] = node, rfp8[k] = residual_fp8 flag); the convs left in fp16 get binary16 weights,
  * as i8_quantize_graph_fp8 gives them. */
@@ -287,6 +285,8 @@ static float *quantize_case(tg *t, const int *fp8, const int *rfp8, int count) {
     return in;
 }
 
+/* Per-op check: quantize_case, then compare GPU and emulation on its 6 other inputs at batch 1
+ * and 3. Frees the graph. */
 static void check_op(tg *t, const int *fp8, const int *rfp8, int count, const char *what, int fallbacks) {
     i8_graph *g = &t->g;
     size_t per = (size_t)g->input_c * g->input_h * g->input_w;
@@ -690,9 +690,6 @@ static int conv_class(const i8_node *nd) {
     return CLS_1XK;
 }
 
-/* Where FP8 gains or loses against fp16, layer by layer (the same graph before and after
- * quantization, so node k is the same layer in both): per conv class the fp16 and FP8 graphs'
- * sums, then the convs that lose most, with the tactic kind the FP8 graph chose. */
 static const char *const kind_name[] = {"none", "own fp16", "cuBLASLt", "cuDNN", "own fp8", "cuBLASLt e4m3",
                                         "cuDNN e4m3"};
 static const char *tactic_kind_name(int kind) {
@@ -724,6 +721,9 @@ static void write_layer_tsv(void *ca, void *cb, const i8_graph *ga, const i8_gra
     fclose(f);
 }
 
+/* Where FP8 gains or loses against fp16, layer by layer (the same graph before and after
+ * quantization, so node k is the same layer in both): per conv class the fp16 and FP8 graphs'
+ * sums, then the convs that lose most, with the tactic kind the FP8 graph chose. */
 static void profile_compare(void *cb, const i8_graph *ga, const i8_graph *gb, int n, const double *pa,
                             const double *pb) {
     if (!pa || !pb || ga->n_nodes != gb->n_nodes) return;

@@ -39,13 +39,6 @@ static int lt_prefers_f16(const i8_graph *g, const i8_node *nd, int mode) {
     return mode == 2 ? nd->residual < 0 : mode == 3 ? nd->residual >= 0 && !nd->residual_fp8 : 0;
 }
 
-/* Is slot k of node j an FP8 read (input of an FP8 conv, residual x of a residual_fp8 conv)? */
-static int fp8_read(const i8_node *nd, int k) {
-    if (nd->op != I8_OP_CONV) return 0;
-    if (k == 0) return nd->precision == I8_PREC_FP8;
-    return k == 1 && nd->residual_fp8 && nd->residual == nd->inputs[1];
-}
-
 infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
     const i8_graph *g = c->g;
     int n = g->n_nodes, ns = c->n_stor, any = 0;
@@ -118,7 +111,7 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
             int p = nd->inputs[k];
             storage_use *u = &use[c->views[p].storage];
             if (nd->op == I8_OP_CONCAT && (c->rt[j].alias_mask >> k) & 1u) continue; /* written in place */
-            if (fp8_read(nd, k)) {
+            if (i8_node_reads_fp8_slot(nd, k)) {
                 float sc = g->nodes[p].out_scale;
                 if (!u->read8) u->read8 = 1, u->scale = sc;
                 else if (u->scale != sc) u->scale_differs = 1;
