@@ -20,7 +20,7 @@ fp8_tests() {
 # (bench/fp8_roofline.py).
 fp8_bench() {
   gpu_env >/dev/null
-  INFER8_FP8_BENCH=1 INFER8_FP8_BENCH_TSV="$OUT" INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-60} timeout 540 \
+  INFER8_FP8_BENCH=1 INFER8_FP8_BENCH_TSV="$OUT" INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-60} timeout ${FP8_BENCH_TIMEOUT:-540} \
     build-device/tests/test_cuda_fp8 >"$OUT/fp8_bench.md" 2>"$OUT/fp8_bench.log"
   local rc=$?
   tail -20 "$OUT/fp8_bench.log"
@@ -52,7 +52,7 @@ STEPS+=(fp8_tma)
 fp8_tma() {
   gpu_env >/dev/null
   [ -x build-device/bin/fp8_lab ] || { echo "fp8_tma: build-device/bin/fp8_lab not built (tools/prepare-device builds it)"; return 1; }
-  FP8_LAB_VARIANT=32,48,49,50,51 FP8_LAB_SHAPE=${FP8_TMA_SHAPE:-} timeout 150 build-device/bin/fp8_lab >"$OUT/fp8_tma.txt" 2>&1
+  FP8_LAB_VARIANT=32,48,49,50,51 FP8_LAB_SHAPE=${FP8_TMA_SHAPE:-} timeout ${FP8_TMA_TIMEOUT:-150} build-device/bin/fp8_lab >"$OUT/fp8_tma.txt" 2>&1
   local rc=$?
   grep -E "^Block|best|tma|fp8_tma|FAIL|PASS|failed" "$OUT/fp8_tma.txt" | tail -80
   echo "fp8_tma: exit $rc"
