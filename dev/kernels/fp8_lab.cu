@@ -273,7 +273,7 @@ int main(void) {
                 }
                 CK(cudaDeviceSynchronize());
                 double maxd = 0, maxr = 0, qbad = 0, far_v = 0; /* |v| of the largest far code */
-                int qfar = 0;
+                int qfar = 0, qwrong = 0; /* codes > 1 step off; of those, ones that fail */
                 if (want_h) {
                     CK(cudaMemcpy(goth, dy, ys * 2, cudaMemcpyDeviceToHost));
                     for (size_t i = 0; i < ys; i++) {
@@ -287,12 +287,19 @@ int main(void) {
                     for (size_t i = 0; i < ys; i++)
                         if (gotc[i] != refc[i]) {
                             qbad++;
-                            if (code_steps(gotc[i], refc[i]) > 1 || gotc[i] == 0x7f || gotc[i] == 0xff)
+                            if (code_steps(gotc[i], refc[i]) > 1 || gotc[i] == 0x7f || gotc[i] == 0xff) {
                                 qfar++, far_v = fmax(far_v, fabs(ref_h[i]));
+                                /* near zero a code may be several steps off: the tensor
+                                 * cores' FP8 sums (fewer bits than fp32 within a K slice)
+                                 * cancel to a few of their ulps, the double reference does
+                                 * not; within 2e-3 of the largest output (the fp16 check's
+                                 * tolerance) that is rounding, not a bug */
+                                if (gotc[i] == 0x7f || gotc[i] == 0xff || fabs(ref_h[i]) > 2e-3 * vmax) qwrong++;
+                            }
                         }
                 }
                 double rel = maxr > 0 ? maxd / maxr : maxd, qshare = qbad / (double)ys;
-                int ok = (!want_h || rel <= 2e-3) && (!want_q || (qshare < 0.01 && qfar == 0));
+                int ok = (!want_h || rel <= 2e-3) && (!want_q || (qshare < 0.01 && qwrong == 0));
                 /* the epilogue stores 16- / 8-byte groups where the outputs are aligned, else one
                  * element at a time: outputs moved off alignment by 8 / 4 bytes take the second
                  * path, which must give the same bits */

@@ -1,10 +1,12 @@
-/* Lab prototype, not part of the product and NOT YET RUN ON A GPU (written in session 11, when
- * no device time was left): a Hopper-style FP8 GEMM for the 1x1 convolutions, the design
- * docs/performance.md ("Session 11", "Next for issue 5") asks for. fp8_lab.cu validates and
- * times it next to the product's variants as "tma128x64s4", "tma128x128s3", "tma128x64s4r"
+/* Lab prototype, not part of the product: a Hopper-style FP8 GEMM for the 1x1 convolutions, the
+ * design docs/performance.md ("Session 11", "Next for issue 5") asks for. fp8_lab.cu validates
+ * and times it next to the product's variants as "tma128x64s4", "tma128x128s3", "tma128x64s4r"
  * (which also loads each tile's fp16 residual with TMA, double-buffered, instead of reading it
  * from global memory in the epilogue) and "tma128x64s3h" (fp16 input, quantized by the consumers
- * in shared memory: the readers of fp16-only block outputs under INFER8_CUDA_FP8_LT=3).
+ * in shared memory: the readers of fp16-only block outputs under INFER8_CUDA_FP8_LT=3); the
+ * same three 128x64 kernels with a ping-pong schedule end in "p" (below). First run on the GPU in
+ * session 12: outputs equal the product kernel's in every lab case; faster on the plain 1x1s,
+ * not on the batch-32 residual up-projection (docs/performance.md, "Session 12").
  *
  * One persistent block per SM walks the output tiles (BM 128 x BN); warpgroup 0's first thread
  * is the producer: it loads each 128-byte K slice of A (the e4m3 input, [M][x_ld]) and B (the
@@ -14,6 +16,8 @@
  * wgmma m64nBNk32 on 64 rows, promote each stage's sums to fp32 (as the product kernel does),
  * and finish the tile from their fragments while the producer already loads the next tile: the
  * overlap of loads and epilogue the product kernel lacks (Nsight Compute: latency-bound).
+ * Ping-pong (PP): warpgroups 1 and 2 instead take alternate tiles whole (128 rows, two wgmma per
+ * K step), so that one's epilogue runs while the other multiplies.
  * Epilogue = the product's contract (cuda_fp8.h): v = acc * mult + bias, residual (fp16, e4m3
  * copy, or fp16 quantized on the fly), ReLU, fp16 and / or e4m3 out; per warp through shared
  * memory, then 16- / 8-byte stores.
@@ -22,7 +26,7 @@
  * fourth variant, which quantizes it in shared memory) with x_ld and x 16-byte aligned, K % 16 == 0, c_out % 8 == 0, vector-aligned outputs, no split-K.
  * It includes cuda_fp8.cu for the shared helpers (wgmma wrappers, descriptors, e4m3
  * conversions), so the lab links this file instead of cuda_fp8.cu. The lab numbers its variants
- * after the product's 48: FP8_LAB_VARIANT=48, 49, 50 or 51 runs one alone. */
+ * after the product's 48: FP8_LAB_VARIANT=48 ... 54 runs one alone. */
 #include <cuda.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,13 +90,14 @@ __device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, i
 /* RT: two residual tiles (128 rows x BN fp16 = 128 bytes, 128-byte swizzle), so that a tile's
  * residual is loaded while the tile before it finishes. XH: fp16 input; a stage holds its 128 K
  * values as two 64-wide fp16 boxes, which the consumers quantize into one e4m3 tile (A8). */
-template <int BN, int S, bool RT, bool XH = false> struct tma_smem {
+template <int BN, int S, bool RT, bool XH = false, bool PP = false> struct tma_smem {
     static constexpr int A = TMA_BM * FP8_BK * (XH ? 2 : 1), B = BN * FP8_BK, STAGE = A + B;
     static constexpr int YP = BN * 2 + 16, QP = BN + 16; /* epilogue row pitches (conflict-free pairs) */
-    static constexpr int Y = TMA_BM * YP, Q = TMA_BM * QP;
+    static constexpr int W = PP ? 2 : 1; /* ping-pong: each consumer warpgroup stages its own tile */
+    static constexpr int Y1 = TMA_BM * YP, Q1 = TMA_BM * QP, Y = W * Y1, Q = W * Q1;
     static constexpr int RTILE = TMA_BM * BN * 2, R = RT ? 2 * RTILE : 0; /* 1024-aligned after Y, Q */
     static_assert(!RT || BN * 2 == 128, "the residual box is one 128-byte swizzle span wide");
-    static constexpr int A8 = XH ? TMA_BM * FP8_BK : 0;  /* 1024-aligned after R */
+    static constexpr int A81 = XH ? TMA_BM * FP8_BK : 0, A8 = W * A81; /* 1024-aligned after R */
     static constexpr int BARS = S * STAGE + Y + Q + R + A8; /* 8-byte aligned */
     static constexpr int BYTES = BARS + (2 * S + 4) * 8 + 1024; /* + room to align the stages to 1024 */
 };
@@ -184,9 +189,64 @@ __device__ __forceinline__ void tma_quantize_rows(const unsigned char *boxes, un
     }
 }
 
+/* Ping-pong consumer c (0 or 1) of tma_fp8_kernel<..., PP = true>: the CTA's tiles t = c, c + 2, ...
+ * whole (both 64-row halves: two wgmma per K step), each in its own staging rows. The producer
+ * fills the stages in tile order, so tile t's K slice kb is stage sequence number t * KB + kb. */
 template <int BN, int S, bool RT, bool XH>
+__device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigned char *sA, unsigned char *sB,
+                                             unsigned char *sY, unsigned char *sQ, unsigned char *sR,
+                                             unsigned char *sA8, uint64_t *full, uint64_t *empty, uint64_t *res_full,
+                                             uint64_t *res_empty, bool res_tma, int KB) {
+    typedef tma_smem<BN, S, RT, XH, true> L;
+    const int tiles = p.m_tiles * p.n_tiles, warp_row = ((threadIdx.x % 128) / 32) * 16;
+    unsigned char *myY = sY + c * L::Y1, *myQ = sQ + c * L::Q1, *myA8 = sA8 + c * L::A81;
+    for (int tile = blockIdx.x + c * gridDim.x, t = c; tile < tiles; tile += 2 * gridDim.x, t += 2) {
+        const int m0 = (tile / p.n_tiles) * TMA_BM, n0 = (tile % p.n_tiles) * BN;
+        float acc[BN], part[BN]; /* [half][BN / 2]: rows 0-63, then 64-127 */
+#pragma unroll
+        for (int i = 0; i < BN; i++) acc[i] = 0.0f;
+        for (int kb = 0; kb < KB; kb++) {
+            const unsigned seq = (unsigned)t * KB + kb;
+            const int stage = seq % S;
+            mbar_wait(&full[stage], (seq / S) & 1u);
+            const unsigned char *tA = sA + stage * L::A, *tB = sB + stage * L::B;
+            if (XH) {
+                wg_bar(1 + c); /* the previous stage's wgmma is done with myA8 in every warp */
+                tma_quantize_rows(sA + stage * L::A, myA8, 0, p.a.x_inv);
+                tma_quantize_rows(sA + stage * L::A, myA8, 1, p.a.x_inv);
+                proxy_fence();
+                wg_bar(1 + c);
+                tA = myA8;
+            }
+            wg_fence();
+#pragma unroll
+            for (int kk = 0; kk < FP8_BK; kk += 32) {
+                wgmma_n64(part, wg_desc(tA + kk), wg_desc(tB + kk), kk > 0);
+                wgmma_n64(part + BN / 2, wg_desc(tA + 64 * FP8_BK + kk), wg_desc(tB + kk), kk > 0);
+            }
+            wg_commit();
+            wg_wait_all();
+#pragma unroll
+            for (int i = 0; i < BN; i++) {
+                reg_fence(part[i]);
+                acc[i] += part[i];
+            }
+            mbar_arrive(&empty[stage]);
+        }
+        const unsigned char *sRes = nullptr;
+        if (res_tma) { /* buffer t & 1 = c: this warpgroup's own */
+            mbar_wait(&res_full[t & 1], (t >> 1) & 1);
+            sRes = sR + (t & 1) * L::RTILE;
+        }
+        tma_epilogue<BN>(p.a, acc, m0, n0, p.M, warp_row, myY, myQ, sRes);
+        tma_epilogue<BN>(p.a, acc + BN / 2, m0, n0, p.M, 64 + warp_row, myY, myQ, sRes);
+        if (res_tma) mbar_arrive(&res_empty[t & 1]);
+    }
+}
+
+template <int BN, int S, bool RT, bool XH, bool PP>
 __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
-    typedef tma_smem<BN, S, RT, XH> L;
+    typedef tma_smem<BN, S, RT, XH, PP> L;
     extern __shared__ __align__(1024) unsigned char tma_raw[];
     unsigned char *smem = tma_raw + ((1024 - (__cvta_generic_to_shared(tma_raw) & 1023)) & 1023);
     unsigned char *sA = smem, *sB = smem + S * L::A, *sY = smem + S * L::STAGE, *sQ = sY + L::Y, *sR = sQ + L::Q;
@@ -197,11 +257,11 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
     if (threadIdx.x == 0) {
         for (int s = 0; s < S; s++) {
             mbar_init(&full[s], 1);       /* the producer's arrive + the TMA bytes */
-            mbar_init(&empty[s], 256);    /* every consumer thread */
+            mbar_init(&empty[s], PP ? 128 : 256); /* every thread of the consumer(s) of the stage */
         }
         for (int r = 0; r < 2; r++) {
             mbar_init(&res_full[r], 1);
-            mbar_init(&res_empty[r], 256);
+            mbar_init(&res_empty[r], PP ? 128 : 256);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
@@ -230,6 +290,11 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
             }
         }
         return; /* nothing below synchronizes the whole block */
+    }
+    if constexpr (PP) { /* ping-pong: consumer warpgroup c computes whole tiles t = c, c + 2, ... (CTA-local
+               * order), so one warpgroup's epilogue overlaps the other's wgmma */
+        tma_pingpong<BN, S, RT, XH>(p, wg - 1, sA, sB, sY, sQ, sR, sA8, full, empty, res_full, res_empty, res_tma, KB);
+        return;
     }
 
     const int cw = wg - 1, wrow = cw * 64 + ((threadIdx.x % 128) / 32) * 16;
@@ -304,10 +369,12 @@ static int encode_2d(CUtensorMap *map, const void *base, int elem_bytes, uint64_
     return r == CUDA_SUCCESS ? 0 : (int)cudaErrorInvalidValue;
 }
 
+/* which variants read fp16 input (the others e4m3) */
+static int tma_fp16_input(int v) { return v == 3 || v == 6; }
 /* variant v (lab_tma_variants) runs on a: pointwise, e4m3 input (fp16 for variant 3), aligned
  * rows and outputs */
 int lab_tma_fits(const i8_cuda_fp8_conv_args *a, int v) {
-    return (v == 3 ? !a->x_fp8 : a->x_fp8) && a->kh == 1 && a->kw == 1 && a->sh == 1 && a->sw == 1 && !a->ph &&
+    return (tma_fp16_input(v) ? !a->x_fp8 : a->x_fp8) && a->kh == 1 && a->kw == 1 && a->sh == 1 && a->sw == 1 && !a->ph &&
            !a->pw && a->c_in % 16 == 0 && a->x_ld % 16 == 0 && ((uintptr_t)a->x & 15) == 0 &&
            ((uintptr_t)a->wq & 15) == 0 && a->c_out % 8 == 0 && a->y_ld % 8 == 0 &&
            (!a->y || ((uintptr_t)a->y & 15) == 0) && (!a->yq || ((uintptr_t)a->yq & 7) == 0) &&
@@ -316,14 +383,15 @@ int lab_tma_fits(const i8_cuda_fp8_conv_args *a, int v) {
             (a->res_ld % 8 == 0 && ((uintptr_t)a->res & (a->res_mode == I8_FP8_RES_Q ? 1 : 3)) == 0));
 }
 
-template <int BN, int S, bool RT, bool XH> static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
-    typedef tma_smem<BN, S, RT, XH> L;
+template <int BN, int S, bool RT, bool XH, bool PP = false>
+static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
+    typedef tma_smem<BN, S, RT, XH, PP> L;
     static int sm_count = 0, per_sm = 0;
     if (!sm_count) {
         int dev = 0;
         if (cudaGetDevice(&dev) || cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev) ||
-            cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH>, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES) ||
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tma_fp8_kernel<BN, S, RT, XH>, TMA_THREADS, L::BYTES) ||
+            cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP>, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES) ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tma_fp8_kernel<BN, S, RT, XH, PP>, TMA_THREADS, L::BYTES) ||
             per_sm < 1)
             return (int)cudaErrorInvalidConfiguration;
     }
@@ -338,24 +406,28 @@ template <int BN, int S, bool RT, bool XH> static int launch_tma(const i8_cuda_f
     if (!rc && p.res_tma) rc = encode_2d(&p.tr, a->res, 2, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->res_ld * 2, TMA_BM);
     if (rc) return rc;
     const int tiles = p.m_tiles * p.n_tiles, grid = tiles < sm_count * per_sm ? tiles : sm_count * per_sm;
-    tma_fp8_kernel<BN, S, RT, XH><<<grid, TMA_THREADS, L::BYTES, s>>>(p);
+    tma_fp8_kernel<BN, S, RT, XH, PP><<<grid, TMA_THREADS, L::BYTES, s>>>(p);
     return (int)cudaGetLastError();
 }
 
 /* lab variant v (0-3) on args a; a cudaError_t. Variant 2 also loads the fp16 residual tiles
  * with TMA (else the epilogue reads them from global memory); variant 3 reads fp16 input and
  * quantizes it in shared memory (the readers of fp16-only block outputs, INFER8_CUDA_FP8_LT=3). */
-int lab_tma_variants(void) { return 4; }
+int lab_tma_variants(void) { return 7; }
 const char *lab_tma_name(int v) {
-    static const char *names[] = {"tma128x64s4", "tma128x128s3", "tma128x64s4r", "tma128x64s3h"};
-    return v >= 0 && v < 4 ? names[v] : "?";
+    static const char *names[] = {"tma128x64s4", "tma128x128s3", "tma128x64s4r", "tma128x64s3h",
+                                  "tma128x64s4p", "tma128x64s4pr", "tma128x64s3ph"};
+    return v >= 0 && v < 7 ? names[v] : "?";
 }
 int lab_tma_conv(const i8_cuda_fp8_conv_args *a, int v, cudaStream_t s) {
-    if (v < 0 || v > 3 || !lab_tma_fits(a, v)) return (int)cudaErrorInvalidValue;
+    if (v < 0 || v > 6 || !lab_tma_fits(a, v)) return (int)cudaErrorInvalidValue;
     switch (v) {
     case 0: return launch_tma<64, 4, false, false>(a, s);
     case 1: return launch_tma<128, 3, false, false>(a, s);
     case 2: return launch_tma<64, 4, true, false>(a, s);
-    default: return launch_tma<64, 3, false, true>(a, s);
+    case 3: return launch_tma<64, 3, false, true>(a, s);
+    case 4: return launch_tma<64, 4, false, false, true>(a, s);
+    case 5: return launch_tma<64, 4, true, false, true>(a, s);
+    default: return launch_tma<64, 3, false, true, true>(a, s);
     }
 }
