@@ -99,7 +99,7 @@ template <int BN, int S, bool RT, bool XH = false, bool PP = false> struct tma_s
     static_assert(!RT || BN * 2 == 128, "the residual box is one 128-byte swizzle span wide");
     static constexpr int A81 = XH ? TMA_BM * FP8_BK : 0, A8 = W * A81; /* 1024-aligned after R */
     static constexpr int BARS = S * STAGE + Y + Q + R + A8; /* 8-byte aligned */
-    static constexpr int BYTES = BARS + (2 * S + 4) * 8 + 1024; /* + room to align the stages to 1024 */
+    static constexpr int BYTES = BARS + (2 * S + 6) * 8 + 1024; /* + room to align the stages to 1024 */
 };
 
 /* The fragments of one consumer warp (rows wrow + g and + 8, channels 8j + 2 tig, + 1) through
@@ -191,12 +191,15 @@ __device__ __forceinline__ void tma_quantize_rows(const unsigned char *boxes, un
 
 /* Ping-pong consumer c (0 or 1) of tma_fp8_kernel<..., PP = true>: the CTA's tiles t = c, c + 2, ...
  * whole (both 64-row halves: two wgmma per K step), each in its own staging rows. The producer
- * fills the stages in tile order, so tile t's K slice kb is stage sequence number t * KB + kb. */
+ * fills the stages in tile order, so tile t's K slice kb is stage sequence number t * KB + kb.
+ * The mainloops take turns (order barriers): tile t's starts when tile t - 1's has ended. Without
+ * that, a consumer could wait on a stage's full barrier a phase early, and a parity wait cannot
+ * tell that phase from the one before it (session 12: a deadlock, fp16 input at batch 32). */
 template <int BN, int S, bool RT, bool XH>
 __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigned char *sA, unsigned char *sB,
                                              unsigned char *sY, unsigned char *sQ, unsigned char *sR,
                                              unsigned char *sA8, uint64_t *full, uint64_t *empty, uint64_t *res_full,
-                                             uint64_t *res_empty, bool res_tma, int KB) {
+                                             uint64_t *res_empty, uint64_t *order, bool res_tma, int KB) {
     typedef tma_smem<BN, S, RT, XH, true> L;
     const int tiles = p.m_tiles * p.n_tiles, warp_row = ((threadIdx.x % 128) / 32) * 16;
     unsigned char *myY = sY + c * L::Y1, *myQ = sQ + c * L::Q1, *myA8 = sA8 + c * L::A81;
@@ -205,6 +208,7 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
         float acc[BN], part[BN]; /* [half][BN / 2]: rows 0-63, then 64-127 */
 #pragma unroll
         for (int i = 0; i < BN; i++) acc[i] = 0.0f;
+        if (t >= 1) mbar_wait(&order[c], (((t + c) >> 1) - 1) & 1); /* the other's mainloop of tile t - 1 ended */
         for (int kb = 0; kb < KB; kb++) {
             const unsigned seq = (unsigned)t * KB + kb;
             const int stage = seq % S;
@@ -233,6 +237,7 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
             }
             mbar_arrive(&empty[stage]);
         }
+        mbar_arrive(&order[1 - c]); /* the other consumer may start tile t + 1's mainloop */
         const unsigned char *sRes = nullptr;
         if (res_tma) { /* buffer t & 1 = c: this warpgroup's own */
             mbar_wait(&res_full[t & 1], (t >> 1) & 1);
@@ -252,6 +257,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
     unsigned char *sA = smem, *sB = smem + S * L::A, *sY = smem + S * L::STAGE, *sQ = sY + L::Y, *sR = sQ + L::Q;
     unsigned char *sA8 = sR + L::R;
     uint64_t *full = (uint64_t *)(smem + L::BARS), *empty = full + S, *res_full = empty + S, *res_empty = res_full + 2;
+    uint64_t *order = res_empty + 2; /* ping-pong: consumer c may start a mainloop once order[c] says so */
     const bool res_tma = RT && p.res_tma;
     const int wg = threadIdx.x / 128, tiles = p.m_tiles * p.n_tiles, KB = (p.K + FP8_BK - 1) / FP8_BK;
     if (threadIdx.x == 0) {
@@ -262,6 +268,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
         for (int r = 0; r < 2; r++) {
             mbar_init(&res_full[r], 1);
             mbar_init(&res_empty[r], PP ? 128 : 256);
+            mbar_init(&order[r], 128);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
@@ -293,7 +300,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
     }
     if constexpr (PP) { /* ping-pong: consumer warpgroup c computes whole tiles t = c, c + 2, ... (CTA-local
                * order), so one warpgroup's epilogue overlaps the other's wgmma */
-        tma_pingpong<BN, S, RT, XH>(p, wg - 1, sA, sB, sY, sQ, sR, sA8, full, empty, res_full, res_empty, res_tma, KB);
+        tma_pingpong<BN, S, RT, XH>(p, wg - 1, sA, sB, sY, sQ, sR, sA8, full, empty, res_full, res_empty, order, res_tma, KB);
         return;
     }
 
