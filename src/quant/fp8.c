@@ -3,6 +3,8 @@
 #include "quant/fp8.h"
 
 #include <float.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static uint32_t f32_bits(float f) {
@@ -95,4 +97,23 @@ void i8_fp8_dequantize(const uint8_t *q, size_t n, float scale, float *x) {
 
 float i8_fp8_fake_quant(float x, float inv_scale, float scale) {
     return i8_fp8_to_f32(i8_fp8_from_f32(x * inv_scale)) * scale;
+}
+
+bool i8_fp8_codes_close(const uint8_t *want, const uint8_t *got, size_t count) {
+    float max_want = 0.0f;
+    for (size_t i = 0; i < count; i++) {
+        if ((want[i] & 0x7f) == I8_FP8_E4M3_NAN || (got[i] & 0x7f) == I8_FP8_E4M3_NAN) return false;
+        max_want = fmaxf(max_want, fabsf(i8_fp8_to_f32(want[i])));
+    }
+    size_t differ = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (want[i] == got[i]) continue;
+        differ++;
+        /* signed code numbers: neighbours on the e4m3 grid differ by one */
+        int a = want[i] & 0x80 ? -(int)(want[i] & 0x7f) : (int)want[i];
+        int b = got[i] & 0x80 ? -(int)(got[i] & 0x7f) : (int)got[i];
+        if (abs(a - b) > 1 && fabsf(i8_fp8_to_f32(want[i]) - i8_fp8_to_f32(got[i])) > I8_FP8_NEAR_ZERO * max_want)
+            return false;
+    }
+    return differ * 100 <= count;
 }

@@ -22,6 +22,7 @@
 #define I8_QUANT_FP8_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/i8.h"
@@ -52,5 +53,13 @@ void i8_fp8_quantize(const float *x, size_t n, float scale, uint8_t *q);
 void i8_fp8_dequantize(const uint8_t *q, size_t n, float scale, float *x);
 /* Quantize-then-dequantize of one value: i8_fp8_to_f32(i8_fp8_from_f32(x * inv_scale)) * scale. */
 float i8_fp8_fake_quant(float x, float inv_scale, float scale);
+
+/* Do two kernels' e4m3 outputs of one tensor (same scale) agree? At most 1% of the codes differ,
+ * neither side has a NaN code, and a code more than one step off is allowed only where its value
+ * is within I8_FP8_NEAR_ZERO of the largest |value| wanted: near zero the tensor cores' FP8 sums
+ * (fewer bits than fp32 within a K slice) cancel to a few of their ulps, so codes several steps
+ * apart there are rounding, not a wrong kernel. */
+#define I8_FP8_NEAR_ZERO 2e-3
+bool i8_fp8_codes_close(const uint8_t *want, const uint8_t *got, size_t count);
 
 #endif

@@ -311,8 +311,41 @@ static void test_weight_scales(void **state) {
     assert_int_equal(q[0], 0xAA);
 }
 
+/* i8_fp8_codes_close: how the CUDA tuner compares a candidate kernel's e4m3 output with the
+ * reference kernel's. 200 codes, the largest 448 (0x7E). */
+static void test_codes_close(void **state) {
+    (void)state;
+    uint8_t want[200], got[200];
+    for (int i = 0; i < 200; i++) want[i] = (uint8_t)(i % 2 ? 0x30 + i % 64 : 0x80 | (0x10 + i % 80));
+    want[7] = 0x7E;
+    memcpy(got, want, sizeof got);
+    assert_true(i8_fp8_codes_close(want, got, 200));
+    got[10] = (uint8_t)(want[10] + 1); /* one step, 2 of 200 = 1% */
+    got[11] = (uint8_t)(want[11] - 1);
+    assert_true(i8_fp8_codes_close(want, got, 200));
+    got[12] = (uint8_t)(want[12] + 1); /* 1.5% differ */
+    assert_false(i8_fp8_codes_close(want, got, 200));
+    got[10] = want[10], got[11] = want[11], got[12] = want[12];
+    /* several steps apart but near zero: 2^-9 vs 2^-6, 0.0137 apart, within 2e-3 * 448 = 0.896 */
+    want[20] = 0x01, got[20] = 0x08;
+    assert_true(i8_fp8_codes_close(want, got, 200));
+    got[20] = 0x81; /* the other sign, still near zero */
+    assert_true(i8_fp8_codes_close(want, got, 200));
+    want[20] = 0x3C, got[20] = 0x3E; /* 1.5 vs 1.75: two steps, 0.25 apart: near zero too */
+    assert_true(i8_fp8_codes_close(want, got, 200));
+    want[20] = 0x48, got[20] = 0x4A; /* 4 vs 5: two steps and 1.0 > 0.896 apart */
+    assert_false(i8_fp8_codes_close(want, got, 200));
+    want[20] = got[20] = 0x48;
+    assert_true(i8_fp8_codes_close(want, got, 200));
+    got[30] = 0x7F; /* a NaN code on either side fails */
+    assert_false(i8_fp8_codes_close(want, got, 200));
+    got[30] = want[30], want[31] = got[31] = 0xFF;
+    assert_false(i8_fp8_codes_close(want, got, 200));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_codes_close),
         cmocka_unit_test(test_hand_cases),
         cmocka_unit_test(test_all_codes_and_round_trip),
         cmocka_unit_test(test_f16_exhaustive_vs_reference),

@@ -367,19 +367,6 @@ static int fetch_output(cu_ctx *c, int n, const cu_conv_sig *g, int node, int q,
                         cudaMemcpyDeviceToHost) == cudaSuccess;
 }
 
-/* At most 1% of the codes differ, none by more than one step, no NaN code. */
-static int codes_close(const uint8_t *want, const uint8_t *got, size_t count) {
-    size_t differ = 0, far = 0;
-    for (size_t i = 0; i < count; i++) {
-        if (want[i] == got[i]) continue;
-        differ++;
-        int a = want[i] & 0x80 ? -(int)(want[i] & 0x7f) : (int)want[i];
-        int b = got[i] & 0x80 ? -(int)(got[i] & 0x7f) : (int)got[i];
-        far += abs(a - b) > 1 || (want[i] & 0x7f) == 0x7f || (got[i] & 0x7f) == 0x7f;
-    }
-    return far == 0 && differ * 100 <= count;
-}
-
 /* Every difference within 1e-2 of the largest magnitude wanted; NaN fails. */
 static int halves_close(const uint16_t *want, const uint16_t *got, size_t count) {
     double maxd = 0.0, maxr = 0.0;
@@ -440,7 +427,7 @@ int i8_cuda_fp8_check(cu_ctx *c, int n, const cu_conv_sig *g, int node, int own_
     if (!run_and_fetch(c, n, g, node, own_launch_cb, &own, wq, wh) ||
         !run_and_fetch(c, n, g, node, launch, user, gq, gh))
         goto done;
-    ok = (!g->out_q || codes_close(wq, gq, count)) && (!g->out_f16 || halves_close(wh, gh, count));
+    ok = (!g->out_q || i8_fp8_codes_close(wq, gq, count)) && (!g->out_f16 || halves_close(wh, gh, count));
 done:
     cudaGetLastError();
     free(wq);
