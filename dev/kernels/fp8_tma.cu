@@ -26,7 +26,9 @@
  * fourth variant, which quantizes it in shared memory) with x_ld and x 16-byte aligned, K % 16 == 0, c_out % 8 == 0, vector-aligned outputs, no split-K.
  * It includes cuda_fp8.cu for the shared helpers (wgmma wrappers, descriptors, e4m3
  * conversions), so the lab links this file instead of cuda_fp8.cu. The lab numbers its variants
- * after the product's 48: FP8_LAB_VARIANT=48 ... 54 runs one alone. */
+ * after the product's 48: FP8_LAB_VARIANT=48 ... 54 runs one alone; 55-58 are tma128x64s4 with one
+ * part left out (epilogue, its global stores, the wgmma, the TMA loads: AB below), timed
+ * without checking their output, to show where its time goes (not yet run on a GPU). */
 #include <cuda.h>
 #include <stdio.h>
 #include <string.h>
@@ -103,8 +105,9 @@ template <int BN, int S, bool RT, bool XH = false, bool PP = false> struct tma_s
 };
 
 /* The fragments of one consumer warp (rows wrow + g and + 8, channels 8j + 2 tig, + 1) through
- * its rows of the fp16 / e4m3 staging tiles to global memory. */
-template <int BN>
+ * its rows of the fp16 / e4m3 staging tiles to global memory (STORES false: not the last step,
+ * for the ablation variants). */
+template <int BN, bool STORES = true>
 __device__ __forceinline__ void tma_epilogue(const i8_cuda_fp8_conv_args &a, const float *acc, int m0, int n0, int M,
                                              int wrow, unsigned char *sY, unsigned char *sQ, const unsigned char *sRes) {
     constexpr int YP = BN * 2 + 16, QP = BN + 16, G = BN / 8;
@@ -154,7 +157,7 @@ __device__ __forceinline__ void tma_epilogue(const i8_cuda_fp8_conv_args &a, con
         }
     }
     __syncwarp();
-    for (int c = lane; c < 16 * G; c += 32) {
+    if constexpr (STORES) for (int c = lane; c < 16 * G; c += 32) {
         const int r = wrow + c / G, cc = (c % G) * 8, m = m0 + r, co = n0 + cc;
         if (m >= M || co >= a.c_out) continue;
         const size_t yo = (size_t)m * a.y_ld + co;
@@ -249,7 +252,11 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
     }
 }
 
-template <int BN, int S, bool RT, bool XH, bool PP>
+/* AB (ablation, lab timing only; the outputs are not checked): 0 the real kernel; 1 no epilogue;
+ * 2 the epilogue without its global stores; 3 no wgmma; 4 no TMA loads (the producer only
+ * arrives, the consumers multiply whatever the stages hold). Cooperative kernels only. */
+enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS };
+template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE>
 __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
     typedef tma_smem<BN, S, RT, XH, PP> L;
     extern __shared__ __align__(1024) unsigned char tma_raw[];
@@ -287,11 +294,15 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
                 }
                 for (int kb = 0; kb < KB; kb++) {
                     mbar_wait(&empty[stage], phase ^ 1u);
-                    mbar_arrive_expect_tx(&full[stage], L::STAGE); /* out-of-range rows arrive as zeros, full size */
-                    tma_load_2d(sA + stage * L::A, &p.ta, kb * FP8_BK, m0, &full[stage]);
-                    if (XH) /* the second 64 fp16 of this 128-deep K slice */
-                        tma_load_2d(sA + stage * L::A + TMA_BM * FP8_BK, &p.ta, kb * FP8_BK + 64, m0, &full[stage]);
-                    tma_load_2d(sB + stage * L::B, &p.tb, kb * FP8_BK, n0, &full[stage]);
+                    if constexpr (AB == AB_NO_LOADS) {
+                        mbar_arrive(&full[stage]);
+                    } else {
+                        mbar_arrive_expect_tx(&full[stage], L::STAGE); /* out-of-range rows arrive as zeros, full size */
+                        tma_load_2d(sA + stage * L::A, &p.ta, kb * FP8_BK, m0, &full[stage]);
+                        if (XH) /* the second 64 fp16 of this 128-deep K slice */
+                            tma_load_2d(sA + stage * L::A + TMA_BM * FP8_BK, &p.ta, kb * FP8_BK + 64, m0, &full[stage]);
+                        tma_load_2d(sB + stage * L::B, &p.tb, kb * FP8_BK, n0, &full[stage]);
+                    }
                     if (++stage == S) stage = 0, phase ^= 1u;
                 }
             }
@@ -327,7 +338,10 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
             wg_fence();
 #pragma unroll
             for (int kk = 0; kk < FP8_BK; kk += 32) {
-                if (BN == 64) wgmma_n64(part, wg_desc(tA + kk), wg_desc(tB + kk), kk > 0);
+                if constexpr (AB == AB_NO_MMA) {
+                    if (kk == 0)
+                        for (int i = 0; i < BN / 2; i++) part[i] = 0.0f;
+                } else if (BN == 64) wgmma_n64(part, wg_desc(tA + kk), wg_desc(tB + kk), kk > 0);
                 else wgmma_n128(part, wg_desc(tA + kk), wg_desc(tB + kk), kk > 0);
             }
             wg_commit();
@@ -345,7 +359,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
             mbar_wait(&res_full[t & 1], (t >> 1) & 1);
             sRes = sR + (t & 1) * L::RTILE;
         }
-        tma_epilogue<BN>(p.a, acc, m0, n0, p.M, wrow, sY, sQ, sRes);
+        if constexpr (AB != AB_NO_EPILOGUE) tma_epilogue<BN, AB != AB_NO_STORES>(p.a, acc, m0, n0, p.M, wrow, sY, sQ, sRes);
         if (res_tma) mbar_arrive(&res_empty[t & 1]);
     }
 }
@@ -390,15 +404,15 @@ int lab_tma_fits(const i8_cuda_fp8_conv_args *a, int v) {
             (a->res_ld % 8 == 0 && ((uintptr_t)a->res & (a->res_mode == I8_FP8_RES_Q ? 1 : 3)) == 0));
 }
 
-template <int BN, int S, bool RT, bool XH, bool PP = false>
+template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE>
 static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
     typedef tma_smem<BN, S, RT, XH, PP> L;
     static int sm_count = 0, per_sm = 0;
     if (!sm_count) {
         int dev = 0;
         if (cudaGetDevice(&dev) || cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev) ||
-            cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP>, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES) ||
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tma_fp8_kernel<BN, S, RT, XH, PP>, TMA_THREADS, L::BYTES) ||
+            cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP, AB>, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES) ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tma_fp8_kernel<BN, S, RT, XH, PP, AB>, TMA_THREADS, L::BYTES) ||
             per_sm < 1)
             return (int)cudaErrorInvalidConfiguration;
     }
@@ -413,21 +427,24 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
     if (!rc && p.res_tma) rc = encode_2d(&p.tr, a->res, 2, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->res_ld * 2, TMA_BM);
     if (rc) return rc;
     const int tiles = p.m_tiles * p.n_tiles, grid = tiles < sm_count * per_sm ? tiles : sm_count * per_sm;
-    tma_fp8_kernel<BN, S, RT, XH, PP><<<grid, TMA_THREADS, L::BYTES, s>>>(p);
+    tma_fp8_kernel<BN, S, RT, XH, PP, AB><<<grid, TMA_THREADS, L::BYTES, s>>>(p);
     return (int)cudaGetLastError();
 }
 
 /* lab variant v (0-3) on args a; a cudaError_t. Variant 2 also loads the fp16 residual tiles
  * with TMA (else the epilogue reads them from global memory); variant 3 reads fp16 input and
  * quantizes it in shared memory (the readers of fp16-only block outputs, INFER8_CUDA_FP8_LT=3). */
-int lab_tma_variants(void) { return 7; }
+int lab_tma_variants(void) { return 11; }
 const char *lab_tma_name(int v) {
     static const char *names[] = {"tma128x64s4", "tma128x128s3", "tma128x64s4r", "tma128x64s3h",
-                                  "tma128x64s4p", "tma128x64s4pr", "tma128x64s3ph"};
-    return v >= 0 && v < 7 ? names[v] : "?";
+                                  "tma128x64s4p", "tma128x64s4pr", "tma128x64s3ph", "abl-noepi",
+                                  "abl-nostore", "abl-nomma", "abl-noload"};
+    return v >= 0 && v < 11 ? names[v] : "?";
 }
+/* variants 7-10: tma128x64s4 without one of its parts (AB above), to see where its time goes */
+int lab_tma_ablation(int v) { return v >= 7 && v <= 10; }
 int lab_tma_conv(const i8_cuda_fp8_conv_args *a, int v, cudaStream_t s) {
-    if (v < 0 || v > 6 || !lab_tma_fits(a, v)) return (int)cudaErrorInvalidValue;
+    if (v < 0 || v > 10 || !lab_tma_fits(a, v)) return (int)cudaErrorInvalidValue;
     switch (v) {
     case 0: return launch_tma<64, 4, false, false>(a, s);
     case 1: return launch_tma<128, 3, false, false>(a, s);
@@ -435,6 +452,10 @@ int lab_tma_conv(const i8_cuda_fp8_conv_args *a, int v, cudaStream_t s) {
     case 3: return launch_tma<64, 3, false, true>(a, s);
     case 4: return launch_tma<64, 4, false, false, true>(a, s);
     case 5: return launch_tma<64, 4, true, false, true>(a, s);
-    default: return launch_tma<64, 3, false, true, true>(a, s);
+    case 6: return launch_tma<64, 3, false, true, true>(a, s);
+    case 7: return launch_tma<64, 4, false, false, false, AB_NO_EPILOGUE>(a, s);
+    case 8: return launch_tma<64, 4, false, false, false, AB_NO_STORES>(a, s);
+    case 9: return launch_tma<64, 4, false, false, false, AB_NO_MMA>(a, s);
+    default: return launch_tma<64, 4, false, false, false, AB_NO_LOADS>(a, s);
     }
 }
