@@ -6,7 +6,8 @@
  * in shared memory: the readers of fp16-only block outputs under INFER8_CUDA_FP8_LT=3); the
  * same three 128x64 kernels with a ping-pong schedule end in "p" (below). First run on the GPU in
  * session 12: outputs equal the product kernel's in every lab case; faster on the plain 1x1s,
- * not on the batch-32 residual up-projection (docs/performance.md, "Session 12").
+ * not on the batch-32 residual up-projection (docs/performance.md, "Session 12"), but timed with
+ * its wgmma serialized (a printf in the barrier wait; see mbar_wait): to be timed again.
  *
  * One persistent block per SM walks the output tiles (BM 128 x BN); warpgroup 0's first thread
  * is the producer: it loads each 128-byte K slice of A (the e4m3 input, [M][x_ld]) and B (the
@@ -60,8 +61,10 @@ __device__ __forceinline__ void mbar_arrive(uint64_t *bar) {
 }
 /* waits until the phase of parity `parity` has completed (a fresh barrier counts its phase
  * "before 0", parity 1, as completed). try_wait suspends for a while per call; a wait that
- * never ends (a pipeline bug: this kernel has not run on a GPU yet) traps after about 2^22
- * calls, seconds, so that the lab fails with a message instead of hanging until its timeout. */
+ * never ends (a pipeline bug) traps after about 2^22 calls, seconds, so that the lab fails
+ * ("unspecified launch failure") instead of hanging until its timeout. No printf: a function
+ * call anywhere in a kernel makes ptxas serialize all its wgmma (C7510; it did until session
+ * 12's call 5, so those times are of serialized kernels; tests/dev/wgmma_pipelined.sh). */
 __device__ __forceinline__ bool mbar_try(uint64_t *bar, unsigned parity) {
     unsigned done;
     asm volatile("{\n"
@@ -76,10 +79,7 @@ __device__ __forceinline__ bool mbar_try(uint64_t *bar, unsigned parity) {
 }
 __device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity) {
     for (unsigned spins = 0; !mbar_try(bar, parity); spins++)
-        if (spins == (1u << 22)) {
-            printf("fp8_tma: block %d thread %d waits forever on a barrier (parity %u)\n", blockIdx.x, threadIdx.x, parity);
-            __trap();
-        }
+        if (spins == (1u << 22)) __trap();
 }
 /* box of the 2-D tensor map at (x = K byte, y = row) into dst, completing on bar */
 __device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar) {
