@@ -55,10 +55,10 @@ void i8_fp8_dequantize(const uint8_t *q, size_t n, float scale, float *x);
 float i8_fp8_fake_quant(float x, float inv_scale, float scale);
 
 /* Do two kernels' e4m3 outputs of one tensor (same scale) agree? At most 1% of the codes differ,
- * neither side has a NaN code, and a code more than one step off is allowed only where its value
- * is within I8_FP8_NEAR_ZERO of the largest |value| wanted: near zero the tensor cores' FP8 sums
- * (fewer bits than fp32 within a K slice) cancel to a few of their ulps, so codes several steps
- * apart there are rounding, not a wrong kernel. */
+ * neither side has a NaN code, and codes more than one step apart must differ in value by at most
+ * I8_FP8_NEAR_ZERO times the largest |value| wanted, which such codes do only near zero: there
+ * the tensor cores' FP8 sums (fewer bits than fp32 within a K slice) cancel to a few of their
+ * ulps, so codes several steps apart are rounding, not a wrong kernel. */
 #define I8_FP8_NEAR_ZERO 2e-3
 bool i8_fp8_codes_close(const uint8_t *want, const uint8_t *got, size_t count);
 
