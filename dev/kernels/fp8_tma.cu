@@ -431,7 +431,7 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
     return (int)cudaGetLastError();
 }
 
-/* lab variant v (0-3) on args a; a cudaError_t. Variant 2 also loads the fp16 residual tiles
+/* lab variant v (0-10, lab_tma_name) on args a; a cudaError_t. Variant 2 also loads the fp16 residual tiles
  * with TMA (else the epilogue reads them from global memory); variant 3 reads fp16 input and
  * quantizes it in shared memory (the readers of fp16-only block outputs, INFER8_CUDA_FP8_LT=3). */
 int lab_tma_variants(void) { return 11; }

@@ -7,14 +7,16 @@
 unset GPU_CHECK_PACK
 out="$WORK/out"
 rm -rf "$out" && mkdir -p "$out/sub"
-for i in 1 2 3 4 5 6 7 8 9; do echo "file $i" >"$out/f$i.log"; done
+for i in 1 2 3 4 5 6 7; do echo "file $i" >"$out/f$i.log"; done
+echo "file 8" >"$out/with space.log"; echo "file 9" >"$out/it's.log" # odd names survive too
 echo "nested" >"$out/sub/s.tsv"
 OUT="$out" bash "$SRC/tools/gpu-check" true >"$WORK/run1.txt" || fail "gpu-check true failed: $(cat "$WORK/run1.txt")"
 [ "$(find "$out" -type f | wc -l)" -eq 1 ] && [ -f "$out/gpu-check-out-1.tar.gz" ] || fail "10 files not packed into one archive: $(ls -R "$out")"
 tar -tzf "$out/gpu-check-out-1.tar.gz" | sort >"$WORK/list1.txt"
 [ "$(wc -l <"$WORK/list1.txt")" -eq 10 ] || fail "archive 1 lists $(wc -l <"$WORK/list1.txt") files, not 10"
 mkdir -p "$WORK/x" && tar -xzf "$out/gpu-check-out-1.tar.gz" -C "$WORK/x"
-[ "$(cat "$WORK/x/f7.log")" = "file 7" ] && [ "$(cat "$WORK/x/sub/s.tsv")" = nested ] || fail "archive contents differ"
+[ "$(cat "$WORK/x/f7.log")" = "file 7" ] && [ "$(cat "$WORK/x/sub/s.tsv")" = nested ] &&
+  [ "$(cat "$WORK/x/with space.log")" = "file 8" ] && [ "$(cat "$WORK/x/it's.log")" = "file 9" ] || fail "archive contents differ"
 grep -q "packed into gpu-check-out-1.tar.gz" "$WORK/run1.txt" || fail "no packing message"
 
 # a few new files: kept as they are (auto), then packed apart from archive 1 (always)

@@ -15,9 +15,9 @@ for f in src/backends/cuda/cuda_fp8.cu dev/kernels/fp8_tma.cu; do
   kernels=$(grep -c "Compiling entry function '_Z[0-9]*[a-z_0-9]*wgmma" "$log" || true)
   [ "$f" = dev/kernels/fp8_tma.cu ] && kernels=$(grep -c "Compiling entry function '_Z[0-9]*tma_fp8_kernel" "$log" || true)
   [ "$kernels" -gt 0 ] || { echo "FAIL: $f: ptxas compiled no wgmma kernel (renamed?)"; exit 1; }
-  if grep -q "C7510" "$log"; then
-    grep "C7510" "$log" | sed 's/^/  /' >&2
-    echo "FAIL: $f: wgmma serialized by ptxas (C7510) in the kernels above"
+  if grep -qE "C7510|wgmma.mma_async instructions are serialized" "$log"; then
+    grep -E "C7510|wgmma.mma_async instructions are serialized" "$log" | sed 's/^/  /' >&2
+    echo "FAIL: $f: wgmma serialized by ptxas in the kernels above"
     exit 1
   fi
   echo "ok: $f: $kernels wgmma kernels, none serialized"

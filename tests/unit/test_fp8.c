@@ -335,6 +335,8 @@ static void test_codes_close(void **state) {
     assert_true(i8_fp8_codes_close(want, got, 200));
     want[20] = 0x48, got[20] = 0x4A; /* 4 vs 5: two steps and 1.0 > 0.896 apart */
     assert_false(i8_fp8_codes_close(want, got, 200));
+    want[20] = 0x00, got[20] = 0x48; /* a large value where zero is wanted: not rounding */
+    assert_false(i8_fp8_codes_close(want, got, 200));
     want[20] = got[20] = 0x48;
     assert_true(i8_fp8_codes_close(want, got, 200));
     got[30] = 0x7F; /* a NaN code on either side fails */

@@ -1,35 +1,45 @@
 # verify: the one-call check of a commit on the GPU machine (tools/gpu-check verify), within one
 # device call's 600 s: every GPU test step with small cuDNN budgets (tuning dominates their
-# time), then the FP8 benchmark for as long as is left (VERIFY_SECONDS, default 540, from the
-# step's start). Session 12's call 1 ran this sequence in 529 s with inception_resnet_v2 alone;
+# time), then the FP8 benchmark for as long as is left. VERIFY_SECONDS (default 540, from the
+# step's start) bounds the whole: each step runs as its own gpu-check under `timeout` with the
+# time left, so a hanging step cannot take the call past the device's limit and lose its files.
+# Session 12's call 1 ran this sequence in 529 s with inception_resnet_v2 alone;
 # VERIFY_BENCH_ARCHES names others (v4 and v3 take another ~250 s, a second call). Outputs:
 # the steps' logs and fp8_bench's tables under $OUT (packed by gpu-check beyond 8 files). Not in
 # STEPS (it repeats them): run it by name.
 
+# verify_step SECONDS STEP [VAR=VALUE ...]: STEP in a child gpu-check (no packing of its own),
+# killed with its children after SECONDS; the step's status (124: timed out)
+verify_step() {
+  local seconds=$1 step=$2
+  shift 2
+  if [ "$seconds" -lt 30 ]; then
+    echo "verify: no time left for $step"
+    return 1
+  fi
+  env "$@" GPU_CHECK_PACK=never timeout "$seconds" "$PWD/tools/gpu-check" "$step" >/dev/null 2>&1
+}
+
 verify() {
-  local t0=$SECONDS limit=${VERIFY_SECONDS:-540} rc=0 left
+  local t0=$SECONDS limit=${VERIFY_SECONDS:-540} rc=0
+  left() { echo $((limit - (SECONDS - t0))); }
   echo "verify: fp8_tests (t=0 s)"
-  INFER8_CUDA_CUDNN_BUDGET=10 fp8_tests >/dev/null || rc=1
+  verify_step "$(left)" fp8_tests INFER8_CUDA_CUDNN_BUDGET=10 || rc=1
   grep -E "^\[  (PASSED|FAILED)|max rel logit" "$OUT/fp8_tests.log"
   echo "verify: bundle_tactics (t=$((SECONDS - t0)) s)"
-  bundle_tactics >/dev/null || rc=1
+  verify_step "$(left)" bundle_tactics || rc=1
   tail -n 1 "$OUT/bundle_tactics.log"
   echo "verify: calib_tests (t=$((SECONDS - t0)) s)"
-  calib_tests >/dev/null || rc=1
+  verify_step "$(left)" calib_tests || rc=1
   grep -E "^\[  (PASSED|FAILED)" "$OUT/calib_tests.log"
   echo "verify: cuda_tests (t=$((SECONDS - t0)) s)"
-  INFER8_CUDA_CUDNN_BUDGET=4 cuda_tests >/dev/null || rc=1
+  verify_step "$(left)" cuda_tests INFER8_CUDA_CUDNN_BUDGET=4 || rc=1
   grep -E "^\[  (PASSED|FAILED)" "$OUT/cuda_tests.log"
-  left=$((limit - (SECONDS - t0)))
-  echo "verify: fp8_bench ${VERIFY_BENCH_ARCHES:-inception_resnet_v2} within ${left} s (t=$((SECONDS - t0)) s)"
-  if [ "$left" -lt 60 ]; then
-    echo "verify: no time left for fp8_bench"
-    rc=1
-  else
-    INFER8_FP8_BENCH_ARCHES=${VERIFY_BENCH_ARCHES:-inception_resnet_v2} INFER8_CUDA_CUDNN_BUDGET=40 FP8_BENCH_TIMEOUT=$left \
-      fp8_bench >/dev/null || rc=1
-    grep -E "^\| (incep|fp8-layers)" "$OUT/fp8_bench.md"
-  fi
+  local bench_s=$(($(left) - 5))
+  echo "verify: fp8_bench ${VERIFY_BENCH_ARCHES:-inception_resnet_v2} within ${bench_s} s (t=$((SECONDS - t0)) s)"
+  verify_step "$bench_s" fp8_bench INFER8_FP8_BENCH_ARCHES="${VERIFY_BENCH_ARCHES:-inception_resnet_v2}" \
+    INFER8_CUDA_CUDNN_BUDGET=40 FP8_BENCH_TIMEOUT="$bench_s" || rc=1
+  grep -E "^\| (incep|fp8-layers)" "$OUT/fp8_bench.md" 2>/dev/null
   echo "verify: exit $rc (t=$((SECONDS - t0)) s)"
   return $rc
 }
