@@ -29,7 +29,8 @@
  * conversions), so the lab links this file instead of cuda_fp8.cu. The lab numbers its variants
  * after the product's 48: FP8_LAB_VARIANT=48 ... 54 runs one alone; 55-58 are tma128x64s4 with one
  * part left out (epilogue, its global stores, the wgmma, the TMA loads: AB below), timed
- * without checking their output, to show where its time goes (not yet run on a GPU). */
+ * without checking their output, to show where its time goes; 59-60 (tma128x64s4w, ...rw) keep
+ * one wgmma group in flight (W1 below). 55-60 have not run on a GPU yet. */
 #include <cuda.h>
 #include <stdio.h>
 #include <string.h>
@@ -252,11 +253,33 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
     }
 }
 
+/* W1 (one wgmma group in flight): the stage step split in two, so that stage kb's wgmma run while
+ * stage kb - 1's sums are added to acc and its stage is handed back (wgmma.wait_group 1 instead
+ * of 0). Two register arrays take turns as the tensor core's accumulator. */
+__device__ __forceinline__ void wg_wait_1(void) { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
+template <int BN> __device__ __forceinline__ void tma_issue(float *part, const unsigned char *tA, const unsigned char *tB) {
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < FP8_BK; kk += 32) {
+        if (BN == 64) wgmma_n64(part, wg_desc(tA + kk), wg_desc(tB + kk), kk > 0);
+        else wgmma_n128(part, wg_desc(tA + kk), wg_desc(tB + kk), kk > 0);
+    }
+    wg_commit();
+}
+template <int BN> __device__ __forceinline__ void tma_retire(float *acc, float *part, uint64_t *empty_bar) {
+#pragma unroll
+    for (int i = 0; i < BN / 2; i++) {
+        reg_fence(part[i]);
+        acc[i] += part[i];
+    }
+    mbar_arrive(empty_bar);
+}
+
 /* AB (ablation, lab timing only; the outputs are not checked): 0 the real kernel; 1 no epilogue;
  * 2 the epilogue without its global stores; 3 no wgmma; 4 no TMA loads (the producer only
  * arrives, the consumers multiply whatever the stages hold). Cooperative kernels only. */
 enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS };
-template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE>
+template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false>
 __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
     typedef tma_smem<BN, S, RT, XH, PP> L;
     extern __shared__ __align__(1024) unsigned char tma_raw[];
@@ -323,6 +346,31 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
         float acc[BN / 2], part[BN / 2];
 #pragma unroll
         for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
+        if constexpr (W1) {
+            static_assert(!XH && AB == AB_NONE, "W1: e4m3 input, no ablation");
+            float part2[BN / 2];
+            int prev = -1;
+            for (int kb = 0; kb < KB; kb++) {
+                mbar_wait(&full[stage], phase);
+                const unsigned char *tA = sA + stage * L::A + cw * 64 * FP8_BK, *tB = sB + stage * L::B;
+                if (kb & 1) { /* odd slices into part2, even ones into part */
+                    tma_issue<BN>(part2, tA, tB);
+                    wg_wait_1();
+                    tma_retire<BN>(acc, part, &empty[prev]);
+                } else {
+                    tma_issue<BN>(part, tA, tB);
+                    if (prev >= 0) {
+                        wg_wait_1();
+                        tma_retire<BN>(acc, part2, &empty[prev]);
+                    }
+                }
+                prev = stage;
+                if (++stage == S) stage = 0, phase ^= 1u;
+            }
+            wg_wait_all();
+            if ((KB - 1) & 1) tma_retire<BN>(acc, part2, &empty[prev]);
+            else tma_retire<BN>(acc, part, &empty[prev]);
+        } else
         for (int kb = 0; kb < KB; kb++) {
             mbar_wait(&full[stage], phase);
             const unsigned char *tA = sA + stage * L::A + cw * 64 * FP8_BK, *tB = sB + stage * L::B;
@@ -404,15 +452,15 @@ int lab_tma_fits(const i8_cuda_fp8_conv_args *a, int v) {
             (a->res_ld % 8 == 0 && ((uintptr_t)a->res & (a->res_mode == I8_FP8_RES_Q ? 1 : 3)) == 0));
 }
 
-template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE>
+template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false>
 static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
     typedef tma_smem<BN, S, RT, XH, PP> L;
     static int sm_count = 0, per_sm = 0;
     if (!sm_count) {
         int dev = 0;
         if (cudaGetDevice(&dev) || cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev) ||
-            cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP, AB>, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES) ||
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tma_fp8_kernel<BN, S, RT, XH, PP, AB>, TMA_THREADS, L::BYTES) ||
+            cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1>, cudaFuncAttributeMaxDynamicSharedMemorySize, L::BYTES) ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1>, TMA_THREADS, L::BYTES) ||
             per_sm < 1)
             return (int)cudaErrorInvalidConfiguration;
     }
@@ -427,24 +475,24 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
     if (!rc && p.res_tma) rc = encode_2d(&p.tr, a->res, 2, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->res_ld * 2, TMA_BM);
     if (rc) return rc;
     const int tiles = p.m_tiles * p.n_tiles, grid = tiles < sm_count * per_sm ? tiles : sm_count * per_sm;
-    tma_fp8_kernel<BN, S, RT, XH, PP, AB><<<grid, TMA_THREADS, L::BYTES, s>>>(p);
+    tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1><<<grid, TMA_THREADS, L::BYTES, s>>>(p);
     return (int)cudaGetLastError();
 }
 
-/* lab variant v (0-10, lab_tma_name) on args a; a cudaError_t. Variant 2 also loads the fp16 residual tiles
+/* lab variant v (0-12, lab_tma_name) on args a; a cudaError_t. Variant 2 also loads the fp16 residual tiles
  * with TMA (else the epilogue reads them from global memory); variant 3 reads fp16 input and
  * quantizes it in shared memory (the readers of fp16-only block outputs, INFER8_CUDA_FP8_LT=3). */
-int lab_tma_variants(void) { return 11; }
+int lab_tma_variants(void) { return 13; }
 const char *lab_tma_name(int v) {
     static const char *names[] = {"tma128x64s4", "tma128x128s3", "tma128x64s4r", "tma128x64s3h",
                                   "tma128x64s4p", "tma128x64s4pr", "tma128x64s3ph", "abl-noepi",
-                                  "abl-nostore", "abl-nomma", "abl-noload"};
-    return v >= 0 && v < 11 ? names[v] : "?";
+                                  "abl-nostore", "abl-nomma", "abl-noload", "tma128x64s4w", "tma128x64s4rw"};
+    return v >= 0 && v < 13 ? names[v] : "?";
 }
 /* variants 7-10: tma128x64s4 without one of its parts (AB above), to see where its time goes */
 int lab_tma_ablation(int v) { return v >= 7 && v <= 10; }
 int lab_tma_conv(const i8_cuda_fp8_conv_args *a, int v, cudaStream_t s) {
-    if (v < 0 || v > 10 || !lab_tma_fits(a, v)) return (int)cudaErrorInvalidValue;
+    if (v < 0 || v > 12 || !lab_tma_fits(a, v)) return (int)cudaErrorInvalidValue;
     switch (v) {
     case 0: return launch_tma<64, 4, false, false>(a, s);
     case 1: return launch_tma<128, 3, false, false>(a, s);
@@ -456,6 +504,8 @@ int lab_tma_conv(const i8_cuda_fp8_conv_args *a, int v, cudaStream_t s) {
     case 7: return launch_tma<64, 4, false, false, false, AB_NO_EPILOGUE>(a, s);
     case 8: return launch_tma<64, 4, false, false, false, AB_NO_STORES>(a, s);
     case 9: return launch_tma<64, 4, false, false, false, AB_NO_MMA>(a, s);
-    default: return launch_tma<64, 4, false, false, false, AB_NO_LOADS>(a, s);
+    case 10: return launch_tma<64, 4, false, false, false, AB_NO_LOADS>(a, s);
+    case 11: return launch_tma<64, 4, false, false, false, AB_NONE, true>(a, s);
+    default: return launch_tma<64, 4, true, false, false, AB_NONE, true>(a, s);
     }
 }

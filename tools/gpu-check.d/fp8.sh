@@ -52,7 +52,7 @@ STEPS+=(fp8_tma)
 fp8_tma() {
   gpu_env >/dev/null
   [ -x build-device/bin/fp8_lab ] || { echo "fp8_tma: build-device/bin/fp8_lab not built (tools/prepare-device builds it)"; return 1; }
-  FP8_LAB_VARIANT=${FP8_TMA_VARIANTS:-32,48,49,50,51,52,53,54,55,56,57,58} FP8_LAB_SHAPE=${FP8_TMA_SHAPE:-} timeout ${FP8_TMA_TIMEOUT:-150} stdbuf -oL build-device/bin/fp8_lab >"$OUT/fp8_tma.txt" 2>&1
+  FP8_LAB_VARIANT=${FP8_TMA_VARIANTS:-32,48,49,50,51,52,53,54,55,56,57,58,59,60} FP8_LAB_SHAPE=${FP8_TMA_SHAPE:-} timeout ${FP8_TMA_TIMEOUT:-150} stdbuf -oL build-device/bin/fp8_lab >"$OUT/fp8_tma.txt" 2>&1
   local rc=$?
   grep -E "^Block|best|tma|fp8_tma|FAIL|PASS|failed" "$OUT/fp8_tma.txt" | tail -80
   echo "fp8_tma: exit $rc"
