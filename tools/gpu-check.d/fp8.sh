@@ -54,9 +54,33 @@ fp8_tma() {
   [ -x build-device/bin/fp8_lab ] || { echo "fp8_tma: build-device/bin/fp8_lab not built (tools/prepare-device builds it)"; return 1; }
   FP8_LAB_VARIANT=${FP8_TMA_VARIANTS:-32,48,49,50,51,52,53,54,55,56,57,58,59,60} FP8_LAB_SHAPE=${FP8_TMA_SHAPE:-} timeout ${FP8_TMA_TIMEOUT:-150} stdbuf -oL build-device/bin/fp8_lab >"$OUT/fp8_tma.txt" 2>&1
   local rc=$?
-  grep -E "^Block|best|tma|fp8_tma|FAIL|PASS|failed" "$OUT/fp8_tma.txt" | tail -80
+  fp8_lab_table "$OUT/fp8_tma.txt" | tee "$OUT/fp8_tma_table.md"
+  grep -E "FAIL|PASS|failed" "$OUT/fp8_tma.txt" | tail -20
   echo "fp8_tma: exit $rc"
   return $rc
+}
+
+# fp8_lab_table FILE: the lab's output as one markdown row per shape and I/O mode: each kernel's
+# time in us, and the first (product) kernel's time over the best other checked one. Ablation
+# kernels (output not checked) are listed but never "best".
+fp8_lab_table() {
+  awk '
+    /^Block/ { shape = $1 " " $2 " " $3 " " $4 " " $5 " " $6; next }
+    /^  [qh][^ ]* / && $2 != "best:" {
+      key = shape " | " $1
+      cells[key] = cells[key] sprintf(" %s %s%s", $2, $4, /ablation/ ? "*" : (/ FAIL/ ? "!" : ""))
+      if (!(key in count)) { order[++n] = key; first[key] = $4 }
+      else if (!/ablation/ && !/ FAIL/ && $4 + 0 > 0 && (!(key in best) || $4 + 0 < best[key] + 0)) best[key] = $4
+      count[key]++
+    }
+    END {
+      print "| shape | mode | kernels: us (* ablation, ! failed) | first / best other |"
+      print "|---|---|---|---|"
+      for (i = 1; i <= n; i++) {
+        k = order[i]; split(k, p, " [|] ")
+        printf "| %s | %s |%s | %s |\n", p[1], p[2], cells[k], (k in best) ? sprintf("%.2f", first[k] / best[k]) : "-"
+      }
+    }' "$1"
 }
 
 # Issue 5 item 6 on synth snapshots: GPU FP8 logits (--device cuda) against the CPU FP8
