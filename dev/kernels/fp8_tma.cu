@@ -193,6 +193,34 @@ __device__ __forceinline__ void tma_quantize_rows(const unsigned char *boxes, un
     }
 }
 
+/* One stage step, in parts: tma_issue starts the wgmma of a 128-deep K slice for HALVES 64-row
+ * halves (tile rows h * 64 of tA, sums into part + h * BN / 2) as one group; after the group is
+ * waited for, tma_retire adds the HALVES * BN / 2 sums to acc in fp32 (as the product kernel's
+ * stage step does) and hands the stage back. W1 (one group in flight, wgmma.wait_group 1): stage
+ * kb's wgmma run while stage kb - 1's sums are added, two register arrays taking turns. */
+__device__ __forceinline__ void wg_wait_1(void) { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
+template <int BN, int HALVES = 1>
+__device__ __forceinline__ void tma_issue(float *part, const unsigned char *tA, const unsigned char *tB) {
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < FP8_BK; kk += 32)
+#pragma unroll
+        for (int h = 0; h < HALVES; h++) {
+            if (BN == 64) wgmma_n64(part + h * BN / 2, wg_desc(tA + h * 64 * FP8_BK + kk), wg_desc(tB + kk), kk > 0);
+            else wgmma_n128(part + h * BN / 2, wg_desc(tA + h * 64 * FP8_BK + kk), wg_desc(tB + kk), kk > 0);
+        }
+    wg_commit();
+}
+template <int BN, int HALVES = 1>
+__device__ __forceinline__ void tma_retire(float *acc, float *part, uint64_t *empty_bar) {
+#pragma unroll
+    for (int i = 0; i < HALVES * BN / 2; i++) {
+        reg_fence(part[i]);
+        acc[i] += part[i];
+    }
+    mbar_arrive(empty_bar);
+}
+
 /* Ping-pong consumer c (0 or 1) of tma_fp8_kernel<..., PP = true>: the CTA's tiles t = c, c + 2, ...
  * whole (both 64-row halves: two wgmma per K step), each in its own staging rows. The producer
  * fills the stages in tile order, so tile t's K slice kb is stage sequence number t * KB + kb.
@@ -226,20 +254,9 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
                 wg_bar(1 + c);
                 tA = myA8;
             }
-            wg_fence();
-#pragma unroll
-            for (int kk = 0; kk < FP8_BK; kk += 32) {
-                wgmma_n64(part, wg_desc(tA + kk), wg_desc(tB + kk), kk > 0);
-                wgmma_n64(part + BN / 2, wg_desc(tA + 64 * FP8_BK + kk), wg_desc(tB + kk), kk > 0);
-            }
-            wg_commit();
+            tma_issue<BN, 2>(part, tA, tB);
             wg_wait_all();
-#pragma unroll
-            for (int i = 0; i < BN; i++) {
-                reg_fence(part[i]);
-                acc[i] += part[i];
-            }
-            mbar_arrive(&empty[stage]);
+            tma_retire<BN, 2>(acc, part, &empty[stage]);
         }
         mbar_arrive(&order[1 - c]); /* the other consumer may start tile t + 1's mainloop */
         const unsigned char *sRes = nullptr;
@@ -251,28 +268,6 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
         tma_epilogue<BN>(p.a, acc + BN / 2, m0, n0, p.M, 64 + warp_row, myY, myQ, sRes);
         if (res_tma) mbar_arrive(&res_empty[t & 1]);
     }
-}
-
-/* W1 (one wgmma group in flight): the stage step split in two, so that stage kb's wgmma run while
- * stage kb - 1's sums are added to acc and its stage is handed back (wgmma.wait_group 1 instead
- * of 0). Two register arrays take turns as the tensor core's accumulator. */
-__device__ __forceinline__ void wg_wait_1(void) { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
-template <int BN> __device__ __forceinline__ void tma_issue(float *part, const unsigned char *tA, const unsigned char *tB) {
-    wg_fence();
-#pragma unroll
-    for (int kk = 0; kk < FP8_BK; kk += 32) {
-        if (BN == 64) wgmma_n64(part, wg_desc(tA + kk), wg_desc(tB + kk), kk > 0);
-        else wgmma_n128(part, wg_desc(tA + kk), wg_desc(tB + kk), kk > 0);
-    }
-    wg_commit();
-}
-template <int BN> __device__ __forceinline__ void tma_retire(float *acc, float *part, uint64_t *empty_bar) {
-#pragma unroll
-    for (int i = 0; i < BN / 2; i++) {
-        reg_fence(part[i]);
-        acc[i] += part[i];
-    }
-    mbar_arrive(empty_bar);
 }
 
 /* AB (ablation, lab timing only; the outputs are not checked): 0 the real kernel; 1 no epilogue;
@@ -381,25 +376,17 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
                 wg_bar(1 + cw);
                 tA = sA8 + cw * 64 * FP8_BK;
             }
-            /* the product kernel's stage step, repeated here so that its GPU-verified source stays
-             * untouched; one helper for both when this kernel moves into cuda_fp8.cu */
-            wg_fence();
-#pragma unroll
-            for (int kk = 0; kk < FP8_BK; kk += 32) {
-                if constexpr (AB == AB_NO_MMA) {
-                    if (kk == 0)
-                        for (int i = 0; i < BN / 2; i++) part[i] = 0.0f;
-                } else if (BN == 64) wgmma_n64(part, wg_desc(tA + kk), wg_desc(tB + kk), kk > 0);
-                else wgmma_n128(part, wg_desc(tA + kk), wg_desc(tB + kk), kk > 0);
+            /* the product kernel's stage step (whose GPU-verified source stays untouched; one
+             * helper for both when this kernel moves into cuda_fp8.cu) */
+            if constexpr (AB == AB_NO_MMA) {
+                wg_fence();
+                for (int i = 0; i < BN / 2; i++) part[i] = 0.0f;
+                wg_commit();
+            } else {
+                tma_issue<BN>(part, tA, tB);
             }
-            wg_commit();
             wg_wait_all();
-#pragma unroll
-            for (int i = 0; i < BN / 2; i++) {
-                reg_fence(part[i]);
-                acc[i] += part[i];
-            }
-            mbar_arrive(&empty[stage]);
+            tma_retire<BN>(acc, part, &empty[stage]);
             if (++stage == S) stage = 0, phase ^= 1u;
         }
         const unsigned char *sRes = nullptr;
