@@ -7,15 +7,16 @@
  *
  *   cmake --build build-device --target fp8_lab && build-device/bin/fp8_lab
  *
- * (fp8_tma.cu includes the product's cuda_fp8.cu and adds the lab-only TMA kernels, which run
- * after the product's variants under the names tma*.)
+ * (fp8_tma.cu includes the product's cuda_fp8.cu and cuda_fp8_tma.cu and adds lab-only
+ * experiments on the TMA kernel, which run after the product's variants: ablations abl-*, tma*w.)
  *
  * Modes: "q->dual" (e4m3 input, fp16 + e4m3 output: a block output read by both the residual
  * add and the next FP8 convs), "h->q" (fp16 input quantized while loading, e4m3-only output),
  * "q->h+res" (e4m3 input, fused residual read as fp16 x, fp16 output), "q->dual+resq" (residual
  * read from the e4m3 copy, residual-fp8), "q->dual+res" (fp16 residual, both outputs: IRv2's
  * up-projections in the default recipe), "q->h+resfq" (fp16 residual quantized on the fly).
- * Every run is repeated with outputs off 16-byte alignment and must give the same bits. Validation: fp16 output max |diff| / max |ref| <= 2e-3
+ * Every run of a cp.async kernel is repeated with outputs off 16-byte alignment and must give the
+ * same bits (the TMA kernels take aligned outputs only). Validation: fp16 output max |diff| / max |ref| <= 2e-3
  * (accumulation order and fp16 rounding only); e4m3 codes: the share that differs from the
  * reference code must be < 1% and none by more than one code step (a value next to a rounding
  * boundary may fall either way). Prints microseconds per call (CUDA events, 50 calls after 5
@@ -260,7 +261,9 @@ int main(void) {
                 a.ho = S.hw, a.wo = S.hw, a.c_out = S.co, a.kh = a.kw = a.sh = a.sw = 1, a.relu = 1;
                 a.partial = part, a.partial_bytes = (size_t)64 << 20, a.counters = cnt, a.n_counters = 65536;
                 c.variant = variant;
-                if (is_lab(variant) && !lab_tma_fits(&a, variant - i8_cuda_conv_fp8_variants())) continue;
+                if (is_lab(variant) ? !lab_tma_fits(&a, variant - i8_cuda_conv_fp8_variants())
+                                    : !i8_cuda_conv_fp8_fits(&a, variant))
+                    continue;
                 CK(cudaMemset(dy, 0xff, ys * 2)); /* poison: NaN halves, 0xFF codes (NaN) */
                 CK(cudaMemset(dyq, 0xff, ys));
                 int rc = run_fp8(&c);
@@ -310,7 +313,7 @@ int main(void) {
                  * path, which must give the same bits */
                 const char *epi = "";
                 if (ablation) ok = 1, epi = "  (ablation: output not checked)";
-                if (!is_lab(variant)) { /* the lab kernels need aligned outputs */
+                if (variant < I8_FP8_TMA_FIRST) { /* the TMA kernels need aligned outputs */
                     a.y = want_h ? (void *)((char *)dy + 8) : NULL;
                     a.yq = want_q ? (void *)(dyq + 4) : NULL;
                     CK(cudaMemset(dy, 0xff, ys * 2 + 16));

@@ -2,18 +2,18 @@
 # The wgmma kernels compile with their wgmma pipelined: ptxas serializes every wgmma.mma_async of
 # a kernel that makes a function call (a device printf, a non-inlined helper) and says so only
 # as "info" C7510, which a build does not show. The TMA lab kernel shipped that way in session 12
-# (its barrier wait printed before trapping). Compiles the product's FP8 kernels (cuda_fp8.cu)
-# and the lab's (fp8_tma.cu, which includes them) for sm_90a with ptxas -v.
+# (its barrier wait printed before trapping). Compiles the product's FP8 kernels (cuda_fp8.cu,
+# cuda_fp8_tma.cu) and the lab's (fp8_tma.cu, which includes them) for sm_90a with ptxas -v.
 # Usage: wgmma_pipelined.sh NVCC SRC_ROOT WORK
 set -euo pipefail
 nvcc=$1 src=$2 work=$3
 mkdir -p "$work"
-for f in src/backends/cuda/cuda_fp8.cu dev/kernels/fp8_tma.cu; do
+for f in src/backends/cuda/cuda_fp8.cu src/backends/cuda/cuda_fp8_tma.cu dev/kernels/fp8_tma.cu; do
   log="$work/$(basename "$f").ptxas.txt"
   "$nvcc" -std=c++17 -O3 -arch=sm_90a -cubin -I"$src/src" -Xptxas -v -o "$work/$(basename "$f").cubin" "$src/$f" >"$log" 2>&1 ||
     { cat "$log" >&2; echo "FAIL: $f does not compile"; exit 1; }
   kernels=$(grep -c "Compiling entry function '_Z[0-9]*[a-z_0-9]*wgmma" "$log" || true)
-  [ "$f" = dev/kernels/fp8_tma.cu ] && kernels=$(grep -c "Compiling entry function '_Z[0-9]*tma_fp8_kernel" "$log" || true)
+  [ "$f" != src/backends/cuda/cuda_fp8.cu ] && kernels=$(grep -c "Compiling entry function '_Z[0-9]*tma_fp8_kernel" "$log" || true)
   [ "$kernels" -gt 0 ] || { echo "FAIL: $f: ptxas compiled no wgmma kernel (renamed?)"; exit 1; }
   if grep -qE "C7510|wgmma.mma_async instructions are serialized" "$log"; then
     grep -E "C7510|wgmma.mma_async instructions are serialized" "$log" | sed 's/^/  /' >&2

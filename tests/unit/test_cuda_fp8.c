@@ -215,12 +215,12 @@ static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns,
         double ms = 0;
         assert_int_equal(i8_backend_cuda.time_forward(cc, ns[count - 1], 20, &ms, &err), INFER8_OK);
         fprintf(stderr,
-                "  %s n=%d: %.3f ms/forward; convs fp8 %d (wgmma %d, cuBLASLt e4m3 %d, cuDNN e4m3 %d, %d checks failed) "
+                "  %s n=%d: %.3f ms/forward; convs fp8 %d (wgmma %d, TMA %d, cuBLASLt e4m3 %d, cuDNN e4m3 %d, %d checks failed) "
                 "own %d cublaslt %d cudnn %d; arena %.1f MiB, weights %.1f MiB\n",
                 g->arch, ns[count - 1], ms,
                 s.convs_per_kind[I8_CUDA_TACTIC_FP8] + s.convs_per_kind[I8_CUDA_TACTIC_FP8_LT] +
                     s.convs_per_kind[I8_CUDA_TACTIC_FP8_DNN],
-                s.fp8_wgmma, s.convs_per_kind[I8_CUDA_TACTIC_FP8_LT], s.convs_per_kind[I8_CUDA_TACTIC_FP8_DNN],
+                s.fp8_wgmma, s.fp8_tma, s.convs_per_kind[I8_CUDA_TACTIC_FP8_LT], s.convs_per_kind[I8_CUDA_TACTIC_FP8_DNN],
                 s.fp8_checks_failed,
                 s.convs_per_kind[1], s.convs_per_kind[2],
                 s.convs_per_kind[3], s.arena_bytes / 1048576.0, s.weight_bytes / 1048576.0);
@@ -799,12 +799,12 @@ static void bench_arch(const char *arch, const char *recipe) {
         i8_cuda_stats sa, sb;
         i8_cuda_get_stats(ca, n, &sa);
         i8_cuda_get_stats(cb, n, &sb);
-        printf("| %s | %s | %d | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | fp8 convs %d (own %d of which wgmma %d, "
+        printf("| %s | %s | %d | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | fp8 convs %d (own %d of which wgmma %d, TMA %d, "
                "cuBLASLt %d, cuDNN %d), fp16 convs %d | arena %.1f -> %.1f MiB, weights %.1f -> %.1f MiB |\n",
                arch, recipe, n, ra[3], ra[0], ra[6], rb[3], rb[0], rb[6], ra[3] / rb[3],
                sb.convs_per_kind[I8_CUDA_TACTIC_FP8] + sb.convs_per_kind[I8_CUDA_TACTIC_FP8_LT] +
                    sb.convs_per_kind[I8_CUDA_TACTIC_FP8_DNN],
-               sb.convs_per_kind[I8_CUDA_TACTIC_FP8], sb.fp8_wgmma, sb.convs_per_kind[I8_CUDA_TACTIC_FP8_LT],
+               sb.convs_per_kind[I8_CUDA_TACTIC_FP8], sb.fp8_wgmma, sb.fp8_tma, sb.convs_per_kind[I8_CUDA_TACTIC_FP8_LT],
                sb.convs_per_kind[I8_CUDA_TACTIC_FP8_DNN],
                sb.convs_per_kind[1] + sb.convs_per_kind[2] + sb.convs_per_kind[3], sa.arena_bytes / 1048576.0,
                sb.arena_bytes / 1048576.0, sa.weight_bytes / 1048576.0, sb.weight_bytes / 1048576.0);

@@ -45,9 +45,11 @@ fp8_lab() {
   echo "fp8_lab: build-device/bin/fp8_lab not built (tools/prepare-device builds it)"
 }
 
-# The lab-only TMA prototype (dev/kernels/fp8_tma.cu, variants 48-51) next to the lean
-# wgmma kernel (32, the product's winner on the up-projections) on every lab shape and mode:
-# validation, bit-identity checks and times. FP8_TMA_SHAPE narrows the shapes.
+# The product's TMA kernels (src/backends/cuda/cuda_fp8_tma.cu, variants 48-53) and the lab's
+# experiments on them (dev/kernels/fp8_tma.cu, 54-60: ablations, one wgmma group in flight,
+# ping-pong with fp16 input) next to the lean wgmma kernel (32, the product's winner on the
+# up-projections before session 13) on every lab shape and mode: validation and times.
+# FP8_TMA_SHAPE narrows the shapes, FP8_TMA_VARIANTS the kernels.
 STEPS+=(fp8_tma)
 fp8_tma() {
   gpu_env >/dev/null

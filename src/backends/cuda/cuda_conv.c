@@ -795,6 +795,7 @@ static infer8_status node_take_plan(cu_ctx *c, cu_batch *b, int node, int sign, 
     }
     b->stats.convs_per_kind[t->kind] += sign;
     b->stats.fp8_wgmma += sign * (t->kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_wgmma(t->variant));
+    b->stats.fp8_tma += sign * (t->kind == I8_CUDA_TACTIC_FP8 && t->variant >= I8_FP8_TMA_FIRST);
     if (sign < 0) return INFER8_OK;
     b->tactics[node] = p->tac;
     if (p->tac.kind == I8_CUDA_TACTIC_CUDNN || p->tac.kind == I8_CUDA_TACTIC_FP8_DNN) {

@@ -21,8 +21,8 @@
 #include "cuda_e4m3.cuh"
 #include "cuda_fp8.h"
 #include "cuda_splitk.cuh"
+#include "cuda_wgmma.cuh"
 
-#define FP8_BK 128              /* K bytes per stage: four m16n8k32 steps */
 #define FP8_LDS (FP8_BK + 16)   /* smem row pitch: 144 bytes, ldmatrix rows hit distinct banks */
 #define FP8_STAGES 3
 
@@ -411,42 +411,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8
  * through descriptors, K-major with the 128-byte swizzle. One warpgroup (128 threads) per 64
  * rows of the tile. The wgmma of a stage completes (wait_group 0) before the stage is refilled. */
 
-/* shared-memory matrix descriptor: start address, leading byte offset 16 (unused with the
- * swizzle), stride byte offset 1024 (between 8-row groups), 128-byte swizzle */
-__device__ __forceinline__ uint64_t wg_desc(const unsigned char *p) {
-    uint64_t addr = (uint64_t)__cvta_generic_to_shared(p);
-    return ((addr & 0x3FFFF) >> 4) | ((uint64_t)(16 >> 4) << 16) | ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
-}
-__device__ __forceinline__ void wg_fence(void) { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wg_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wg_wait_all(void) { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
-/* makes this thread's generic-proxy shared-memory writes (cp.async, st.shared) visible to wgmma */
-__device__ __forceinline__ void proxy_fence(void) { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
-/* keeps the compiler from moving accumulator accesses across wgmma waits */
-__device__ __forceinline__ void reg_fence(float &r) { asm volatile("" : "+f"(r)::"memory"); }
-
-#define WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
-#define WG_REGS16(a, b, c, e, f, g, h, i, j, k, l, m, n, o, p, q) \
-    "%" #a ", %" #b ", %" #c ", %" #e ", %" #f ", %" #g ", %" #h ", %" #i ", %" #j ", %" #k ", %" #l ", %" #m ", %" #n ", %" #o ", %" #p ", %" #q
-
-__device__ __forceinline__ void wgmma_n64(float *d, uint64_t da, uint64_t db, int accumulate) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {" WG_REGS16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) ", "
-                 WG_REGS16(16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31) "}, %32, %33, p, 1, 1;\n}\n"
-                 : WG_D8(0), WG_D8(8), WG_D8(16), WG_D8(24)
-                 : "l"(da), "l"(db), "r"(accumulate));
-}
-
-__device__ __forceinline__ void wgmma_n128(float *d, uint64_t da, uint64_t db, int accumulate) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {" WG_REGS16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) ", "
-                 WG_REGS16(16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31) ", "
-                 WG_REGS16(32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47) ", "
-                 WG_REGS16(48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63) "}, %64, %65, p, 1, 1;\n}\n"
-                 : WG_D8(0), WG_D8(8), WG_D8(16), WG_D8(24), WG_D8(32), WG_D8(40), WG_D8(48), WG_D8(56)
-                 : "l"(da), "l"(db), "r"(accumulate));
-}
-
 template <int BM, int BN, int S> struct wg_smem {
     static constexpr int LDC = BN + 4;
     static constexpr int AB = S * (BM + BN) * FP8_BK, C = BM * LDC * 4;
@@ -595,12 +559,15 @@ extern "C" int i8_cuda_conv_fp8_setup(void) {
     WG_TILES(WG_SET)
     WG_LEAN_TILES(WG_SET)
 #undef WG_SET
+    if (!rc) rc = i8_cuda_conv_fp8_tma_setup();
     return rc;
 }
 
-extern "C" int i8_cuda_conv_fp8_variants(void) { return I8_FP8_FAMILIES * I8_FP8_FAMILY_VARIANTS; }
+extern "C" int i8_cuda_conv_fp8_variants(void) { return I8_FP8_TMA_FIRST + i8_cuda_conv_fp8_tma_variants(); }
 
-extern "C" int i8_cuda_conv_fp8_splits(int variant) { return 1 << ((variant % I8_FP8_FAMILY_VARIANTS) / FP8_TILE_COUNT); }
+extern "C" int i8_cuda_conv_fp8_splits(int variant) {
+    return variant >= I8_FP8_TMA_FIRST ? 1 : 1 << ((variant % I8_FP8_FAMILY_VARIANTS) / FP8_TILE_COUNT);
+}
 
 /* Which tile of which family a variant runs: 0-3 the qmma tiles of FP8_TILES, 4-7 the wgmma
  * tiles of WG_TILES, 8-11 those of WG_LEAN_TILES (variant = family * I8_FP8_FAMILY_VARIANTS +
@@ -613,15 +580,26 @@ extern "C" const char *i8_cuda_conv_fp8_name(int variant) {
     static const char *names[] = {"qmma64x64", "qmma32x64", "qmma128x64", "qmma64x128",
                                   "wgmma64x64", "wgmma128x64", "wgmma64x128", "wgmma128x128",
                                   "wgmma64x64s2", "wgmma128x64s2", "wgmma64x128s3", "wgmma64x64s3"};
-    return variant >= 0 && variant < i8_cuda_conv_fp8_variants() ? names[fp8_tile_index(variant)] : "?";
+    if (variant >= I8_FP8_TMA_FIRST) return i8_cuda_conv_fp8_tma_name(variant - I8_FP8_TMA_FIRST);
+    return variant >= 0 ? names[fp8_tile_index(variant)] : "?";
+}
+
+/* the checks of i8_cuda_conv_fp8 and of the launchers below */
+extern "C" int i8_cuda_conv_fp8_fits(const i8_cuda_fp8_conv_args *a, int variant) {
+    if (!a || !a->x || !a->wq || !a->mult || (!a->y && !a->yq) || a->c_in % 8 || a->x_ld % 8 || a->n < 1 ||
+        ((uintptr_t)a->wq & 15) || ((uintptr_t)a->x & (a->x_fp8 ? 7 : 15)) || (a->res_mode != I8_FP8_RES_NONE && !a->res) ||
+        variant < 0 || variant >= i8_cuda_conv_fp8_variants())
+        return 0;
+    if (variant >= I8_FP8_TMA_FIRST) return i8_cuda_conv_fp8_tma_fits(a, variant - I8_FP8_TMA_FIRST);
+    const bool wgmma = i8_cuda_conv_fp8_is_wgmma(variant);
+    if (wgmma && (a->c_in % 16 || a->x_ld % 16 || ((uintptr_t)a->x & 15))) return 0;
+    return 1;
 }
 
 extern "C" int i8_cuda_conv_fp8(const i8_cuda_fp8_conv_args *a, int variant, void *stream) {
     cudaStream_t s = (cudaStream_t)stream;
-    if (!a || !a->x || !a->wq || !a->mult || (!a->y && !a->yq) || a->c_in % 8 || a->x_ld % 8 || a->n < 1 ||
-        ((uintptr_t)a->wq & 15) || ((uintptr_t)a->x & (a->x_fp8 ? 7 : 15)) || (a->res_mode != I8_FP8_RES_NONE && !a->res) ||
-        variant < 0 || variant >= i8_cuda_conv_fp8_variants())
-        return (int)cudaErrorInvalidValue;
+    if (!i8_cuda_conv_fp8_fits(a, variant)) return (int)cudaErrorInvalidValue;
+    if (variant >= I8_FP8_TMA_FIRST) return i8_cuda_conv_fp8_tma(a, variant - I8_FP8_TMA_FIRST, stream);
     int splits = i8_cuda_conv_fp8_splits(variant);
     switch (fp8_tile_index(variant)) {
     case 0: return launch_fp8<64, 64, 32, 32>(a, splits, s);

@@ -55,17 +55,29 @@ typedef struct i8_cuda_fp8_conv_args {
 /* Allows the kernels' dynamic shared memory (up to 83 KB); once per process and device
  * before the first launch (not during stream capture). Returns a cudaError_t. */
 int i8_cuda_conv_fp8_setup(void);
-/* Number of variants: kernel family = variant / I8_FP8_FAMILY_VARIANTS (0: mma.sync; 1: wgmma,
- * which needs c_in, x_ld and x 16-aligned; 2: wgmma with fewer stages and the residual loaded
- * before the main loop), tile = variant % 4, split-K factor
- * = 1 << (variant % I8_FP8_FAMILY_VARIANTS / 4). Stored tactics name variants by number, so
- * families are only ever appended. */
+/* Number of variants. Below I8_FP8_FAMILIES * I8_FP8_FAMILY_VARIANTS (48): kernel family =
+ * variant / I8_FP8_FAMILY_VARIANTS (0: mma.sync; 1: wgmma, which needs c_in, x_ld and x
+ * 16-aligned; 2: wgmma with fewer stages and the residual loaded before the main loop), tile =
+ * variant % 4, split-K factor = 1 << (variant % I8_FP8_FAMILY_VARIANTS / 4). From 48 on: the
+ * persistent TMA kernels of cuda_fp8_tma.cu (pointwise convs only; no split-K). Stored tactics
+ * name variants by number, so variants are only ever appended. */
 enum { I8_FP8_FAMILY_VARIANTS = 16, I8_FP8_FAMILIES = 3 }; /* per family: 4 tiles x split-K 1, 2, 4, 8 */
+enum { I8_FP8_TMA_FIRST = I8_FP8_FAMILIES * I8_FP8_FAMILY_VARIANTS };
 static inline int i8_cuda_conv_fp8_is_wgmma(int variant) { return variant >= I8_FP8_FAMILY_VARIANTS; }
 int i8_cuda_conv_fp8_variants(void);
 int i8_cuda_conv_fp8_splits(int variant);
 const char *i8_cuda_conv_fp8_name(int variant);
+/* whether variant can run a: its alignment and shape limits (a launch of one that cannot fails
+ * with cudaErrorInvalidValue, as does a split-K launch without enough workspace) */
+int i8_cuda_conv_fp8_fits(const i8_cuda_fp8_conv_args *a, int variant);
 int i8_cuda_conv_fp8(const i8_cuda_fp8_conv_args *a, int variant, void *stream);
+
+/* cuda_fp8_tma.cu, through the above (tma variant t = variant - I8_FP8_TMA_FIRST) */
+int i8_cuda_conv_fp8_tma_variants(void);
+const char *i8_cuda_conv_fp8_tma_name(int t);
+int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int t);
+int i8_cuda_conv_fp8_tma_setup(void);
+int i8_cuda_conv_fp8_tma(const i8_cuda_fp8_conv_args *a, int t, void *stream);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,545 @@
+/* FP8 e4m3 GEMM for the pointwise (1x1, stride 1) convolutions on Hopper, the fourth family of
+ * i8_cuda_conv_fp8's variants (48 on; cuda_fp8.h): same contract and epilogue semantics as
+ * cuda_fp8.cu's kernels, a different machine. One persistent block per SM walks the output tiles
+ * (BM 128 x BN); warpgroup 0's first thread is the producer: it loads each 128-byte K slice of A
+ * (the e4m3 input, [M][x_ld]) and B (the e4m3 weights, [c_out][K]) with TMA
+ * (cp.async.bulk.tensor, 128-byte swizzle: the layout wgmma's descriptors read) into S stages
+ * guarded by mbarriers (full: TMA bytes landed; empty: the consumers are done with the stage).
+ * Warpgroups 1 and 2 each run wgmma m64nBNk32 on 64 rows, promote each stage's sums to fp32 (as
+ * cuda_fp8.cu's wgmma kernels do, so both give the same sums), and finish the tile from their
+ * fragments while the producer already loads the next tile.
+ * Variants (tma_variant): RT also loads each tile's fp16 residual with TMA (double-buffered)
+ * instead of reading it in the epilogue; XH reads fp16 input and quantizes it in shared memory
+ * (q = e4m3(x * x_inv), as the other kernels' loaders); PP (ping-pong) gives the two consumer
+ * warpgroups alternate whole tiles, so that one's epilogue runs while the other multiplies.
+ * Epilogue: v = acc * mult + bias, residual (fp16, e4m3 copy, or fp16 quantized on the fly),
+ * ReLU, fp16 and / or e4m3 out; per warp through shared memory, then 16- / 8-byte stores.
+ * Limits (tma_fits): pointwise conv, e4m3 input (fp16 for XH) with x_ld and x 16-byte aligned,
+ * K % 16 == 0, c_out % 8 == 0, aligned outputs, no split-K.
+ * History: a lab prototype in sessions 11-12 (dev/kernels/fp8_tma.cu keeps its ablation and
+ * scheduling experiments on this kernel template); in the product since session 13, after its
+ * epilogue stopped waiting on the channel scales (tma_chan_load). */
+#include <cuda.h> /* CUtensorMap and the encoder's signature; the driver is reached through the runtime */
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cuda_e4m3.cuh"
+#include "cuda_fp8.h"
+#include "cuda_wgmma.cuh"
+
+#define TMA_BM 128
+#define TMA_THREADS 384 /* producer warpgroup + two consumer warpgroups */
+
+typedef struct tma_params {
+    CUtensorMap ta, tb; /* A [M][K] (row stride x_ld), B [c_out][K] */
+    CUtensorMap tr;     /* the fp16 residual [M][c_out] (row stride res_ld), when res_tma */
+    i8_cuda_fp8_conv_args a;
+    int M, K, m_tiles, n_tiles;
+    int res_tma;        /* the producer also loads each tile's fp16 residual (variants with RT) */
+} tma_params;
+
+__device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+__device__ __forceinline__ void mbar_init(uint64_t *bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count) : "memory");
+}
+/* this thread's arrival, and `bytes` more transaction bytes the phase must see land */
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t *bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t *bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
+}
+/* waits until the phase of parity `parity` has completed (a fresh barrier counts its phase
+ * "before 0", parity 1, as completed). try_wait suspends for a while per call; a wait that
+ * never ends (a pipeline bug) traps after about 2^22 calls, seconds, so that the launch fails
+ * ("unspecified launch failure") instead of hanging the stream for ever. No printf: a function
+ * call anywhere in a kernel makes ptxas serialize all its wgmma (C7510; it did until session
+ * 12's call 5, so those times are of serialized kernels; tests/dev/wgmma_pipelined.sh). */
+__device__ __forceinline__ bool mbar_try(uint64_t *bar, unsigned parity) {
+    unsigned done;
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n"
+                 "}\n"
+                 : "=r"(done)
+                 : "r"(smem_u32(bar)), "r"(parity)
+                 : "memory");
+    return done != 0;
+}
+__device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity) {
+    for (unsigned spins = 0; !mbar_try(bar, parity); spins++)
+        if (spins == (1u << 22)) __trap();
+}
+/* box of the 2-D tensor map at (x = K byte, y = row) into dst, completing on bar */
+__device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
+                     smem_u32(dst)),
+                 "l"((uint64_t)map), "r"(x), "r"(y), "r"(smem_u32(bar))
+                 : "memory");
+}
+
+/* RT: two residual tiles (128 rows x BN fp16 = 128 bytes, 128-byte swizzle), so that a tile's
+ * residual is loaded while the tile before it finishes. XH: fp16 input; a stage holds its 128 K
+ * values as two 64-wide fp16 boxes, which the consumers quantize into one e4m3 tile (A8). */
+template <int BN, int S, bool RT, bool XH = false, bool PP = false> struct tma_smem {
+    static constexpr int A = TMA_BM * FP8_BK * (XH ? 2 : 1), B = BN * FP8_BK, STAGE = A + B;
+    static constexpr int YP = BN * 2 + 16, QP = BN + 16; /* epilogue row pitches (conflict-free pairs) */
+    static constexpr int W = PP ? 2 : 1; /* ping-pong: each consumer warpgroup stages its own tile */
+    static constexpr int Y1 = TMA_BM * YP, Q1 = TMA_BM * QP, Y = W * Y1, Q = W * Q1;
+    static constexpr int RTILE = TMA_BM * BN * 2, R = RT ? 2 * RTILE : 0; /* 1024-aligned after Y, Q */
+    static_assert(!RT || BN * 2 == 128, "the residual box is one 128-byte swizzle span wide");
+    static constexpr int A81 = XH ? TMA_BM * FP8_BK : 0, A8 = W * A81; /* 1024-aligned after R */
+    static constexpr int MB1 = 2 * BN * 4, MB = 2 * MB1; /* per consumer warpgroup: its tile's mult, bias */
+    static constexpr int BARS = S * STAGE + Y + Q + R + A8 + MB; /* 8-byte aligned */
+    static constexpr int BYTES = BARS + (2 * S + 6) * 8 + 1024; /* + room to align the stages to 1024 */
+};
+
+/* A tile's per-channel multiplier and bias, for the epilogue: each thread of a consumer
+ * warpgroup below BN loads one channel's pair when the tile starts (tma_chan_load; the mainloop
+ * hides the latency) and puts it in the warpgroup's shared sMB (mult [0, BN), bias [BN, 2 BN))
+ * when the tile's sums are done (tma_chan_stage). Loaded in the epilogue instead, as until
+ * session 13, every 8 channels waited a global-memory round trip in turn: Nsight Compute put
+ * over half of the kernel's stall samples there (8 consumer warps per SM hide nothing). */
+template <int BN>
+__device__ __forceinline__ float2 tma_chan_load(const i8_cuda_fp8_conv_args &a, int n0) {
+    const int lt = threadIdx.x % 128, co = n0 + lt;
+    float2 mb = make_float2(0.0f, 0.0f);
+    if (lt < BN && co < a.c_out) mb = make_float2(__ldg(a.mult + co), a.bias ? __ldg(a.bias + co) : 0.0f);
+    return mb;
+}
+/* The fragments of one consumer warp (rows wrow + g and + 8, channels 8j + 2 tig, + 1) through
+ * its rows of the fp16 / e4m3 staging tiles to global memory (STORES false: not the last step,
+ * for the ablation variants). sMB: the tile's multipliers and biases (tma_chan_stage). */
+template <int BN, bool STORES = true>
+__device__ __forceinline__ void tma_epilogue(const i8_cuda_fp8_conv_args &a, const float *acc, int m0, int n0, int M,
+                                             int wrow, unsigned char *sY, unsigned char *sQ, const unsigned char *sRes,
+                                             const float *sMB) {
+    constexpr int YP = BN * 2 + 16, QP = BN + 16, G = BN / 8;
+    const int lane = threadIdx.x % 32, g = lane / 4, tig = lane % 4, res = a.res_mode;
+#pragma unroll
+    for (int j = 0; j < BN / 8; j++) {
+        const int col = j * 8 + 2 * tig, co = n0 + col;
+        const float2 mu = *(const float2 *)(sMB + col), bi = *(const float2 *)(sMB + BN + col);
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int row = wrow + g + 8 * h, m = m0 + row;
+            float v0 = acc[4 * j + 2 * h] * mu.x + bi.x, v1 = acc[4 * j + 2 * h + 1] * mu.y + bi.y;
+            if (res != I8_FP8_RES_NONE) {
+                float x0 = 0.0f, x1 = 0.0f;
+                if (sRes) { /* the tile's fp16 residual, TMA-loaded: row of 128 bytes, chunk j swizzled */
+                    __half2 h2 = *(const __half2 *)(sRes + row * 128 + (((j ^ (row & 7)) << 4) | (4 * tig)));
+                    x0 = __low2float(h2), x1 = __high2float(h2);
+                    if (res == I8_FP8_RES_F16_FQ) {
+                        x0 = __fmul_rn(dq_e4m3(q_e4m3(__fmul_rn(x0, a.res_inv))), a.res_scale);
+                        x1 = __fmul_rn(dq_e4m3(q_e4m3(__fmul_rn(x1, a.res_inv))), a.res_scale);
+                    }
+                } else if (m < M && co < a.c_out) {
+                    const size_t ro = (size_t)m * a.res_ld + co;
+                    if (res == I8_FP8_RES_Q) {
+                        unsigned short c2 = __ldg((const unsigned short *)((const unsigned char *)a.res + ro));
+                        x0 = __fmul_rn(dq_e4m3(c2 & 0xFFu), a.res_scale), x1 = __fmul_rn(dq_e4m3(c2 >> 8), a.res_scale);
+                    } else {
+                        __half2 h2 = __ldg((const __half2 *)((const __half *)a.res + ro));
+                        x0 = __low2float(h2), x1 = __high2float(h2);
+                        if (res == I8_FP8_RES_F16_FQ) {
+                            x0 = __fmul_rn(dq_e4m3(q_e4m3(__fmul_rn(x0, a.res_inv))), a.res_scale);
+                            x1 = __fmul_rn(dq_e4m3(q_e4m3(__fmul_rn(x1, a.res_inv))), a.res_scale);
+                        }
+                    }
+                }
+                v0 = __fadd_rn(x0, v0), v1 = __fadd_rn(x1, v1);
+            }
+            if (a.relu) v0 = fmaxf(v0, 0.0f), v1 = fmaxf(v1, 0.0f);
+            if (a.y) *(__half2 *)(sY + row * YP + col * 2) = __floats2half2_rn(v0, v1);
+            if (a.yq)
+                *(unsigned short *)(sQ + row * QP + col) = (unsigned short)__nv_cvt_float2_to_fp8x2(
+                    make_float2(__fmul_rn(v0, a.y_inv), __fmul_rn(v1, a.y_inv)), __NV_SATFINITE, __NV_E4M3);
+        }
+    }
+    __syncwarp();
+    if constexpr (STORES) for (int c = lane; c < 16 * G; c += 32) {
+        const int r = wrow + c / G, cc = (c % G) * 8, m = m0 + r, co = n0 + cc;
+        if (m >= M || co >= a.c_out) continue;
+        const size_t yo = (size_t)m * a.y_ld + co;
+        if (a.y) *(uint4 *)((__half *)a.y + yo) = *(const uint4 *)(sY + r * YP + cc * 2);
+        if (a.yq) *(uint2 *)((unsigned char *)a.yq + yo) = *(const uint2 *)(sQ + r * QP + cc);
+    }
+    __syncwarp(); /* the staging rows are written again by this warp's next tile */
+}
+
+/* barrier `id` (1 + consumer warpgroup) over that warpgroup's 128 threads */
+__device__ __forceinline__ void wg_bar(int id) { asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory"); }
+/* bar: the warpgroup's named barrier (before: its epilogue of the tile before has read sMB;
+ * after: all of sMB is written) */
+template <int BN> __device__ __forceinline__ void tma_chan_stage(float *sMB, float2 mb, int bar) {
+    const int lt = threadIdx.x % 128;
+    wg_bar(bar);
+    if (lt < BN) sMB[lt] = mb.x, sMB[BN + lt] = mb.y;
+    wg_bar(bar);
+}
+
+/* XH: this consumer warpgroup's 64 rows of the stage's two fp16 boxes (row r, 128-byte rows,
+ * 128-byte swizzle) -> e4m3 codes q = e4m3(fp16 x * x_inv) (float multiply, as the product's
+ * loader) in the swizzled e4m3 tile sA8 that its wgmma reads. Thread: one row, one box. */
+__device__ __forceinline__ void tma_quantize_rows(const unsigned char *boxes, unsigned char *sA8, int cw, float x_inv) {
+    const int lt = threadIdx.x % 128, row = cw * 64 + lt / 2, box = lt % 2;
+    const unsigned char *src = boxes + box * (TMA_BM * FP8_BK) + row * FP8_BK;
+#pragma unroll
+    for (int q = 0; q < 4; q++) { /* e4m3 chunk box * 4 + q = fp16 chunks 2q, 2q + 1 of the box */
+        uint4 h[2];
+        h[0] = *(const uint4 *)(src + (((2 * q) ^ (row & 7)) << 4));
+        h[1] = *(const uint4 *)(src + (((2 * q + 1) ^ (row & 7)) << 4));
+        const __half *x = (const __half *)h;
+        float f[16];
+#pragma unroll
+        for (int e = 0; e < 16; e++) f[e] = __fmul_rn(__half2float(x[e]), x_inv);
+        const int c8 = box * 4 + q;
+        *(uint4 *)(sA8 + row * FP8_BK + ((c8 ^ (row & 7)) << 4)) =
+            make_uint4(q_e4m3x4(f[0], f[1], f[2], f[3]), q_e4m3x4(f[4], f[5], f[6], f[7]),
+                       q_e4m3x4(f[8], f[9], f[10], f[11]), q_e4m3x4(f[12], f[13], f[14], f[15]));
+    }
+}
+
+/* One stage step, in parts: tma_issue starts the wgmma of a 128-deep K slice for HALVES 64-row
+ * halves (tile rows h * 64 of tA, sums into part + h * BN / 2) as one group; after the group is
+ * waited for, tma_retire adds the HALVES * BN / 2 sums to acc in fp32 (as the product kernel's
+ * stage step does) and hands the stage back. W1 (one group in flight, wgmma.wait_group 1): stage
+ * kb's wgmma run while stage kb - 1's sums are added, two register arrays taking turns. */
+__device__ __forceinline__ void wg_wait_1(void) { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
+template <int BN, int HALVES = 1>
+__device__ __forceinline__ void tma_issue(float *part, const unsigned char *tA, const unsigned char *tB) {
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < FP8_BK; kk += 32)
+#pragma unroll
+        for (int h = 0; h < HALVES; h++) {
+            if (BN == 64) wgmma_n64(part + h * BN / 2, wg_desc(tA + h * 64 * FP8_BK + kk), wg_desc(tB + kk), kk > 0);
+            else wgmma_n128(part + h * BN / 2, wg_desc(tA + h * 64 * FP8_BK + kk), wg_desc(tB + kk), kk > 0);
+        }
+    wg_commit();
+}
+template <int BN, int HALVES = 1>
+__device__ __forceinline__ void tma_retire(float *acc, float *part, uint64_t *empty_bar) {
+#pragma unroll
+    for (int i = 0; i < HALVES * BN / 2; i++) {
+        reg_fence(part[i]);
+        acc[i] += part[i];
+    }
+    mbar_arrive(empty_bar);
+}
+
+/* Ping-pong consumer c (0 or 1) of tma_fp8_kernel<..., PP = true>: the CTA's tiles t = c, c + 2, ...
+ * whole (both 64-row halves: two wgmma per K step), each in its own staging rows. The producer
+ * fills the stages in tile order, so tile t's K slice kb is stage sequence number t * KB + kb.
+ * The mainloops take turns (order barriers): tile t's starts when tile t - 1's has ended. Without
+ * that, a consumer could wait on a stage's full barrier a phase early, and a parity wait cannot
+ * tell that phase from the one before it (session 12: a deadlock, fp16 input at batch 32). */
+template <int BN, int S, bool RT, bool XH>
+__device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigned char *sA, unsigned char *sB,
+                                             unsigned char *sY, unsigned char *sQ, unsigned char *sR,
+                                             unsigned char *sA8, float *sMB, uint64_t *full, uint64_t *empty,
+                                             uint64_t *res_full, uint64_t *res_empty, uint64_t *order, bool res_tma,
+                                             int KB) {
+    typedef tma_smem<BN, S, RT, XH, true> L;
+    const int tiles = p.m_tiles * p.n_tiles, warp_row = ((threadIdx.x % 128) / 32) * 16;
+    unsigned char *myY = sY + c * L::Y1, *myQ = sQ + c * L::Q1, *myA8 = sA8 + c * L::A81;
+    float *myMB = sMB + c * (L::MB1 / 4);
+    for (int tile = blockIdx.x + c * gridDim.x, t = c; tile < tiles; tile += 2 * gridDim.x, t += 2) {
+        const int m0 = (tile / p.n_tiles) * TMA_BM, n0 = (tile % p.n_tiles) * BN;
+        float acc[BN], part[BN]; /* [half][BN / 2]: rows 0-63, then 64-127 */
+#pragma unroll
+        for (int i = 0; i < BN; i++) acc[i] = 0.0f;
+        const float2 mb = tma_chan_load<BN>(p.a, n0);
+        if (t >= 1) mbar_wait(&order[c], (((t + c) >> 1) - 1) & 1); /* the other's mainloop of tile t - 1 ended */
+        for (int kb = 0; kb < KB; kb++) {
+            const unsigned seq = (unsigned)t * KB + kb;
+            const int stage = seq % S;
+            mbar_wait(&full[stage], (seq / S) & 1u);
+            const unsigned char *tA = sA + stage * L::A, *tB = sB + stage * L::B;
+            if (XH) {
+                wg_bar(1 + c); /* the previous stage's wgmma is done with myA8 in every warp */
+                tma_quantize_rows(sA + stage * L::A, myA8, 0, p.a.x_inv);
+                tma_quantize_rows(sA + stage * L::A, myA8, 1, p.a.x_inv);
+                proxy_fence();
+                wg_bar(1 + c);
+                tA = myA8;
+            }
+            tma_issue<BN, 2>(part, tA, tB);
+            wg_wait_all();
+            tma_retire<BN, 2>(acc, part, &empty[stage]);
+        }
+        mbar_arrive(&order[1 - c]); /* the other consumer may start tile t + 1's mainloop */
+        tma_chan_stage<BN>(myMB, mb, 1 + c);
+        const unsigned char *sRes = nullptr;
+        if (res_tma) { /* buffer t & 1 = c: this warpgroup's own */
+            mbar_wait(&res_full[t & 1], (t >> 1) & 1);
+            sRes = sR + (t & 1) * L::RTILE;
+        }
+        tma_epilogue<BN>(p.a, acc, m0, n0, p.M, warp_row, myY, myQ, sRes, myMB);
+        tma_epilogue<BN>(p.a, acc + BN / 2, m0, n0, p.M, 64 + warp_row, myY, myQ, sRes, myMB);
+        if (res_tma) mbar_arrive(&res_empty[t & 1]);
+    }
+}
+
+/* AB (ablation, lab timing only; the outputs are not checked): 0 the real kernel; 1 no epilogue;
+ * 2 the epilogue without its global stores; 3 no wgmma; 4 no TMA loads (the producer only
+ * arrives, the consumers multiply whatever the stages hold). Cooperative kernels only. */
+enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS };
+template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false>
+__global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
+    typedef tma_smem<BN, S, RT, XH, PP> L;
+    extern __shared__ __align__(1024) unsigned char tma_raw[];
+    unsigned char *smem = tma_raw + ((1024 - (__cvta_generic_to_shared(tma_raw) & 1023)) & 1023);
+    unsigned char *sA = smem, *sB = smem + S * L::A, *sY = smem + S * L::STAGE, *sQ = sY + L::Y, *sR = sQ + L::Q;
+    unsigned char *sA8 = sR + L::R;
+    float *sMB = (float *)(sA8 + L::A8);
+    uint64_t *full = (uint64_t *)(smem + L::BARS), *empty = full + S, *res_full = empty + S, *res_empty = res_full + 2;
+    uint64_t *order = res_empty + 2; /* ping-pong: consumer c may start a mainloop once order[c] says so */
+    const bool res_tma = RT && p.res_tma;
+    const int wg = threadIdx.x / 128, tiles = p.m_tiles * p.n_tiles, KB = (p.K + FP8_BK - 1) / FP8_BK;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S; s++) {
+            mbar_init(&full[s], 1);       /* the producer's arrive + the TMA bytes */
+            mbar_init(&empty[s], PP ? 128 : 256); /* every thread of the consumer(s) of the stage */
+        }
+        for (int r = 0; r < 2; r++) {
+            mbar_init(&res_full[r], 1);
+            mbar_init(&res_empty[r], PP ? 128 : 256);
+            mbar_init(&order[r], 128);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) { /* producer */
+        if (threadIdx.x == 0) {
+            int stage = 0;
+            unsigned phase = 0;
+            for (int tile = blockIdx.x, t = 0; tile < tiles; tile += gridDim.x, t++) {
+                const int m0 = (tile / p.n_tiles) * TMA_BM, n0 = (tile % p.n_tiles) * BN;
+                if (res_tma) { /* residual tile t into buffer t % 2, once the epilogue of t - 2 is done */
+                    mbar_wait(&res_empty[t & 1], ((t >> 1) & 1) ^ 1u);
+                    mbar_arrive_expect_tx(&res_full[t & 1], L::RTILE);
+                    tma_load_2d(sR + (t & 1) * L::RTILE, &p.tr, n0, m0, &res_full[t & 1]);
+                }
+                for (int kb = 0; kb < KB; kb++) {
+                    mbar_wait(&empty[stage], phase ^ 1u);
+                    if constexpr (AB == AB_NO_LOADS) {
+                        mbar_arrive(&full[stage]);
+                    } else {
+                        mbar_arrive_expect_tx(&full[stage], L::STAGE); /* out-of-range rows arrive as zeros, full size */
+                        tma_load_2d(sA + stage * L::A, &p.ta, kb * FP8_BK, m0, &full[stage]);
+                        if (XH) /* the second 64 fp16 of this 128-deep K slice */
+                            tma_load_2d(sA + stage * L::A + TMA_BM * FP8_BK, &p.ta, kb * FP8_BK + 64, m0, &full[stage]);
+                        tma_load_2d(sB + stage * L::B, &p.tb, kb * FP8_BK, n0, &full[stage]);
+                    }
+                    if (++stage == S) stage = 0, phase ^= 1u;
+                }
+            }
+        }
+        return; /* nothing below synchronizes the whole block */
+    }
+    if constexpr (PP) { /* ping-pong: consumer warpgroup c computes whole tiles t = c, c + 2, ... (CTA-local
+               * order), so one warpgroup's epilogue overlaps the other's wgmma */
+        tma_pingpong<BN, S, RT, XH>(p, wg - 1, sA, sB, sY, sQ, sR, sA8, sMB, full, empty, res_full, res_empty, order,
+                                    res_tma, KB);
+        return;
+    }
+
+    const int cw = wg - 1, wrow = cw * 64 + ((threadIdx.x % 128) / 32) * 16;
+    int stage = 0;
+    unsigned phase = 0;
+    for (int tile = blockIdx.x, t = 0; tile < tiles; tile += gridDim.x, t++) {
+        const int m0 = (tile / p.n_tiles) * TMA_BM, n0 = (tile % p.n_tiles) * BN;
+        float acc[BN / 2], part[BN / 2];
+#pragma unroll
+        for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
+        const float2 mb = tma_chan_load<BN>(p.a, n0);
+        if constexpr (W1) {
+            static_assert(!XH && AB == AB_NONE, "W1: e4m3 input, no ablation");
+            float part2[BN / 2];
+            int prev = -1;
+            for (int kb = 0; kb < KB; kb++) {
+                mbar_wait(&full[stage], phase);
+                const unsigned char *tA = sA + stage * L::A + cw * 64 * FP8_BK, *tB = sB + stage * L::B;
+                if (kb & 1) { /* odd slices into part2, even ones into part */
+                    tma_issue<BN>(part2, tA, tB);
+                    wg_wait_1();
+                    tma_retire<BN>(acc, part, &empty[prev]);
+                } else {
+                    tma_issue<BN>(part, tA, tB);
+                    if (prev >= 0) {
+                        wg_wait_1();
+                        tma_retire<BN>(acc, part2, &empty[prev]);
+                    }
+                }
+                prev = stage;
+                if (++stage == S) stage = 0, phase ^= 1u;
+            }
+            wg_wait_all();
+            if ((KB - 1) & 1) tma_retire<BN>(acc, part2, &empty[prev]);
+            else tma_retire<BN>(acc, part, &empty[prev]);
+        } else
+        for (int kb = 0; kb < KB; kb++) {
+            mbar_wait(&full[stage], phase);
+            const unsigned char *tA = sA + stage * L::A + cw * 64 * FP8_BK, *tB = sB + stage * L::B;
+            if (XH) {
+                wg_bar(1 + cw); /* the previous stage's wgmma is done with sA8 in every warp */
+                tma_quantize_rows(sA + stage * L::A, sA8, cw, p.a.x_inv);
+                proxy_fence();  /* the e4m3 stores, to the async proxy wgmma reads through */
+                wg_bar(1 + cw);
+                tA = sA8 + cw * 64 * FP8_BK;
+            }
+                        if constexpr (AB == AB_NO_MMA) {
+                wg_fence();
+                for (int i = 0; i < BN / 2; i++) part[i] = 0.0f;
+                wg_commit();
+            } else {
+                tma_issue<BN>(part, tA, tB);
+            }
+            wg_wait_all();
+            tma_retire<BN>(acc, part, &empty[stage]);
+            if (++stage == S) stage = 0, phase ^= 1u;
+        }
+        const unsigned char *sRes = nullptr;
+        if (res_tma) {
+            mbar_wait(&res_full[t & 1], (t >> 1) & 1);
+            sRes = sR + (t & 1) * L::RTILE;
+        }
+        if constexpr (AB != AB_NO_EPILOGUE) {
+            float *myMB = sMB + cw * (L::MB1 / 4);
+            tma_chan_stage<BN>(myMB, mb, 1 + cw);
+            tma_epilogue<BN, AB != AB_NO_STORES>(p.a, acc, m0, n0, p.M, wrow, sY, sQ, sRes, myMB);
+        }
+        if (res_tma) mbar_arrive(&res_empty[t & 1]);
+    }
+}
+
+typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                    const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                    CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+/* The driver's tensor-map encoder, through the runtime (no link to libcuda, which machines
+ * without a GPU lack); NULL where the driver has none. Looked up per launch: no global state. */
+static encode_tiled_fn tma_encoder(void) {
+    cudaDriverEntryPointQueryResult q;
+    void *fn = NULL;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+        return NULL;
+    return (encode_tiled_fn)fn;
+}
+
+/* 2-D tensor map of 1- or 2-byte elements (e4m3 codes or fp16): rows x cols, row stride `ld`
+ * bytes, boxes of box_rows rows x 128 bytes, 128-byte swizzle; rows and columns past the
+ * tensor arrive as zeros */
+static int encode_2d(encode_tiled_fn encode, CUtensorMap *map, const void *base, int elem_bytes, uint64_t rows,
+                     uint64_t cols, uint64_t ld, uint32_t box_rows) {
+    cuuint64_t dims[2] = {cols, rows}, strides[1] = {ld};
+    cuuint32_t box[2] = {(cuuint32_t)(128 / elem_bytes), box_rows}, estr[2] = {1, 1};
+    CUresult r = encode(map, elem_bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_UINT8, 2,
+                        (void *)base, dims, strides, box, estr,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS ? 0 : (int)cudaErrorInvalidValue;
+}
+
+/* a runs on the TMA kernels (fp16 input: the XH ones; else e4m3 input): pointwise, aligned rows
+ * and outputs (TMA needs 16-byte row strides and bases) */
+static int tma_fits(const i8_cuda_fp8_conv_args *a, bool xh) {
+    return (xh ? !a->x_fp8 : a->x_fp8) && a->kh == 1 && a->kw == 1 && a->sh == 1 && a->sw == 1 && !a->ph && !a->pw &&
+           a->c_in % 16 == 0 && a->x_ld % 16 == 0 && ((uintptr_t)a->x & 15) == 0 && ((uintptr_t)a->wq & 15) == 0 &&
+           a->c_out % 8 == 0 && a->y_ld % 8 == 0 && (!a->y || ((uintptr_t)a->y & 15) == 0) &&
+           (!a->yq || ((uintptr_t)a->yq & 7) == 0) && ((uintptr_t)a->mult & 3) == 0 && ((uintptr_t)a->bias & 3) == 0 &&
+           (a->res_mode == I8_FP8_RES_NONE ||
+            (a->res_ld % 8 == 0 && ((uintptr_t)a->res & (a->res_mode == I8_FP8_RES_Q ? 1 : 3)) == 0));
+}
+
+/* the kernel's dynamic shared memory allowance (once per process and device, not during capture) */
+template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false>
+static int tma_set_smem(void) {
+    return (int)cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     tma_smem<BN, S, RT, XH, PP>::BYTES);
+}
+
+/* one block per SM (the kernel's shared memory allows no second), at most one per tile */
+template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false>
+static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
+    typedef tma_smem<BN, S, RT, XH, PP> L;
+    if (!tma_fits(a, XH)) return (int)cudaErrorInvalidValue;
+    int dev = 0, sm_count = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sm_count < 1)
+        return (int)cudaErrorInvalidConfiguration;
+    encode_tiled_fn encode = tma_encoder();
+    if (!encode) return (int)cudaErrorNotSupported;
+    tma_params p;
+    memset(&p, 0, sizeof p);
+    p.a = *a;
+    p.M = a->n * a->h * a->w, p.K = a->c_in;
+    p.m_tiles = (p.M + TMA_BM - 1) / TMA_BM, p.n_tiles = (a->c_out + BN - 1) / BN;
+    int rc = encode_2d(encode, &p.ta, a->x, XH ? 2 : 1, (uint64_t)p.M, (uint64_t)p.K, (uint64_t)a->x_ld * (XH ? 2 : 1),
+                       TMA_BM);
+    if (!rc) rc = encode_2d(encode, &p.tb, a->wq, 1, (uint64_t)a->c_out, (uint64_t)p.K, (uint64_t)p.K, BN);
+    p.res_tma = RT && (a->res_mode == I8_FP8_RES_F16 || a->res_mode == I8_FP8_RES_F16_FQ) && ((uintptr_t)a->res & 15) == 0;
+    if (!rc && p.res_tma)
+        rc = encode_2d(encode, &p.tr, a->res, 2, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->res_ld * 2, TMA_BM);
+    if (rc) return rc;
+    const int tiles = p.m_tiles * p.n_tiles, grid = tiles < sm_count ? tiles : sm_count;
+    tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1><<<grid, TMA_THREADS, L::BYTES, s>>>(p);
+    return (int)cudaGetLastError();
+}
+
+/* The product's TMA variants, in variant order after cuda_fp8.cu's families (stored tactics name
+ * them by number: only ever append). */
+#define TMA_VARIANTS(X) \
+    X("tma128x64s4", 64, 4, false, false, false) X("tma128x128s3", 128, 3, false, false, false) \
+    X("tma128x64s4r", 64, 4, true, false, false) X("tma128x64s3h", 64, 3, false, true, false) \
+    X("tma128x64s4p", 64, 4, false, false, true) X("tma128x64s4pr", 64, 4, true, false, true)
+
+extern "C" int i8_cuda_conv_fp8_tma_variants(void) {
+#define TMA_COUNT(name, bn, st, rt, xh, pp) +1
+    return 0 TMA_VARIANTS(TMA_COUNT);
+#undef TMA_COUNT
+}
+
+extern "C" const char *i8_cuda_conv_fp8_tma_name(int v) {
+    static const char *const names[] = {
+#define TMA_NAME(name, bn, st, rt, xh, pp) name,
+        TMA_VARIANTS(TMA_NAME)
+#undef TMA_NAME
+    };
+    return v >= 0 && v < i8_cuda_conv_fp8_tma_variants() ? names[v] : "?";
+}
+
+extern "C" int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int v) {
+    int i = 0;
+#define TMA_FITS(name, bn, st, rt, xh, pp) \
+    if (v == i++) return tma_fits(a, xh);
+    TMA_VARIANTS(TMA_FITS)
+#undef TMA_FITS
+    return 0;
+}
+
+extern "C" int i8_cuda_conv_fp8_tma_setup(void) {
+    int rc = 0;
+#define TMA_SET(name, bn, st, rt, xh, pp) \
+    if (!rc) rc = tma_set_smem<bn, st, rt, xh, pp>();
+    TMA_VARIANTS(TMA_SET)
+#undef TMA_SET
+    return rc;
+}
+
+extern "C" int i8_cuda_conv_fp8_tma(const i8_cuda_fp8_conv_args *a, int v, void *stream) {
+    cudaStream_t s = (cudaStream_t)stream;
+    int i = 0;
+#define TMA_LAUNCH(name, bn, st, rt, xh, pp) \
+    if (v == i++) return launch_tma<bn, st, rt, xh, pp>(a, s);
+    TMA_VARIANTS(TMA_LAUNCH)
+#undef TMA_LAUNCH
+    return (int)cudaErrorInvalidValue;
+}

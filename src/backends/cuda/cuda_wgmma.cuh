@@ -1,0 +1,47 @@
+/* Hopper warpgroup MMA (wgmma.mma_async, e4m3 x e4m3 -> fp32) from 128-byte-swizzled shared
+ * memory, shared by the FP8 kernels of cuda_fp8.cu (cp.async-fed) and cuda_fp8_tma.cu (TMA-fed,
+ * persistent). sm_90a only (the only CUDA architecture infer8 builds). */
+#ifndef I8_CUDA_WGMMA_CUH
+#define I8_CUDA_WGMMA_CUH
+
+#include <stdint.h>
+
+#define FP8_BK 128 /* K bytes per stage (a 128-byte swizzle span): four k32 steps */
+
+/* shared-memory matrix descriptor: start address, leading byte offset 16 (unused with the
+ * swizzle), stride byte offset 1024 (between 8-row groups), 128-byte swizzle */
+__device__ __forceinline__ uint64_t wg_desc(const unsigned char *p) {
+    uint64_t addr = (uint64_t)__cvta_generic_to_shared(p);
+    return ((addr & 0x3FFFF) >> 4) | ((uint64_t)(16 >> 4) << 16) | ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
+}
+__device__ __forceinline__ void wg_fence(void) { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_wait_all(void) { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+/* makes this thread's generic-proxy shared-memory writes (cp.async, st.shared) visible to wgmma */
+__device__ __forceinline__ void proxy_fence(void) { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+/* keeps the compiler from moving accumulator accesses across wgmma waits */
+__device__ __forceinline__ void reg_fence(float &r) { asm volatile("" : "+f"(r)::"memory"); }
+
+#define WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define WG_REGS16(a, b, c, e, f, g, h, i, j, k, l, m, n, o, p, q) \
+    "%" #a ", %" #b ", %" #c ", %" #e ", %" #f ", %" #g ", %" #h ", %" #i ", %" #j ", %" #k ", %" #l ", %" #m ", %" #n ", %" #o ", %" #p ", %" #q
+
+__device__ __forceinline__ void wgmma_n64(float *d, uint64_t da, uint64_t db, int accumulate) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {" WG_REGS16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) ", "
+                 WG_REGS16(16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31) "}, %32, %33, p, 1, 1;\n}\n"
+                 : WG_D8(0), WG_D8(8), WG_D8(16), WG_D8(24)
+                 : "l"(da), "l"(db), "r"(accumulate));
+}
+
+__device__ __forceinline__ void wgmma_n128(float *d, uint64_t da, uint64_t db, int accumulate) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {" WG_REGS16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) ", "
+                 WG_REGS16(16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31) ", "
+                 WG_REGS16(32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47) ", "
+                 WG_REGS16(48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63) "}, %64, %65, p, 1, 1;\n}\n"
+                 : WG_D8(0), WG_D8(8), WG_D8(16), WG_D8(24), WG_D8(32), WG_D8(40), WG_D8(48), WG_D8(56)
+                 : "l"(da), "l"(db), "r"(accumulate));
+}
+
+#endif
