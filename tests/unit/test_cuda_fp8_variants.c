@@ -1,0 +1,150 @@
+/* The FP8 kernel variants' host-side table (cuda_fp8.cu, cuda_fp8_tma.cu), which needs no GPU:
+ * stored tactics name variants by number, so the numbering must stay put (the cp.async
+ * families 0-47, the TMA kernels from I8_FP8_TMA_FIRST on); every variant has its own name and
+ * split-K factor; i8_cuda_conv_fp8_fits (what the tuner and the lab skip on) accepts exactly the
+ * problems each kernel handles: the TMA kernels only pointwise convs with aligned rows and
+ * outputs and the input precision they read, the wgmma families only 16-aligned channels; and a
+ * launch of a variant that does not fit is refused before it reaches the device. The kernels'
+ * outputs are checked on the GPU (dev/kernels/fp8_lab.cu, test_cuda_fp8). Without CUDA in the
+ * build: skipped (77). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#ifdef INFER8_HAVE_CUDA
+#include "backends/cuda/cuda_fp8.h"
+
+enum { TMA_S4 = I8_FP8_TMA_FIRST, TMA_128, TMA_S4R, TMA_S3H, TMA_S4P, TMA_S4PR };
+
+static void test_numbering_and_names(void **state) {
+    (void)state;
+    assert_int_equal(I8_FP8_TMA_FIRST, 48);
+    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 6);
+    const int n = i8_cuda_conv_fp8_variants();
+    assert_int_equal(n, 54);
+    /* the names stored tactics and reports refer to, in place */
+    assert_string_equal(i8_cuda_conv_fp8_name(0), "qmma64x64");
+    assert_string_equal(i8_cuda_conv_fp8_name(32), "wgmma64x64s2");
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4), "tma128x64s4");
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S3H), "tma128x64s3h");
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4PR), "tma128x64s4pr");
+    assert_string_equal(i8_cuda_conv_fp8_name(n), "?");
+    assert_string_equal(i8_cuda_conv_fp8_name(-1), "?");
+    /* within a family a name repeats once per split-K factor; across tiles and families never */
+    for (int v = 0; v < n; v++)
+        for (int w = v + 1; w < n; w++) {
+            const int same_tile = v < I8_FP8_TMA_FIRST && w < I8_FP8_TMA_FIRST &&
+                                  v / I8_FP8_FAMILY_VARIANTS == w / I8_FP8_FAMILY_VARIANTS && v % 4 == w % 4;
+            if (!same_tile && !strcmp(i8_cuda_conv_fp8_name(v), i8_cuda_conv_fp8_name(w)))
+                fail_msg("variants %d and %d are both named %s", v, w, i8_cuda_conv_fp8_name(v));
+        }
+    for (int v = 0; v < n; v++) {
+        const int want = v >= I8_FP8_TMA_FIRST ? 1 : 1 << (v % I8_FP8_FAMILY_VARIANTS / 4);
+        assert_int_equal(i8_cuda_conv_fp8_splits(v), want);
+        assert_int_equal(i8_cuda_conv_fp8_is_wgmma(v), v >= I8_FP8_FAMILY_VARIANTS);
+    }
+}
+
+/* a pointwise conv with 256-byte-aligned stand-in buffers (fits reads no memory) */
+static i8_cuda_fp8_conv_args pointwise(int x_fp8) {
+    i8_cuda_fp8_conv_args a;
+    memset(&a, 0, sizeof a);
+    a.x = (const void *)(uintptr_t)0x100000, a.x_fp8 = x_fp8, a.x_inv = 1.0f;
+    a.n = 2, a.h = a.w = 17, a.c_in = 384, a.x_ld = 384;
+    a.wq = (const uint8_t *)(uintptr_t)0x200000;
+    a.mult = (const float *)(uintptr_t)0x300000, a.bias = (const float *)(uintptr_t)0x310000;
+    a.y = (void *)(uintptr_t)0x400000, a.yq = (void *)(uintptr_t)0x500000, a.y_ld = 1088, a.y_inv = 1.0f;
+    a.ho = a.wo = 17, a.c_out = 1088, a.kh = a.kw = a.sh = a.sw = 1, a.relu = 1;
+    return a;
+}
+
+static int fits(const i8_cuda_fp8_conv_args *a, int v) { return i8_cuda_conv_fp8_fits(a, v); }
+
+static void test_fits(void **state) {
+    (void)state;
+    const int n = i8_cuda_conv_fp8_variants();
+    i8_cuda_fp8_conv_args a = pointwise(1);
+    /* e4m3 input, pointwise, aligned: every cp.async variant and the e4m3 TMA kernels */
+    for (int v = 0; v < n; v++) assert_int_equal(fits(&a, v), v != TMA_S3H);
+    /* fp16 input: of the TMA kernels only the quantizing one */
+    a = pointwise(0);
+    for (int v = I8_FP8_TMA_FIRST; v < n; v++) assert_int_equal(fits(&a, v), v == TMA_S3H);
+    assert_true(fits(&a, 0) && fits(&a, 32));
+    /* a fused fp16 residual, 4-byte aligned, pitch a multiple of 8: fits all e4m3 TMA kernels */
+    a = pointwise(1);
+    a.res = (const void *)(uintptr_t)0x600004, a.res_mode = I8_FP8_RES_F16, a.res_ld = 1088;
+    assert_true(fits(&a, TMA_S4) && fits(&a, TMA_S4R) && fits(&a, TMA_S4PR));
+    a.res_ld = 1090; /* rows not 16-byte aligned */
+    assert_false(fits(&a, TMA_S4R));
+    assert_true(fits(&a, 0));
+    a.res = NULL; /* a residual mode without its tensor: nothing runs it */
+    for (int v = 0; v < n; v++) assert_false(fits(&a, v));
+    /* 3x3: no TMA kernel, the implicit-GEMM families do */
+    a = pointwise(1);
+    a.kh = a.kw = 3, a.ph = a.pw = 1;
+    for (int v = I8_FP8_TMA_FIRST; v < n; v++) assert_false(fits(&a, v));
+    assert_true(fits(&a, 0) && fits(&a, 16) && fits(&a, 32));
+    /* stride 2 pointwise: no TMA kernel */
+    a = pointwise(1);
+    a.sh = a.sw = 2, a.ho = a.wo = 9;
+    assert_false(fits(&a, TMA_S4));
+    /* channels 8- but not 16-aligned: mma.sync only */
+    a = pointwise(1);
+    a.c_in = a.x_ld = 24;
+    for (int v = 0; v < n; v++) assert_int_equal(fits(&a, v), v < I8_FP8_FAMILY_VARIANTS);
+    /* an fp16 output slice off 16-byte alignment (channel offset 4 in a concat): the TMA
+     * kernels store 16-byte groups only; the cp.async ones fall back to scalar stores */
+    a = pointwise(1);
+    a.y = (void *)(uintptr_t)(0x400000 + 8);
+    for (int v = I8_FP8_TMA_FIRST; v < n; v++) assert_false(fits(&a, v));
+    assert_true(fits(&a, 0) && fits(&a, 32));
+    /* c_out not a multiple of 8, e4m3 output 8-byte aligned but y_ld odd: no TMA kernel */
+    a = pointwise(1);
+    a.c_out = 1084;
+    assert_false(fits(&a, TMA_S4));
+    a = pointwise(1);
+    a.y_ld = 1089;
+    assert_false(fits(&a, TMA_128));
+    /* nothing to write, no arguments, variants out of range */
+    a = pointwise(1);
+    a.y = a.yq = NULL;
+    assert_false(fits(&a, 0));
+    assert_false(fits(NULL, 0));
+    a = pointwise(1);
+    assert_false(fits(&a, -1));
+    assert_false(fits(&a, n));
+    assert_false(fits(&a, TMA_S4P + 100));
+}
+
+/* a variant that does not fit is refused with cudaErrorInvalidValue (1) before any CUDA call,
+ * so this runs without a GPU */
+static void test_refused_launch(void **state) {
+    (void)state;
+    i8_cuda_fp8_conv_args a = pointwise(0);
+    assert_int_equal(i8_cuda_conv_fp8(&a, TMA_S4, NULL), 1);
+    a = pointwise(1);
+    a.kh = a.kw = 3;
+    assert_int_equal(i8_cuda_conv_fp8(&a, TMA_S4P, NULL), 1);
+    assert_int_equal(i8_cuda_conv_fp8(&a, i8_cuda_conv_fp8_variants(), NULL), 1);
+    assert_int_equal(i8_cuda_conv_fp8(NULL, 0, NULL), 1);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_numbering_and_names),
+        cmocka_unit_test(test_fits),
+        cmocka_unit_test(test_refused_launch),
+    };
+    return cmocka_run_group_tests_name("test_cuda_fp8_variants", tests, NULL, NULL);
+}
+#else
+int main(void) {
+    printf("test_cuda_fp8_variants: no CUDA in this build, skipped\n");
+    return 77;
+}
+#endif
