@@ -16,7 +16,9 @@
  * read from the e4m3 copy, residual-fp8), "q->dual+res" (fp16 residual, both outputs: IRv2's
  * up-projections in the default recipe), "q->h+resfq" (fp16 residual quantized on the fly).
  * Every run of a cp.async kernel is repeated with outputs off 16-byte alignment and must give the
- * same bits (the TMA kernels take aligned outputs only). Validation: fp16 output max |diff| / max |ref| <= 2e-3
+ * same bits (the TMA kernels take aligned outputs only). FP8_LAB_SLICE=1 writes the outputs as a
+ * channel slice of a wider tensor instead (channels 32 .. 32 + N of rows of N + 64, as a branch
+ * writes its part of a concat; every byte outside the slice must keep its poison). Validation: fp16 output max |diff| / max |ref| <= 2e-3
  * (accumulation order and fp16 rounding only); e4m3 codes: the share that differs from the
  * reference code must be < 1% and none by more than one code step (a value next to a rounding
  * boundary may fall either way). Prints microseconds per call (CUDA events, 50 calls after 5
@@ -152,10 +154,14 @@ int main(void) {
      * for a profiler */
     const char *only_shape = getenv("FP8_LAB_SHAPE"), *only_mode = getenv("FP8_LAB_MODE"),
                *only_variant = getenv("FP8_LAB_VARIANT");
+    const bool slice = getenv("FP8_LAB_SLICE") && atoi(getenv("FP8_LAB_SLICE")) != 0;
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         const shape &S = shapes[si];
         if (only_shape && !strstr(S.name, only_shape)) continue;
         size_t M = (size_t)S.n * S.hw * S.hw, xs = M * S.ci, ws = (size_t)S.co * S.ci, ys = M * S.co;
+        /* output rows of y_ld channels, the conv's at y_off (FP8_LAB_SLICE); yb elements in all */
+        const int y_ld = slice ? S.co + 64 : S.co, y_off = slice ? 32 : 0;
+        const size_t yb = M * y_ld;
         /* host data: x fp16 (relu-like, |x| up to ~4), its e4m3 codes at scale sx; weights as
          * e4m3 codes with per-channel scales; bias; residual x fp16 and its e4m3 copy */
         float sx = 4.0f / 448.0f, sr = 3.0f / 448.0f, sy = 6.0f / 448.0f, rs = 0.17f;
@@ -197,10 +203,10 @@ int main(void) {
         CK(cudaMalloc(&dqx, xs));
         CK(cudaMalloc(&dqw, ws));
         CK(cudaMalloc(&dqr, ys));
-        CK(cudaMalloc(&dyq, ys + 16));
+        CK(cudaMalloc(&dyq, yb + 16));
         CK(cudaMalloc(&dhx, xs * 2));
         CK(cudaMalloc(&dhr, ys * 2));
-        CK(cudaMalloc(&dy, ys * 2 + 16));
+        CK(cudaMalloc(&dy, yb * 2 + 16));
         CK(cudaMalloc(&dw16, ws * 2));
         CK(cudaMalloc(&dmult, S.co * 4));
         CK(cudaMalloc(&dbias, S.co * 4));
@@ -210,7 +216,7 @@ int main(void) {
         CK(cudaMemcpy(dhx, hx, xs * 2, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(dhr, hr, ys * 2, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(dw16, hw16, ws * 2, cudaMemcpyHostToDevice));
-        printf("\n%s (M %zu, K %d, N %d)\n", S.name, M, S.ci, S.co);
+        printf("\n%s (M %zu, K %d, N %d)%s\n", S.name, M, S.ci, S.co, slice ? " (outputs: a channel slice)" : "");
         for (int mode = 0; mode < MODES; mode++) {
             if (!S.res && mode >= 2) continue;
             if (only_mode && mode != atoi(only_mode)) continue;
@@ -255,17 +261,17 @@ int main(void) {
                 a.res_mode = res_mode;
                 a.res = res_mode == I8_FP8_RES_Q ? (const void *)dqr : (const void *)dhr;
                 a.res_ld = S.co, a.res_scale = sr, a.res_inv = inv_r;
-                a.y = want_h ? dy : NULL;
-                a.yq = want_q ? dyq : NULL;
-                a.y_ld = S.co, a.y_inv = inv_y;
+                a.y = want_h ? dy + y_off : NULL;
+                a.yq = want_q ? dyq + y_off : NULL;
+                a.y_ld = y_ld, a.y_inv = inv_y;
                 a.ho = S.hw, a.wo = S.hw, a.c_out = S.co, a.kh = a.kw = a.sh = a.sw = 1, a.relu = 1;
                 a.partial = part, a.partial_bytes = (size_t)64 << 20, a.counters = cnt, a.n_counters = 65536;
                 c.variant = variant;
                 if (is_lab(variant) ? !lab_tma_fits(&a, variant - i8_cuda_conv_fp8_variants())
                                     : !i8_cuda_conv_fp8_fits(&a, variant))
                     continue;
-                CK(cudaMemset(dy, 0xff, ys * 2)); /* poison: NaN halves, 0xFF codes (NaN) */
-                CK(cudaMemset(dyq, 0xff, ys));
+                CK(cudaMemset(dy, 0xff, yb * 2)); /* poison: NaN halves, 0xFF codes (NaN) */
+                CK(cudaMemset(dyq, 0xff, yb));
                 int rc = run_fp8(&c);
                 if (rc) {
                     cudaGetLastError();
@@ -278,8 +284,23 @@ int main(void) {
                 CK(cudaDeviceSynchronize());
                 double maxd = 0, maxr = 0, qbad = 0, far_v = 0; /* |v| of the largest far code */
                 int qfar = 0, qwrong = 0; /* codes > 1 step off; of those, ones that fail */
+                /* bytes written outside the conv's channels (FP8_LAB_SLICE): a neighbour's output
+                 * overwritten */
+                size_t outside = 0;
+                if (slice) {
+                    uint8_t *all = (uint8_t *)malloc(yb * 2);
+                    for (int buf = 0; buf < 2; buf++) {
+                        const int eb = buf ? 1 : 2; /* element bytes: fp16, e4m3 */
+                        CK(cudaMemcpy(all, buf ? (void *)dyq : (void *)dy, yb * eb, cudaMemcpyDeviceToHost));
+                        for (size_t m = 0; m < M; m++)
+                            for (int c = 0; c < y_ld; c++)
+                                if (c < y_off || c >= y_off + S.co)
+                                    for (int e = 0; e < eb; e++) outside += all[(m * y_ld + c) * eb + e] != 0xff;
+                    }
+                    free(all);
+                }
                 if (want_h) {
-                    CK(cudaMemcpy(goth, dy, ys * 2, cudaMemcpyDeviceToHost));
+                    CK(cudaMemcpy2D(goth, S.co * 2, dy + y_off, (size_t)y_ld * 2, S.co * 2, M, cudaMemcpyDeviceToHost));
                     for (size_t i = 0; i < ys; i++) {
                         double d = fabs((double)__half2float(goth[i]) - ref_h[i]);
                         if (!(d <= maxd)) maxd = d;
@@ -287,7 +308,7 @@ int main(void) {
                     }
                 }
                 if (want_q) {
-                    CK(cudaMemcpy(gotc, dyq, ys, cudaMemcpyDeviceToHost));
+                    CK(cudaMemcpy2D(gotc, S.co, dyq + y_off, y_ld, S.co, M, cudaMemcpyDeviceToHost));
                     for (size_t i = 0; i < ys; i++)
                         if (gotc[i] != refc[i]) {
                             qbad++;
@@ -306,14 +327,15 @@ int main(void) {
                         }
                 }
                 double rel = maxr > 0 ? maxd / maxr : maxd, qshare = qbad / (double)ys;
-                int ok = (!want_h || rel <= 2e-3) && (!want_q || (qshare < 0.01 && qwrong == 0));
+                int ok = (!want_h || rel <= 2e-3) && (!want_q || (qshare < 0.01 && qwrong == 0)) && outside == 0;
                 const bool ablation = is_lab(variant) && lab_tma_ablation(variant - i8_cuda_conv_fp8_variants());
                 /* the epilogue stores 16- / 8-byte groups where the outputs are aligned, else one
                  * element at a time: outputs moved off alignment by 8 / 4 bytes take the second
                  * path, which must give the same bits */
                 const char *epi = "";
                 if (ablation) ok = 1, epi = "  (ablation: output not checked)";
-                if (variant < I8_FP8_TMA_FIRST) { /* the TMA kernels need aligned outputs */
+                if (outside) epi = "  WROTE OUTSIDE ITS SLICE";
+                else if (variant < I8_FP8_TMA_FIRST && !slice) { /* the TMA kernels need aligned outputs */
                     a.y = want_h ? (void *)((char *)dy + 8) : NULL;
                     a.yq = want_q ? (void *)(dyq + 4) : NULL;
                     CK(cudaMemset(dy, 0xff, ys * 2 + 16));

@@ -49,7 +49,8 @@ fp8_lab() {
 # experiments on them (dev/kernels/fp8_tma.cu, 54-60: ablations, one wgmma group in flight,
 # ping-pong with fp16 input) next to the lean wgmma kernel (32, the product's winner on the
 # up-projections before session 13) on every lab shape and mode: validation and times.
-# FP8_TMA_SHAPE narrows the shapes, FP8_TMA_VARIANTS the kernels.
+# FP8_TMA_SHAPE narrows the shapes, FP8_TMA_VARIANTS the kernels; FP8_LAB_SLICE=1 writes the
+# outputs as a channel slice of a wider tensor (a concat's branch) and fails any byte outside it.
 STEPS+=(fp8_tma)
 fp8_tma() {
   gpu_env >/dev/null
