@@ -13,7 +13,8 @@
  * each tile, for the small-M layers of batch 1. The epilogue goes through shared memory:
  * per-channel scale, bias, residual (fp16, e4m3 copy, or fp16 quantized on the fly), ReLU, then
  * fp16 and/or e4m3 stores into the output slices. C-style CUDA: templates only for tile
- * parameters. Lab: dev/kernels/fp8_lab.cu. */
+ * parameters. A fourth family, persistent TMA-fed wgmma kernels for the pointwise convs, is in
+ * cuda_fp8_tma.cu (variants from I8_FP8_TMA_FIRST on, dispatched here). Lab: dev/kernels/fp8_lab.cu. */
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
