@@ -3,7 +3,8 @@
 # time), then the FP8 benchmark for as long as is left. VERIFY_SECONDS (default 540, from the
 # step's start) bounds the whole: each step runs as its own gpu-check under `timeout` with the
 # time left, so a hanging step cannot take the call past the device's limit and lose its files.
-# Session 12's call 1 ran this sequence in 529 s with inception_resnet_v2 alone;
+# Session 12's call 1 ran this sequence in 529 s with inception_resnet_v2 alone (session 13:
+# 515 s, and 506 s with VERIFY_SECONDS=560 once the TMA kernels had joined the tuning);
 # VERIFY_BENCH_ARCHES names others (v4 and v3 take another ~250 s, a second call). Outputs:
 # the steps' logs and fp8_bench's tables under $OUT (packed by gpu-check beyond 8 files). Not in
 # STEPS (it repeats them): run it by name.
