@@ -60,6 +60,10 @@ static const shape shapes[] = {
     {"Block17 branch 1x1 1088->192 @17 b32", 32, 17, 1088, 192, 0},
     {"Block17 up 1x1 384->1088 @17 b32 +res", 32, 17, 384, 1088, 1},
     {"Block8 up 1x1 448->2080 @8 b32 +res", 32, 8, 448, 2080, 1},
+    /* inception_v3 branch 1x1s whose TMA winners the tuning check rejected in session 13 */
+    {"v3 Mixed_5b 1x1 192->64 @35 b4", 4, 35, 192, 64, 0},
+    {"v3 Mixed_6b 1x1 768->192 @17 b4", 4, 17, 768, 192, 0},
+    {"v3 Mixed_7c 1x1 2048->320 @8 b4", 4, 8, 2048, 320, 0},
 };
 
 static uint64_t rng_state = 88172645463325252ull;

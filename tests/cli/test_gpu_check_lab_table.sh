@@ -16,4 +16,22 @@ grep -qE '^\| Block17 up 1x1 384->1088 @17 b32 \| q->h\+res \|.* \| 0\.99 \|$' "
 bash -c '. "$1/tools/gpu-check.d/fp8.sh"; fp8_lab_table "$2"' _ "$SRC" "$SRC/bench/results/fp8-lab-session12/call3-fp8_tma.txt" >"$WORK/t3.md"
 grep -qF '| Block35 branch 1x1 320->32 @35 b1 | q->dual | wgmma64x64s2 7.83! tma128x64s4 5.80!' "$WORK/t3.md" || fail "failed kernels not marked: $(sed -n 3p "$WORK/t3.md")"
 grep -qE '^\| Block35 branch 1x1 320->32 @35 b1 \| q->dual \|.* \| - \|$' "$WORK/t3.md" || fail "a failed kernel counted as best"
+# any shape name (not only Block*), the slice mode's suffix and a residual shape's "+res" dropped
+cat >"$WORK/t_names.txt" <<'LAB'
+device NVIDIA H200, 132 SMs
+
+v3 Mixed_5b 1x1 192->64 @35 b4 (M 4900, K 192, N 64) (outputs: a channel slice)
+  q->dual       wgmma64x64s2 k1    10.00 us  fp16 rel 5.00e-04  e4m3 codes differing 0.1000% (far 0, |v| <= 0.0e+00 of max)  ok
+  q->dual       tma128x64s4 k1     8.00 us  fp16 rel 5.00e-04  e4m3 codes differing 0.1000% (far 0, |v| <= 0.0e+00 of max)  ok
+  q->dual       best: tma128x64s4 k1 8.00 us
+
+Block8 up 1x1 448->2080 @8 b1 +res (M 64, K 448, N 2080)
+  q->h+res      wgmma64x64s2 k1     9.00 us  fp16 rel 5.00e-04  ok
+  q->h+res      tma128x64s4r k1    12.00 us  fp16 rel 5.00e-04  WROTE OUTSIDE ITS SLICE FAIL
+LAB
+bash -c '. "$1/tools/gpu-check.d/fp8.sh"; fp8_lab_table "$2"' _ "$SRC" "$WORK/t_names.txt" >"$WORK/t_names.md"
+grep -qxF '| v3 Mixed_5b 1x1 192->64 @35 b4 | q->dual | wgmma64x64s2 10.00 tma128x64s4 8.00 | 1.25 |' "$WORK/t_names.md" ||
+  fail "v3 shape row: $(cat "$WORK/t_names.md")"
+grep -qxF '| Block8 up 1x1 448->2080 @8 b1 | q->h+res | wgmma64x64s2 9.00 tma128x64s4r 12.00! | - |' "$WORK/t_names.md" ||
+  fail "+res shape row: $(cat "$WORK/t_names.md")"
 echo "ok: fp8_lab_table: $rows rows, ratios as computed by hand"

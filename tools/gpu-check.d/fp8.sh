@@ -68,7 +68,7 @@ fp8_tma() {
 # kernels (output not checked) are listed but never "best".
 fp8_lab_table() {
   awk '
-    /^Block/ { shape = $1 " " $2 " " $3 " " $4 " " $5 " " $6; next }
+    / \(M [0-9]+, K [0-9]+, N [0-9]+\)/ { shape = $0; sub(/ \(M .*/, "", shape); sub(/ \+res$/, "", shape); next }
     /^  [qh][^ ]* / && $2 != "best:" {
       key = shape " | " $1
       cells[key] = cells[key] sprintf(" %s %s%s", $2, $4, /ablation/ ? "*" : (/ FAIL/ ? "!" : ""))
