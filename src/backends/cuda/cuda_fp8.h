@@ -52,8 +52,9 @@ typedef struct i8_cuda_fp8_conv_args {
     int n_counters;
 } i8_cuda_fp8_conv_args;
 
-/* Allows the kernels' dynamic shared memory (up to 83 KB); once per process and device
- * before the first launch (not during stream capture). Returns a cudaError_t. */
+/* Allows the kernels' dynamic shared memory (up to 83 KB, the TMA kernels' up to 187 KB);
+ * once per process and device before the first launch (not during stream capture). Returns a
+ * cudaError_t. */
 int i8_cuda_conv_fp8_setup(void);
 /* Number of variants. Below I8_FP8_FAMILIES * I8_FP8_FAMILY_VARIANTS (48): kernel family =
  * variant / I8_FP8_FAMILY_VARIANTS (0: mma.sync; 1: wgmma, which needs c_in, x_ld and x
