@@ -99,21 +99,30 @@ float i8_fp8_fake_quant(float x, float inv_scale, float scale) {
     return i8_fp8_to_f32(i8_fp8_from_f32(x * inv_scale)) * scale;
 }
 
-bool i8_fp8_codes_close(const uint8_t *want, const uint8_t *got, size_t count) {
-    float max_want = 0.0f;
+void i8_fp8_codes_compare(const uint8_t *want, const uint8_t *got, size_t count, i8_fp8_codes_diff *d) {
+    memset(d, 0, sizeof *d);
+    d->count = count;
     for (size_t i = 0; i < count; i++) {
-        if ((want[i] & 0x7f) == I8_FP8_E4M3_NAN || (got[i] & 0x7f) == I8_FP8_E4M3_NAN) return false;
-        max_want = fmaxf(max_want, fabsf(i8_fp8_to_f32(want[i])));
+        const bool nan = (want[i] & 0x7f) == I8_FP8_E4M3_NAN || (got[i] & 0x7f) == I8_FP8_E4M3_NAN;
+        d->nan += nan;
+        if (!nan) d->max_want = fmaxf(d->max_want, fabsf(i8_fp8_to_f32(want[i])));
     }
-    size_t differ = 0;
     for (size_t i = 0; i < count; i++) {
         if (want[i] == got[i]) continue;
-        differ++;
+        d->differ++;
+        if ((want[i] & 0x7f) == I8_FP8_E4M3_NAN || (got[i] & 0x7f) == I8_FP8_E4M3_NAN) continue; /* counted as NaN */
         /* signed code numbers: neighbours on the e4m3 grid differ by one */
         int a = want[i] & 0x80 ? -(int)(want[i] & 0x7f) : (int)want[i];
         int b = got[i] & 0x80 ? -(int)(got[i] & 0x7f) : (int)got[i];
-        if (abs(a - b) > 1 && fabsf(i8_fp8_to_f32(want[i]) - i8_fp8_to_f32(got[i])) > I8_FP8_NEAR_ZERO * max_want)
-            return false;
+        if (abs(a - b) > 1 && fabsf(i8_fp8_to_f32(want[i]) - i8_fp8_to_f32(got[i])) > I8_FP8_NEAR_ZERO * d->max_want)
+            d->far++;
     }
-    return differ * 100 <= count;
+}
+
+bool i8_fp8_codes_diff_close(const i8_fp8_codes_diff *d) { return d->nan == 0 && d->far == 0 && d->differ * 100 <= d->count; }
+
+bool i8_fp8_codes_close(const uint8_t *want, const uint8_t *got, size_t count) {
+    i8_fp8_codes_diff d;
+    i8_fp8_codes_compare(want, got, count, &d);
+    return i8_fp8_codes_diff_close(&d);
 }

@@ -61,5 +61,14 @@ float i8_fp8_fake_quant(float x, float inv_scale, float scale);
  * ulps, so codes several steps apart are rounding, not a wrong kernel. */
 #define I8_FP8_NEAR_ZERO 2e-3
 bool i8_fp8_codes_close(const uint8_t *want, const uint8_t *got, size_t count);
+/* What i8_fp8_codes_close decides on, for reports of a rejected kernel: NaN codes (either side),
+ * codes differing, codes more than one step apart beyond the near-zero allowance, the largest
+ * |value| wanted (of the codes that are not NaN). Close = no NaN, no far code, differ <= 1%. */
+typedef struct i8_fp8_codes_diff {
+    size_t count, nan, differ, far;
+    float max_want;
+} i8_fp8_codes_diff;
+void i8_fp8_codes_compare(const uint8_t *want, const uint8_t *got, size_t count, i8_fp8_codes_diff *d);
+bool i8_fp8_codes_diff_close(const i8_fp8_codes_diff *d);
 
 #endif

@@ -345,9 +345,51 @@ static void test_codes_close(void **state) {
     assert_false(i8_fp8_codes_close(want, got, 200));
 }
 
+/* the counts behind i8_fp8_codes_close (a rejected kernel's report), and the same decisions */
+static void test_codes_compare(void **state) {
+    (void)state;
+    uint8_t want[400], got[400];
+    for (int i = 0; i < 400; i++) want[i] = (uint8_t)(i % 2 ? 0x30 + i % 64 : 0x80 | (0x10 + i % 80));
+    memcpy(got, want, sizeof got);
+    i8_fp8_codes_diff d;
+    i8_fp8_codes_compare(want, got, 400, &d);
+    assert_int_equal(d.count, 400);
+    assert_int_equal(d.nan + d.differ + d.far, 0);
+    /* the largest |value|: code 0x6F (i = 63) = 2^(13 - 7) * (1 + 7/8) = 120 */
+    assert_float_equal(d.max_want, 120.0f, 0.0f);
+    got[1] = (uint8_t)(want[1] + 1), got[2] = (uint8_t)(want[2] + 1); /* one step each */
+    want[3] = 0x01, got[3] = 0x08;                                      /* far in steps, near zero */
+    want[5] = 0x48, got[5] = 0x4C;                                      /* 4 vs 6: far */
+    want[7] = 0x50, got[7] = 0x40;                                      /* 8 vs 2: far */
+    i8_fp8_codes_compare(want, got, 400, &d);
+    assert_int_equal(d.differ, 5);
+    assert_int_equal(d.far, 2);
+    assert_int_equal(d.nan, 0);
+    assert_false(i8_fp8_codes_diff_close(&d));
+    assert_false(i8_fp8_codes_close(want, got, 400));
+    got[5] = want[5], got[7] = want[7]; /* 3 of 400 differ, none far: close */
+    i8_fp8_codes_compare(want, got, 400, &d);
+    assert_int_equal(d.differ, 3);
+    assert_int_equal(d.far, 0);
+    assert_true(i8_fp8_codes_diff_close(&d));
+    assert_true(i8_fp8_codes_close(want, got, 400));
+    got[4] = (uint8_t)(want[4] + 1), got[6] = (uint8_t)(want[6] - 1); /* 5 of 400 = 1.25%: too many */
+    i8_fp8_codes_compare(want, got, 400, &d);
+    assert_false(i8_fp8_codes_diff_close(&d));
+    assert_false(i8_fp8_codes_close(want, got, 400));
+    got[4] = want[4], got[6] = want[6];
+    got[9] = 0x7F, want[11] = 0xFF, got[11] = 0xFF; /* a NaN on either side, differing or not */
+    i8_fp8_codes_compare(want, got, 400, &d);
+    assert_int_equal(d.nan, 2);
+    assert_int_equal(d.differ, 4);
+    assert_int_equal(d.far, 0);
+    assert_false(i8_fp8_codes_close(want, got, 400));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_codes_close),
+        cmocka_unit_test(test_codes_compare),
         cmocka_unit_test(test_hand_cases),
         cmocka_unit_test(test_all_codes_and_round_trip),
         cmocka_unit_test(test_f16_exhaustive_vs_reference),

@@ -368,14 +368,16 @@ static int fetch_output(cu_ctx *c, int n, const cu_conv_sig *g, int node, int q,
 }
 
 /* Every difference within 1e-2 of the largest magnitude wanted; NaN fails. */
-static int halves_close(const uint16_t *want, const uint16_t *got, size_t count) {
-    double maxd = 0.0, maxr = 0.0;
+/* fp16 outputs agree: max |got - want| <= 1e-2 max |want| (a NaN difference never does);
+ * *maxd, *maxr: those two maxima, for reports */
+static int halves_close(const uint16_t *want, const uint16_t *got, size_t count, double *maxd, double *maxr) {
+    *maxd = 0.0, *maxr = 0.0;
     for (size_t i = 0; i < count; i++) {
         double a = i8_f16_to_f32(want[i]), b = i8_f16_to_f32(got[i]), d = fabs(a - b);
-        if (!(d <= maxd)) maxd = d;
-        if (fabs(a) > maxr) maxr = fabs(a);
+        if (!(d <= *maxd)) *maxd = d;
+        if (fabs(a) > *maxr) *maxr = fabs(a);
     }
-    return maxd <= 1e-2 * maxr;
+    return *maxd <= 1e-2 * *maxr;
 }
 
 /* Runs launch (own kernel or candidate) and fetches every output the node writes. */
@@ -427,7 +429,22 @@ int i8_cuda_fp8_check(cu_ctx *c, int n, const cu_conv_sig *g, int node, int own_
     if (!run_and_fetch(c, n, g, node, own_launch_cb, &own, wq, wh) ||
         !run_and_fetch(c, n, g, node, launch, user, gq, gh))
         goto done;
-    ok = (!g->out_q || i8_fp8_codes_close(wq, gq, count)) && (!g->out_f16 || halves_close(wh, gh, count));
+    {
+        i8_fp8_codes_diff d = {0};
+        double maxd = 0.0, maxr = 0.0;
+        if (g->out_q) i8_fp8_codes_compare(wq, gq, count, &d);
+        const int q_ok = !g->out_q || i8_fp8_codes_diff_close(&d);
+        const int h_ok = !g->out_f16 || halves_close(wh, gh, count, &maxd, &maxr);
+        ok = q_ok && h_ok;
+        /* why a candidate is rejected (is it rounding near zero, or a wrong kernel?) */
+        if (!ok && getenv("INFER8_CUDA_DEBUG"))
+            fprintf(stderr,
+                    "cuda fp8 check: %s b%d: e4m3 codes differing %zu of %zu (%.3f%%, at most 1%%), %zu more than one "
+                    "step and %.1e of max apart, %zu NaN (max |want| %.3g); fp16 max |diff| %.3g of max |want| %.3g "
+                    "(at most 1e-2)\n",
+                    c->g->nodes[node].name, n, d.differ, d.count, d.count ? 100.0 * (double)d.differ / (double)d.count : 0.0,
+                    d.far, I8_FP8_NEAR_ZERO, d.nan, (double)d.max_want, maxr > 0.0 ? maxd / maxr : maxd, maxr);
+    }
 done:
     cudaGetLastError();
     free(wq);
