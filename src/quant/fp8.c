@@ -99,18 +99,20 @@ float i8_fp8_fake_quant(float x, float inv_scale, float scale) {
     return i8_fp8_to_f32(i8_fp8_from_f32(x * inv_scale)) * scale;
 }
 
+static bool either_nan(uint8_t a, uint8_t b) { return (a & 0x7f) == I8_FP8_E4M3_NAN || (b & 0x7f) == I8_FP8_E4M3_NAN; }
+
 void i8_fp8_codes_compare(const uint8_t *want, const uint8_t *got, size_t count, i8_fp8_codes_diff *d) {
     memset(d, 0, sizeof *d);
     d->count = count;
     for (size_t i = 0; i < count; i++) {
-        const bool nan = (want[i] & 0x7f) == I8_FP8_E4M3_NAN || (got[i] & 0x7f) == I8_FP8_E4M3_NAN;
+        const bool nan = either_nan(want[i], got[i]);
         d->nan += nan;
         if (!nan) d->max_want = fmaxf(d->max_want, fabsf(i8_fp8_to_f32(want[i])));
     }
     for (size_t i = 0; i < count; i++) {
         if (want[i] == got[i]) continue;
         d->differ++;
-        if ((want[i] & 0x7f) == I8_FP8_E4M3_NAN || (got[i] & 0x7f) == I8_FP8_E4M3_NAN) continue; /* counted as NaN */
+        if (either_nan(want[i], got[i])) continue; /* counted as NaN */
         /* signed code numbers: neighbours on the e4m3 grid differ by one */
         int a = want[i] & 0x80 ? -(int)(want[i] & 0x7f) : (int)want[i];
         int b = got[i] & 0x80 ? -(int)(got[i] & 0x7f) : (int)got[i];

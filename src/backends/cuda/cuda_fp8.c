@@ -367,7 +367,6 @@ static int fetch_output(cu_ctx *c, int n, const cu_conv_sig *g, int node, int q,
                         cudaMemcpyDeviceToHost) == cudaSuccess;
 }
 
-/* Every difference within 1e-2 of the largest magnitude wanted; NaN fails. */
 /* fp16 outputs agree: max |got - want| <= 1e-2 max |want| (a NaN difference never does);
  * *maxd, *maxr: those two maxima, for reports */
 static int halves_close(const uint16_t *want, const uint16_t *got, size_t count, double *maxd, double *maxr) {
