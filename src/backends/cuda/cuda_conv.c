@@ -634,6 +634,7 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     i8_cuda_tactic best_sync = {0};
     float best_sync_ms = INFINITY;
     for (int v = 0; v < i8_cuda_conv_fp8_variants(); v++) {
+        if (!i8_cuda_fp8_fits(c, b->n, &p->sig, node, v)) continue; /* would fail to launch */
         cu_conv_plan trial = *p;
         memset(&trial.tac, 0, sizeof trial.tac);
         trial.tac.kind = I8_CUDA_TACTIC_FP8, trial.tac.variant = v, trial.tac.engine = -1;

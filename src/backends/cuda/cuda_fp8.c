@@ -262,7 +262,8 @@ void i8_cuda_fp8_sig(const cu_ctx *c, int node, cu_conv_sig *s) {
     s->align_yq = st->q ? i8_cuda_align_of(i8_cuda_view_qptr(c, node)) : 0;
 }
 
-int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *g, int node, int variant, cudaStream_t s, int wsi) {
+/* the kernel arguments of FP8 conv `node` at batch n (split-K workspace wsi) */
+static i8_cuda_fp8_conv_args fp8_args(const cu_ctx *c, int n, const cu_conv_sig *g, int node, int wsi) {
     const i8_node *nd = &c->g->nodes[node];
     int in = nd->inputs[0];
     i8_cuda_fp8_conv_args a;
@@ -290,7 +291,17 @@ int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *g, int node, int var
     a.sh = g->sh, a.sw = g->sw, a.ph = g->ph, a.pw = g->pw, a.relu = g->relu;
     a.partial = c->ws[wsi], a.partial_bytes = CU_WORKSPACE_BYTES;
     a.counters = c->counters[wsi], a.n_counters = CU_SPLIT_COUNTERS;
+    return a;
+}
+
+int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *g, int node, int variant, cudaStream_t s, int wsi) {
+    const i8_cuda_fp8_conv_args a = fp8_args(c, n, g, node, wsi);
     return i8_cuda_conv_fp8(&a, variant, s);
+}
+
+int i8_cuda_fp8_fits(const cu_ctx *c, int n, const cu_conv_sig *g, int node, int variant) {
+    const i8_cuda_fp8_conv_args a = fp8_args(c, n, g, node, 0);
+    return i8_cuda_conv_fp8_fits(&a, variant);
 }
 
 /* ---- cuBLASLt e4m3 GEMM for 1x1 FP8 convs (experimental: INFER8_CUDA_FP8_LT=1) ----
@@ -398,31 +409,164 @@ static int own_launch_cb(void *user, cudaStream_t s) {
     return i8_cuda_fp8_launch(a->c, a->n, a->g, a->node, a->variant, s, 0);
 }
 
+/* Finite random values for a tensor the check feeds a kernel ([rows][cols], row stride ld
+ * elements): e4m3 codes |x| <= 1.875 of both signs, or fp16 halves 1/8 <= |x| < 2. The arena
+ * holds a fill pattern whose bytes include NaN codes and huge halves. Uploaded on stream s and
+ * waited for: a plain cudaMemcpy from pageable memory may return before its DMA lands, and
+ * does not order the backend's non-blocking streams (until session 14 the reference kernel,
+ * run first, read the last rows before they arrived, and 12 correct candidates were rejected
+ * per run). Returns the values as uploaded (packed rows), NULL on failure. */
+static void *fill_finite(void *dst, size_t ld, size_t rows, size_t cols, int codes, uint32_t *r, cudaStream_t s) {
+    const size_t elem = codes ? 1 : 2, row_bytes = cols * elem, bytes = rows * row_bytes;
+    uint8_t *vals = malloc(bytes > 0 ? bytes : 1);
+    if (!vals) return NULL;
+    for (size_t i = 0; i < rows * cols; i++) {
+        *r ^= *r << 13, *r ^= *r >> 17, *r ^= *r << 5;
+        if (codes) vals[i] = (uint8_t)(*r & 0xbf); /* sign bit and codes 0..0x3f */
+        else ((uint16_t *)vals)[i] = (uint16_t)((*r & 0x8000u) | (0x3000u + (*r >> 20) % 0x1000u));
+    }
+    if (cudaMemcpy2DAsync(dst, ld * elem, vals, row_bytes, row_bytes, rows, cudaMemcpyHostToDevice, s) != cudaSuccess ||
+        cudaStreamSynchronize(s) != cudaSuccess) {
+        free(vals);
+        return NULL;
+    }
+    return vals;
+}
+
+/* signed e4m3 code number: grid neighbours differ by one */
+static int code_number(uint8_t q) { return q & 0x80 ? -(int)(q & 0x7f) : (int)q; }
+
+/* One line on how far `got` is from `want` (e4m3 codes and / or fp16 halves, [rows][c_out]),
+ * and the BM x 64 output tiles (BM 128) holding its wrong values: a code more than one step
+ * and I8_FP8_NEAR_ZERO of the largest away, or a half more than 1e-2 of the largest away. */
+static void explain_diff(const char *what, const cu_conv_sig *g, size_t rows, const uint8_t *wq, const uint8_t *gq,
+                         const uint16_t *wh, const uint16_t *gh) {
+    const size_t co = (size_t)g->c_out, count = rows * co;
+    i8_fp8_codes_diff d = {0};
+    double maxd = 0.0, maxr = 0.0;
+    if (g->out_q) i8_fp8_codes_compare(wq, gq, count, &d);
+    if (g->out_f16) halves_close(wh, gh, count, &maxd, &maxr);
+    const size_t mt = (rows + 127) / 128, nt = (co + 63) / 64;
+    unsigned char *bad_tile = calloc(mt * nt, 1);
+    size_t bad = 0, first = count;
+    for (size_t i = 0; i < count; i++) {
+        int b = 0;
+        if (g->out_q && wq[i] != gq[i] && abs(code_number(wq[i]) - code_number(gq[i])) > 1 &&
+            fabsf(i8_fp8_to_f32(wq[i]) - i8_fp8_to_f32(gq[i])) > I8_FP8_NEAR_ZERO * d.max_want)
+            b = 1;
+        if (g->out_f16 && !(fabs((double)i8_f16_to_f32(wh[i]) - i8_f16_to_f32(gh[i])) <= 1e-2 * maxr)) b = 1;
+        if (!b) continue;
+        if (first == count) first = i;
+        bad++;
+        if (bad_tile) bad_tile[(i / co / 128) * nt + (i % co) / 64] = 1;
+    }
+    fprintf(stderr, "cuda fp8 check:   %s: codes differing %zu (far %zu, NaN %zu), fp16 max |diff| %.3g of %.3g; %zu wrong",
+            what, d.differ, d.far, d.nan, maxd, maxr, bad);
+    if (bad) {
+        const size_t m = first / co, o = first % co;
+        fprintf(stderr, ", first at row %zu (tile row %zu) channel %zu: want %g / %g, got %g / %g", m, m % 128, o,
+                g->out_q ? (double)i8_fp8_to_f32(wq[first]) : 0.0, g->out_f16 ? (double)i8_f16_to_f32(wh[first]) : 0.0,
+                g->out_q ? (double)i8_fp8_to_f32(gq[first]) : 0.0, g->out_f16 ? (double)i8_f16_to_f32(gh[first]) : 0.0);
+        size_t tiles = 0;
+        for (size_t t = 0; bad_tile && t < mt * nt; t++) tiles += bad_tile[t];
+        fprintf(stderr, "; wrong tiles (128 x 64) %zu of %zu:", tiles, mt * nt);
+        for (size_t t = 0, shown = 0; bad_tile && t < mt * nt && shown < 16; t++)
+            if (bad_tile[t]) fprintf(stderr, " %zu,%zu", t / nt, t % nt), shown++;
+    }
+    fputc('\n', stderr);
+    free(bad_tile);
+}
+
+/* Under INFER8_CUDA_DEBUG, after a rejection: is the input still what was uploaded (a run that
+ * overwrote it would make the two disagree), does the candidate repeat its output, and which of
+ * the two is wrong, against a float computation here (pointwise convs on e4m3 input without a
+ * residual, up to 2^30 multiply-adds). in_vals: the input as uploaded, packed rows. */
+static void explain_rejection(cu_ctx *c, int n, const cu_conv_sig *g, int node, const uint8_t *in_vals,
+                              int (*launch)(void *user, cudaStream_t s), void *user, const uint8_t *wq,
+                              const uint16_t *wh, const uint8_t *gq, const uint16_t *gh) {
+    const i8_node *nd = &c->g->nodes[node];
+    const size_t rows_in = (size_t)n * g->h * g->w, elem = g->a_q ? 1 : 2, row_bytes = (size_t)g->c_in * elem;
+    const size_t rows = (size_t)n * g->ho * g->wo, co = (size_t)g->c_out, count = rows * co, ci = (size_t)g->c_in;
+    uint8_t *in_now = malloc(rows_in * row_bytes), *q2 = malloc(count), *rq = malloc(count);
+    uint16_t *h2 = malloc(count * 2), *rh = malloc(count * 2);
+    uint8_t *w = malloc(co * ci);
+    float *mult = malloc(co * 4), *bias = malloc(co * 4);
+    if (!in_now || !q2 || !rq || !h2 || !rh || !w || !mult || !bias) goto done;
+    const void *src = g->a_q ? i8_cuda_view_qptr(c, nd->inputs[0]) : i8_cuda_view_ptr(c, nd->inputs[0]);
+    if (cudaMemcpy2D(in_now, row_bytes, src, (size_t)g->x_ld * elem, row_bytes, rows_in, cudaMemcpyDeviceToHost) ==
+        cudaSuccess) {
+        size_t changed = 0;
+        for (size_t i = 0; i < rows_in * row_bytes; i++) changed += in_now[i] != in_vals[i];
+        fprintf(stderr, "cuda fp8 check:   input after both runs: %zu of %zu bytes changed\n", changed,
+                rows_in * row_bytes);
+    }
+    if (run_and_fetch(c, n, g, node, launch, user, q2, h2))
+        explain_diff("candidate run again vs its first run", g, rows, gq, q2, gh, h2);
+    const cu_node_rt *rt = &c->rt[node];
+    if (!(g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && !g->ph && !g->pw && g->a_q &&
+          g->res_mode == I8_FP8_RES_NONE && (double)count * (double)ci <= 1073741824.0))
+        goto done;
+    if (cudaMemcpy(w, rt->wq, co * ci, cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaMemcpy(mult, rt->mult, co * 4, cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaMemcpy(bias, rt->b32, co * 4, cudaMemcpyDeviceToHost) != cudaSuccess)
+        goto done;
+    const float y_inv = g->out_q ? i8_fp8_inv_scale(c->stor[c->views[node].storage].q_scale) : 0.0f;
+    float xf[256], *wf = malloc(co * ci * 4), *xrow = malloc(ci * 4);
+    if (!wf || !xrow) {
+        free(wf);
+        free(xrow);
+        goto done;
+    }
+    for (int i = 0; i < 256; i++) xf[i] = i8_fp8_to_f32((uint8_t)i);
+    for (size_t i = 0; i < co * ci; i++) wf[i] = xf[w[i]];
+    for (size_t m = 0; m < rows; m++) {
+        for (size_t k = 0; k < ci; k++) xrow[k] = xf[in_vals[m * ci + k]];
+        for (size_t o = 0; o < co; o++) {
+            float acc = 0.0f;
+            for (size_t k = 0; k < ci; k++) acc += xrow[k] * wf[o * ci + k];
+            float v = acc * mult[o] + bias[o];
+            if (g->relu && v < 0.0f) v = 0.0f;
+            rh[m * co + o] = i8_f32_to_f16(v);
+            rq[m * co + o] = i8_fp8_from_f32(v * y_inv);
+        }
+    }
+    free(wf);
+    free(xrow);
+    explain_diff("reference kernel vs host", g, rows, rq, wq, rh, wh);
+    explain_diff("candidate vs host", g, rows, rq, gq, rh, gh);
+done:
+    free(in_now);
+    free(q2);
+    free(rq);
+    free(h2);
+    free(rh);
+    free(w);
+    free(mult);
+    free(bias);
+}
+
 int i8_cuda_fp8_check(cu_ctx *c, int n, const cu_conv_sig *g, int node, int own_variant,
                       int (*launch)(void *user, cudaStream_t s), void *user) {
     size_t count = (size_t)n * g->ho * g->wo * (size_t)g->c_out;
-    uint8_t *wq = malloc(count), *gq = malloc(count);
+    uint8_t *wq = malloc(count), *gq = malloc(count), *in_vals = NULL;
     uint16_t *wh = malloc(count * 2), *gh = malloc(count * 2);
     int ok = 0;
     if (!wq || !gq || !wh || !gh) goto done;
     {
-        /* the arena holds a fill pattern, whose bytes include e4m3 NaN codes: give the input
-         * twin finite codes (|x| <= 1.875, both signs), or the fp16 input finite halves
-         * (|x| < 2), so the two outputs can be compared */
+        /* finite inputs (and residual), so that the two outputs can be compared */
         const i8_node *nd = &c->g->nodes[node];
-        const size_t rows = (size_t)n * g->h * g->w, elem = g->a_q ? 1 : 2, row_bytes = (size_t)g->c_in * elem;
-        uint8_t *vals = malloc(rows * row_bytes);
-        if (!vals) goto done;
         uint32_t r = 2463534242u;
-        for (size_t i = 0; i < rows * (size_t)g->c_in; i++) {
-            r ^= r << 13, r ^= r >> 17, r ^= r << 5;
-            if (g->a_q) vals[i] = (uint8_t)(r & 0xbf); /* sign bit and codes 0..0x3f */
-            else ((uint16_t *)vals)[i] = (uint16_t)((r & 0x8000u) | (0x3000u + (r >> 20) % 0x1000u)); /* 1/8 .. 2 */
-        }
         void *dst = g->a_q ? i8_cuda_view_qptr(c, nd->inputs[0]) : i8_cuda_view_ptr(c, nd->inputs[0]);
-        cudaError_t e = cudaMemcpy2D(dst, (size_t)g->x_ld * elem, vals, row_bytes, row_bytes, rows, cudaMemcpyHostToDevice);
-        free(vals);
-        if (e != cudaSuccess) goto done;
+        in_vals = fill_finite(dst, (size_t)g->x_ld, (size_t)n * g->h * g->w, (size_t)g->c_in, g->a_q, &r, c->streams[0]);
+        if (!in_vals) goto done;
+        if (g->res_mode != I8_FP8_RES_NONE) {
+            const int res = nd->inputs[1], codes = g->res_mode == I8_FP8_RES_Q;
+            void *rdst = codes ? i8_cuda_view_qptr(c, res) : i8_cuda_view_ptr(c, res);
+            void *rvals = fill_finite(rdst, (size_t)i8_cuda_view_ld(c, res), (size_t)n * g->ho * g->wo,
+                                      (size_t)g->c_out, codes, &r, c->streams[0]);
+            if (!rvals) goto done;
+            free(rvals);
+        }
     }
     own_launch_args own = {c, n, node, own_variant, g};
     if (!run_and_fetch(c, n, g, node, own_launch_cb, &own, wq, wh) ||
@@ -436,16 +580,19 @@ int i8_cuda_fp8_check(cu_ctx *c, int n, const cu_conv_sig *g, int node, int own_
         const int h_ok = !g->out_f16 || halves_close(wh, gh, count, &maxd, &maxr);
         ok = q_ok && h_ok;
         /* why a candidate is rejected (is it rounding near zero, or a wrong kernel?) */
-        if (!ok && getenv("INFER8_CUDA_DEBUG"))
+        if (!ok && getenv("INFER8_CUDA_DEBUG")) {
             fprintf(stderr,
                     "cuda fp8 check: %s b%d: e4m3 codes differing %zu of %zu (%.3f%%, at most 1%%), %zu more than one "
                     "step and %.1e of max apart, %zu NaN (max |want| %.3g); fp16 max |diff| %.3g of max |want| %.3g "
                     "(at most 1e-2)\n",
                     c->g->nodes[node].name, n, d.differ, d.count, d.count ? 100.0 * (double)d.differ / (double)d.count : 0.0,
                     d.far, I8_FP8_NEAR_ZERO, d.nan, (double)d.max_want, maxr > 0.0 ? maxd / maxr : maxd, maxr);
+            explain_rejection(c, n, g, node, in_vals, launch, user, wq, wh, gq, gh);
+        }
     }
 done:
     cudaGetLastError();
+    free(in_vals);
     free(wq);
     free(gq);
     free(wh);

@@ -530,10 +530,10 @@ template <int BM, int BN, int WM, int WN> static int launch_fp8(const i8_cuda_fp
     return (int)cudaGetLastError();
 }
 
-/* the wgmma kernel copies 16-byte chunks only: channels, row stride and base 16-aligned */
+/* the wgmma kernel copies 16-byte chunks only: channels, row stride and base 16-aligned
+ * (i8_cuda_conv_fp8_fits, checked by i8_cuda_conv_fp8 before it launches) */
 template <int BM, int BN, int S, bool PF, int MINB>
 static int launch_wg(const i8_cuda_fp8_conv_args *a, int splits, cudaStream_t s) {
-    if (a->c_in % 16 || a->x_ld % 16 || ((uintptr_t)a->x & 15)) return (int)cudaErrorInvalidValue;
     dim3 grid;
     int rc = fp8_grid(a, BM, BN, splits, &grid);
     if (rc) return rc;

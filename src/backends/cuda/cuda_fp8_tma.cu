@@ -466,11 +466,11 @@ static int tma_set_smem(void) {
                                      tma_smem<BN, S, RT, XH, PP>::BYTES);
 }
 
-/* one block per SM (the kernel's shared memory allows no second), at most one per tile */
+/* one block per SM (the kernel's shared memory allows no second), at most one per tile; a
+ * fits tma_fits (i8_cuda_conv_fp8 and the lab check it first) */
 template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false>
 static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
     typedef tma_smem<BN, S, RT, XH, PP> L;
-    if (!tma_fits(a, XH)) return (int)cudaErrorInvalidValue;
     int dev = 0, sm_count = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sm_count < 1)

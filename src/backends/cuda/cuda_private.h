@@ -141,6 +141,8 @@ infer8_status i8_cuda_fp8_upload(cu_ctx *c, int i, i8_err *err);
 void i8_cuda_fp8_sig(const cu_ctx *c, int node, cu_conv_sig *sig);
 /* Launches FP8 conv node with tile variant v for batch n. 0 or a cudaError_t. */
 int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *sig, int node, int variant, cudaStream_t s, int wsi);
+/* whether own FP8 kernel variant `variant` can run node at batch n (i8_cuda_conv_fp8_fits) */
+int i8_cuda_fp8_fits(const cu_ctx *c, int n, const cu_conv_sig *sig, int node, int variant);
 /* Largest power of two (<= 256) dividing the address. */
 int i8_cuda_align_of(const void *p);
 /* Asks cuBLASLt for up to max algorithms for p's descriptors with the backend's workspace and
