@@ -113,12 +113,15 @@ void i8_fp8_codes_compare(const uint8_t *want, const uint8_t *got, size_t count,
         if (want[i] == got[i]) continue;
         d->differ++;
         if (either_nan(want[i], got[i])) continue; /* counted as NaN */
-        /* signed code numbers: neighbours on the e4m3 grid differ by one */
-        int a = want[i] & 0x80 ? -(int)(want[i] & 0x7f) : (int)want[i];
-        int b = got[i] & 0x80 ? -(int)(got[i] & 0x7f) : (int)got[i];
-        if (abs(a - b) > 1 && fabsf(i8_fp8_to_f32(want[i]) - i8_fp8_to_f32(got[i])) > I8_FP8_NEAR_ZERO * d->max_want)
-            d->far++;
+        d->far += i8_fp8_code_far(want[i], got[i], d->max_want);
     }
+}
+
+bool i8_fp8_code_far(uint8_t want, uint8_t got, float max_want) {
+    /* signed code numbers: neighbours on the e4m3 grid differ by one */
+    int a = want & 0x80 ? -(int)(want & 0x7f) : (int)want;
+    int b = got & 0x80 ? -(int)(got & 0x7f) : (int)got;
+    return abs(a - b) > 1 && fabsf(i8_fp8_to_f32(want) - i8_fp8_to_f32(got)) > I8_FP8_NEAR_ZERO * max_want;
 }
 
 bool i8_fp8_codes_diff_close(const i8_fp8_codes_diff *d) { return d->nan == 0 && d->far == 0 && d->differ * 100 <= d->count; }

@@ -386,10 +386,25 @@ static void test_codes_compare(void **state) {
     assert_false(i8_fp8_codes_close(want, got, 400));
 }
 
+/* the per-pair rule behind the far count: grid steps (signed, so +x and -x are 2 |code| steps
+ * apart) and the near-zero allowance relative to the largest wanted value */
+static void test_code_far(void **state) {
+    (void)state;
+    assert_false(i8_fp8_code_far(0x40, 0x40, 448.0f)); /* equal */
+    assert_false(i8_fp8_code_far(0x40, 0x41, 1.0f));   /* neighbours: 2 vs 2.25, one step */
+    assert_false(i8_fp8_code_far(0x00, 0x80, 448.0f)); /* +0 and -0: code numbers both 0 */
+    assert_true(i8_fp8_code_far(0x48, 0x4C, 8.0f));    /* 4 vs 6, 4 steps: 2 > 2e-3 * 8 */
+    assert_false(i8_fp8_code_far(0x01, 0x08, 8.0f));   /* 2^-9 vs 2^-6, 7 steps: within 2e-3 * 8 */
+    assert_true(i8_fp8_code_far(0x01, 0x08, 1.0f));    /* the same pair, max 1: 0.0137 > 2e-3 */
+    assert_true(i8_fp8_code_far(0x38, 0xB8, 1.0f));    /* 1 vs -1: 112 steps, 2 apart */
+    assert_false(i8_fp8_code_far(0x01, 0x81, 448.0f)); /* +-2^-9: 2 steps, tiny against 448 */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_codes_close),
         cmocka_unit_test(test_codes_compare),
+        cmocka_unit_test(test_code_far),
         cmocka_unit_test(test_hand_cases),
         cmocka_unit_test(test_all_codes_and_round_trip),
         cmocka_unit_test(test_f16_exhaustive_vs_reference),

@@ -433,9 +433,6 @@ static void *fill_finite(void *dst, size_t ld, size_t rows, size_t cols, int cod
     return vals;
 }
 
-/* signed e4m3 code number: grid neighbours differ by one */
-static int code_number(uint8_t q) { return q & 0x80 ? -(int)(q & 0x7f) : (int)q; }
-
 /* One line on how far `got` is from `want` (e4m3 codes and / or fp16 halves, [rows][c_out]),
  * and the BM x 64 output tiles (BM 128) holding its wrong values: a code more than one step
  * and I8_FP8_NEAR_ZERO of the largest away, or a half more than 1e-2 of the largest away. */
@@ -451,9 +448,7 @@ static void explain_diff(const char *what, const cu_conv_sig *g, size_t rows, co
     size_t bad = 0, first = count;
     for (size_t i = 0; i < count; i++) {
         int b = 0;
-        if (g->out_q && wq[i] != gq[i] && abs(code_number(wq[i]) - code_number(gq[i])) > 1 &&
-            fabsf(i8_fp8_to_f32(wq[i]) - i8_fp8_to_f32(gq[i])) > I8_FP8_NEAR_ZERO * d.max_want)
-            b = 1;
+        if (g->out_q && wq[i] != gq[i] && i8_fp8_code_far(wq[i], gq[i], d.max_want)) b = 1;
         if (g->out_f16 && !(fabs((double)i8_f16_to_f32(wh[i]) - i8_f16_to_f32(gh[i])) <= 1e-2 * maxr)) b = 1;
         if (!b) continue;
         if (first == count) first = i;
