@@ -789,9 +789,12 @@ static void bench_arch(const char *arch, const char *recipe) {
         printf("%s: prepare failed: %s\n", arch, err.msg);
         goto out;
     }
+    /* INFER8_FP8_BENCH_BATCHES=1 or =32: that batch size only (a shorter call) */
     static const int batches[] = {1, 32};
+    const char *only = getenv("INFER8_FP8_BENCH_BATCHES");
     for (int bi = 0; bi < 2; bi++) {
         int n = batches[bi], iters = n == 1 ? 200 : 40;
+        if (only && atoi(only) != n) continue;
         double ra[7], rb[7];
         infer8_status st = INFER8_OK;
         for (int k = 0; k < 7 && !st; k++) {

@@ -31,6 +31,25 @@ fp8_bench() {
   return $rc
 }
 
+# Whole graphs with and without the TMA kernels (INFER8_CUDA_FP8_TMA=0 leaves them out of the
+# tuning): each is tuned conv by conv, timed alone, but a TMA kernel holds a whole SM per block
+# beside the concurrent branches. IRv2 (FP8_AB_ARCH overrides) at batch FP8_AB_BATCH (default 1),
+# each run against its own fp16 graph in the same process: compare the x columns.
+STEPS+=(fp8_tma_ab)
+fp8_tma_ab() {
+  gpu_env >/dev/null
+  local tma rc=0
+  for tma in 0 1; do
+    INFER8_CUDA_FP8_TMA=$tma INFER8_FP8_BENCH=1 INFER8_FP8_BENCH_ARCHES=${FP8_AB_ARCH:-inception_resnet_v2} \
+      INFER8_FP8_BENCH_BATCHES=${FP8_AB_BATCH:-1} INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-40} \
+      timeout ${FP8_AB_TIMEOUT:-240} build-device/tests/test_cuda_fp8 >"$OUT/fp8_tma_ab_$tma.md" 2>"$OUT/fp8_tma_ab_$tma.log" || rc=1
+    echo "INFER8_CUDA_FP8_TMA=$tma:"
+    grep -E "^\| incep" "$OUT/fp8_tma_ab_$tma.md"
+  done
+  echo "fp8_tma_ab: exit $rc"
+  return $rc
+}
+
 # Kernel lab (dev/kernels/fp8_lab.cu, built by tools/prepare-device): validates and times
 # the FP8 conv kernel's tile variants and I/O modes on IRv2's 1x1 GEMMs, fp16 own kernel beside.
 fp8_lab() {

@@ -611,7 +611,8 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     const i8_cuda_tactic *pre = b->preset ? &b->preset[node] : NULL;
     float best = INFINITY;
     p->tac.kind = I8_CUDA_TACTIC_NONE;
-    if (pre && pre->kind == I8_CUDA_TACTIC_FP8 && pre->variant >= 0 && pre->variant < i8_cuda_conv_fp8_variants()) {
+    if (pre && pre->kind == I8_CUDA_TACTIC_FP8 && pre->variant >= 0 && pre->variant < i8_cuda_conv_fp8_variants() &&
+        (c->fp8_tma || pre->variant < I8_FP8_TMA_FIRST)) {
         p->tac = *pre;
         if (time_plan(c, b->n, p, node, NULL) >= 0.0f) return 1;
         p->tac.kind = I8_CUDA_TACTIC_NONE;
@@ -635,6 +636,7 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     float best_sync_ms = INFINITY;
     for (int v = 0; v < i8_cuda_conv_fp8_variants(); v++) {
         if (!i8_cuda_fp8_fits(c, b->n, &p->sig, node, v)) continue; /* would fail to launch */
+        if (!c->fp8_tma && v >= I8_FP8_TMA_FIRST) continue;
         cu_conv_plan trial = *p;
         memset(&trial.tac, 0, sizeof trial.tac);
         trial.tac.kind = I8_CUDA_TACTIC_FP8, trial.tac.variant = v, trial.tac.engine = -1;

@@ -69,6 +69,11 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
      * than the own kernel on the H200); INFER8_CUDA_FP8_DNN=0 leaves them out */
     const char *dnn = getenv("INFER8_CUDA_FP8_DNN");
     c->fp8_dnn = !dnn || atoi(dnn) > 0;
+    /* INFER8_CUDA_FP8_TMA=0 leaves the TMA kernels out of the tuning (an A/B of whole graphs:
+     * they win conv by conv, timed alone, but take a whole SM per block beside concurrent
+     * branches) */
+    const char *tma = getenv("INFER8_CUDA_FP8_TMA");
+    c->fp8_tma = !tma || atoi(tma) > 0;
     const char *lt = getenv("INFER8_CUDA_FP8_LT");
     if (lt && atoi(lt) > 0) {
         /* B scale vector (one 1.0f per pixel) and a C matrix the e4m3-output GEMMs never read

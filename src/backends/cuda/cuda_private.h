@@ -112,6 +112,7 @@ typedef struct cu_ctx {
                                   * fused residual instead (cuda_fp8.c) */
     int fp8_load_fallbacks;      /* storages read as FP8 that an FP8 conv writes but that get no twin (cuda_fp8.c) */
     int fp8_dnn;                 /* try cuDNN e4m3 convolution graphs too (unless INFER8_CUDA_FP8_DNN=0) */
+    int fp8_tma;                 /* try the TMA kernels (variants I8_FP8_TMA_FIRST on; unless INFER8_CUDA_FP8_TMA=0) */
     float *ones;                 /* n_ones 1.0f: the per-pixel B scale vector of those GEMMs */
     size_t n_ones;
     void *lt8_c;                 /* their C matrix (fp16, never read: beta 0) */
