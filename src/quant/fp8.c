@@ -117,11 +117,15 @@ void i8_fp8_codes_compare(const uint8_t *want, const uint8_t *got, size_t count,
     }
 }
 
-bool i8_fp8_code_far(uint8_t want, uint8_t got, float max_want) {
+int i8_fp8_code_steps(uint8_t a, uint8_t b) {
     /* signed code numbers: neighbours on the e4m3 grid differ by one */
-    int a = want & 0x80 ? -(int)(want & 0x7f) : (int)want;
-    int b = got & 0x80 ? -(int)(got & 0x7f) : (int)got;
-    return abs(a - b) > 1 && fabsf(i8_fp8_to_f32(want) - i8_fp8_to_f32(got)) > I8_FP8_NEAR_ZERO * max_want;
+    int ia = a & 0x80 ? -(int)(a & 0x7f) : (int)a, ib = b & 0x80 ? -(int)(b & 0x7f) : (int)b;
+    return abs(ia - ib);
+}
+
+bool i8_fp8_code_far(uint8_t want, uint8_t got, float max_want) {
+    return i8_fp8_code_steps(want, got) > 1 &&
+           fabsf(i8_fp8_to_f32(want) - i8_fp8_to_f32(got)) > I8_FP8_NEAR_ZERO * max_want;
 }
 
 bool i8_fp8_codes_diff_close(const i8_fp8_codes_diff *d) { return d->nan == 0 && d->far == 0 && d->differ * 100 <= d->count; }

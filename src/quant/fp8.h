@@ -69,6 +69,8 @@ typedef struct i8_fp8_codes_diff {
     float max_want;
 } i8_fp8_codes_diff;
 void i8_fp8_codes_compare(const uint8_t *want, const uint8_t *got, size_t count, i8_fp8_codes_diff *d);
+/* Steps between two non-NaN codes on the e4m3 grid (signed: +x and -x are 2 |code| apart). */
+int i8_fp8_code_steps(uint8_t a, uint8_t b);
 /* One pair of non-NaN codes: more than one e4m3 grid step apart and more than
  * I8_FP8_NEAR_ZERO * max_want apart in value (what i8_fp8_codes_compare counts as far). */
 bool i8_fp8_code_far(uint8_t want, uint8_t got, float max_want);

@@ -390,6 +390,10 @@ static void test_codes_compare(void **state) {
  * apart) and the near-zero allowance relative to the largest wanted value */
 static void test_code_far(void **state) {
     (void)state;
+    assert_int_equal(i8_fp8_code_steps(0x40, 0x41), 1);
+    assert_int_equal(i8_fp8_code_steps(0x00, 0x80), 0);   /* +0, -0 */
+    assert_int_equal(i8_fp8_code_steps(0x38, 0xB8), 112); /* 1, -1 */
+    assert_int_equal(i8_fp8_code_steps(0xB8, 0x38), 112);
     assert_false(i8_fp8_code_far(0x40, 0x40, 448.0f)); /* equal */
     assert_false(i8_fp8_code_far(0x40, 0x41, 1.0f));   /* neighbours: 2 vs 2.25, one step */
     assert_false(i8_fp8_code_far(0x00, 0x80, 448.0f)); /* +0 and -0: code numbers both 0 */

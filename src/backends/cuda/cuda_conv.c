@@ -610,9 +610,10 @@ void i8_cuda_conv_free_batch(cu_batch *b) {
 static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     const i8_cuda_tactic *pre = b->preset ? &b->preset[node] : NULL;
     float best = INFINITY;
+    /* the TMA kernels are the last variants; INFER8_CUDA_FP8_TMA=0 leaves them out */
+    const int variants = c->fp8_tma ? i8_cuda_conv_fp8_variants() : I8_FP8_TMA_FIRST;
     p->tac.kind = I8_CUDA_TACTIC_NONE;
-    if (pre && pre->kind == I8_CUDA_TACTIC_FP8 && pre->variant >= 0 && pre->variant < i8_cuda_conv_fp8_variants() &&
-        (c->fp8_tma || pre->variant < I8_FP8_TMA_FIRST)) {
+    if (pre && pre->kind == I8_CUDA_TACTIC_FP8 && pre->variant >= 0 && pre->variant < variants) {
         p->tac = *pre;
         if (time_plan(c, b->n, p, node, NULL) >= 0.0f) return 1;
         p->tac.kind = I8_CUDA_TACTIC_NONE;
@@ -634,9 +635,8 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
      * (i8_cuda_fp8_check) */
     i8_cuda_tactic best_sync = {0};
     float best_sync_ms = INFINITY;
-    for (int v = 0; v < i8_cuda_conv_fp8_variants(); v++) {
+    for (int v = 0; v < variants; v++) {
         if (!i8_cuda_fp8_fits(c, b->n, &p->sig, node, v)) continue; /* would fail to launch */
-        if (!c->fp8_tma && v >= I8_FP8_TMA_FIRST) continue;
         cu_conv_plan trial = *p;
         memset(&trial.tac, 0, sizeof trial.tac);
         trial.tac.kind = I8_CUDA_TACTIC_FP8, trial.tac.variant = v, trial.tac.engine = -1;

@@ -383,8 +383,9 @@ static int fetch_output(cu_ctx *c, int n, const cu_conv_sig *g, int node, int q,
                         cudaMemcpyDeviceToHost) == cudaSuccess;
 }
 
-/* fp16 outputs agree: max |got - want| <= 1e-2 max |want| (a NaN difference never does);
+/* fp16 outputs agree: max |got - want| <= F16_TOL max |want| (a NaN difference never does);
  * *maxd, *maxr: those two maxima, for reports */
+#define F16_TOL 1e-2
 static int halves_close(const uint16_t *want, const uint16_t *got, size_t count, double *maxd, double *maxr) {
     *maxd = 0.0, *maxr = 0.0;
     for (size_t i = 0; i < count; i++) {
@@ -392,7 +393,7 @@ static int halves_close(const uint16_t *want, const uint16_t *got, size_t count,
         if (!(d <= *maxd)) *maxd = d;
         if (fabs(a) > *maxr) *maxr = fabs(a);
     }
-    return *maxd <= 1e-2 * *maxr;
+    return *maxd <= F16_TOL * *maxr;
 }
 
 /* Runs launch (own kernel or candidate) and fetches every output the node writes. */
@@ -440,7 +441,8 @@ static void *fill_finite(void *dst, size_t ld, size_t rows, size_t cols, int cod
 
 /* One line on how far `got` is from `want` (e4m3 codes and / or fp16 halves, [rows][c_out]),
  * and the BM x 64 output tiles (BM 128) holding its wrong values: a code more than one step
- * and I8_FP8_NEAR_ZERO of the largest away, or a half more than 1e-2 of the largest away. */
+ * and I8_FP8_NEAR_ZERO of the largest away (i8_fp8_code_far), or a half more than F16_TOL of
+ * the largest away (halves_close's rule). */
 static void explain_diff(const char *what, const cu_conv_sig *g, size_t rows, const uint8_t *wq, const uint8_t *gq,
                          const uint16_t *wh, const uint16_t *gh) {
     const size_t co = (size_t)g->c_out, count = rows * co;
@@ -454,7 +456,7 @@ static void explain_diff(const char *what, const cu_conv_sig *g, size_t rows, co
     for (size_t i = 0; i < count; i++) {
         int b = 0;
         if (g->out_q && wq[i] != gq[i] && i8_fp8_code_far(wq[i], gq[i], d.max_want)) b = 1;
-        if (g->out_f16 && !(fabs((double)i8_f16_to_f32(wh[i]) - i8_f16_to_f32(gh[i])) <= 1e-2 * maxr)) b = 1;
+        if (g->out_f16 && !(fabs((double)i8_f16_to_f32(wh[i]) - i8_f16_to_f32(gh[i])) <= F16_TOL * maxr)) b = 1;
         if (!b) continue;
         if (first == count) first = i;
         bad++;
@@ -511,16 +513,15 @@ static void explain_rejection(cu_ctx *c, int n, const cu_conv_sig *g, int node, 
         cudaMemcpy(bias, rt->b32, co * 4, cudaMemcpyDeviceToHost) != cudaSuccess)
         goto done;
     const float y_inv = g->out_q ? i8_fp8_inv_scale(c->stor[c->views[node].storage].q_scale) : 0.0f;
-    float xf[256], *wf = malloc(co * ci * 4), *xrow = malloc(ci * 4);
+    float *wf = malloc(co * ci * 4), *xrow = malloc(ci * 4);
     if (!wf || !xrow) {
         free(wf);
         free(xrow);
         goto done;
     }
-    for (int i = 0; i < 256; i++) xf[i] = i8_fp8_to_f32((uint8_t)i);
-    for (size_t i = 0; i < co * ci; i++) wf[i] = xf[w[i]];
+    i8_fp8_dequantize(w, co * ci, 1.0f, wf);
     for (size_t m = 0; m < rows; m++) {
-        for (size_t k = 0; k < ci; k++) xrow[k] = xf[in_vals[m * ci + k]];
+        i8_fp8_dequantize(in_vals + m * ci, ci, 1.0f, xrow);
         for (size_t o = 0; o < co; o++) {
             float acc = 0.0f;
             for (size_t k = 0; k < ci; k++) acc += xrow[k] * wf[o * ci + k];
