@@ -1,5 +1,5 @@
 /* Kernel lab for the CUDA backend's FP8 convolution (src/backends/cuda/cuda_fp8.cu) on the
- * 1x1 GEMMs that dominate Inception-ResNet-v2, with the fused dual-output epilogue: a CPU
+ * 1x1 GEMMs that dominate Inception-ResNet-v2 (and, since session 15, some of its spatial convs), with the fused dual-output epilogue: a CPU
  * reference (double accumulation over the same e4m3 codes, then the epilogue in float as the
  * kernel specifies), every tile variant validated and timed in each I/O mode, next to the fp16
  * own kernel (cuda_kernels.cu) on the same shape. Built outside `all` (tools/prepare-device
@@ -50,23 +50,35 @@ extern "C" {
 struct shape {
     const char *name;
     int n, hw, ci, co, res;
+    int kh, kw, st, ph, pw; /* spatial convs (0: a pointwise conv, 1x1 stride 1) */
 };
 
 static const shape shapes[] = {
-    {"Block35 branch 1x1 320->32 @35 b1", 1, 35, 320, 32, 0},
-    {"Block35 up 1x1 128->320 @35 b1 +res", 1, 35, 128, 320, 1},
-    {"Block17 branch 1x1 1088->192 @17 b1", 1, 17, 1088, 192, 0},
-    {"Block17 up 1x1 384->1088 @17 b1 +res", 1, 17, 384, 1088, 1},
-    {"Block8 branch 1x1 2080->192 @8 b1", 1, 8, 2080, 192, 0},
-    {"Block8 up 1x1 448->2080 @8 b1 +res", 1, 8, 448, 2080, 1},
-    {"Block35 branch 1x1 320->32 @35 b32", 32, 35, 320, 32, 0},
-    {"Block17 branch 1x1 1088->192 @17 b32", 32, 17, 1088, 192, 0},
-    {"Block17 up 1x1 384->1088 @17 b32 +res", 32, 17, 384, 1088, 1},
-    {"Block8 up 1x1 448->2080 @8 b32 +res", 32, 8, 448, 2080, 1},
+    {"Block35 branch 1x1 320->32 @35 b1", 1, 35, 320, 32, 0, 0, 0, 0, 0, 0},
+    {"Block35 up 1x1 128->320 @35 b1 +res", 1, 35, 128, 320, 1, 0, 0, 0, 0, 0},
+    {"Block17 branch 1x1 1088->192 @17 b1", 1, 17, 1088, 192, 0, 0, 0, 0, 0, 0},
+    {"Block17 up 1x1 384->1088 @17 b1 +res", 1, 17, 384, 1088, 1, 0, 0, 0, 0, 0},
+    {"Block8 branch 1x1 2080->192 @8 b1", 1, 8, 2080, 192, 0, 0, 0, 0, 0, 0},
+    {"Block8 up 1x1 448->2080 @8 b1 +res", 1, 8, 448, 2080, 1, 0, 0, 0, 0, 0},
+    {"Block35 branch 1x1 320->32 @35 b32", 32, 35, 320, 32, 0, 0, 0, 0, 0, 0},
+    {"Block17 branch 1x1 1088->192 @17 b32", 32, 17, 1088, 192, 0, 0, 0, 0, 0, 0},
+    {"Block17 up 1x1 384->1088 @17 b32 +res", 32, 17, 384, 1088, 1, 0, 0, 0, 0, 0},
+    {"Block8 up 1x1 448->2080 @8 b32 +res", 32, 8, 448, 2080, 1, 0, 0, 0, 0, 0},
     /* inception_v3 branch 1x1s whose TMA winners the tuning check rejected in session 13 */
-    {"v3 Mixed_5b 1x1 192->64 @35 b4", 4, 35, 192, 64, 0},
-    {"v3 Mixed_6b 1x1 768->192 @17 b4", 4, 17, 768, 192, 0},
-    {"v3 Mixed_7c 1x1 2048->320 @8 b4", 4, 8, 2048, 320, 0},
+    {"v3 Mixed_5b 1x1 192->64 @35 b4", 4, 35, 192, 64, 0, 0, 0, 0, 0, 0},
+    {"v3 Mixed_6b 1x1 768->192 @17 b4", 4, 17, 768, 192, 0, 0, 0, 0, 0, 0},
+    {"v3 Mixed_7c 1x1 2048->320 @8 b4", 4, 8, 2048, 320, 0, 0, 0, 0, 0, 0},
+    /* spatial convs (the im2col TMA kernels, session 15): IRv2's, at batch 8 (the reference is
+     * a plain double loop on one core) and 1 */
+    {"Mixed_7a 3x3 256->288 @17 b8", 8, 17, 256, 288, 0, 3, 3, 1, 1, 1},
+    {"Mixed_7a 3x3 s2 256->384 @17 b8", 8, 17, 256, 384, 0, 3, 3, 2, 0, 0},
+    {"Block17 1x7 128->160 @17 b8", 8, 17, 128, 160, 0, 1, 7, 1, 0, 3},
+    {"Block17 7x1 160->192 @17 b8", 8, 17, 160, 192, 0, 7, 1, 1, 3, 0},
+    {"Mixed_5b 3x3 64->96 @35 b8", 8, 35, 64, 96, 0, 3, 3, 1, 1, 1},
+    {"Block35 3x3 32->48 @35 b8", 8, 35, 32, 48, 0, 3, 3, 1, 1, 1},
+    {"Block8 1x3 192->224 @8 b8", 8, 8, 192, 224, 0, 1, 3, 1, 0, 1},
+    {"Mixed_7a 3x3 256->288 @17 b1", 1, 17, 256, 288, 0, 3, 3, 1, 1, 1},
+    {"Block17 7x1 160->192 @17 b1", 1, 17, 160, 192, 0, 7, 1, 1, 3, 0},
 };
 
 static uint64_t rng_state = 88172645463325252ull;
@@ -160,7 +172,9 @@ int main(void) {
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         const shape &S = shapes[si];
         if (only_shape && !strstr(S.name, only_shape)) continue;
-        size_t M = (size_t)S.n * S.hw * S.hw, xs = M * S.ci, ws = (size_t)S.co * S.ci, ys = M * S.co;
+        const int kh = S.kh ? S.kh : 1, kw = S.kw ? S.kw : 1, st = S.st ? S.st : 1, K = kh * kw * S.ci;
+        const int ho = (S.hw + 2 * S.ph - kh) / st + 1, wo = (S.hw + 2 * S.pw - kw) / st + 1;
+        size_t M = (size_t)S.n * ho * wo, xs = (size_t)S.n * S.hw * S.hw * S.ci, ws = (size_t)S.co * K, ys = M * S.co;
         /* output rows of y_ld channels, the conv's at y_off (FP8_LAB_SLICE); yb elements in all */
         const int y_ld = slice ? S.co + 64 : S.co, y_off = slice ? 32 : 0;
         const size_t yb = M * y_ld;
@@ -184,21 +198,31 @@ int main(void) {
         }
         for (int o = 0; o < S.co; o++) {
             float amax = 0, w[4096];
-            for (int k = 0; k < S.ci; k++) amax = fmaxf(amax, fabsf(w[k] = nrand() * sqrtf(2.0f / S.ci)));
+            for (int k = 0; k < K; k++) amax = fmaxf(amax, fabsf(w[k] = nrand() * sqrtf(2.0f / K)));
             wsc[o] = amax / 448.0f;
-            for (int k = 0; k < S.ci; k++) {
-                qw[(size_t)o * S.ci + k] = q8(w[k] * (1.0f / wsc[o]));
-                hw16[(size_t)o * S.ci + k] = __float2half_rn(dq8(qw[(size_t)o * S.ci + k]) * wsc[o]);
+            for (int k = 0; k < K; k++) {
+                qw[(size_t)o * K + k] = q8(w[k] * (1.0f / wsc[o]));
+                hw16[(size_t)o * K + k] = __float2half_rn(dq8(qw[(size_t)o * K + k]) * wsc[o]);
             }
             bias[o] = 0.1f * nrand();
         }
         /* reference accumulations: over the e4m3 codes (what the kernel multiplies) */
-        for (size_t m = 0; m < M; m++)
+        /* (weights [co][ky][kx][ci]; taps in the padding add nothing) */
+        for (size_t m = 0; m < M; m++) {
+            const int img = (int)(m / ((size_t)ho * wo)), oy = (int)(m / wo % ho), ox = (int)(m % wo);
             for (int o = 0; o < S.co; o++) {
                 double acc = 0;
-                for (int k = 0; k < S.ci; k++) acc += (double)dq8(qx[m * S.ci + k]) * dq8(qw[(size_t)o * S.ci + k]);
+                for (int ky = 0; ky < kh; ky++)
+                    for (int kx = 0; kx < kw; kx++) {
+                        const int iy = oy * st - S.ph + ky, ix = ox * st - S.pw + kx;
+                        if (iy < 0 || iy >= S.hw || ix < 0 || ix >= S.hw) continue;
+                        const uint8_t *xp = qx + (((size_t)img * S.hw + iy) * S.hw + ix) * S.ci;
+                        const uint8_t *wp = qw + (size_t)o * K + (size_t)(ky * kw + kx) * S.ci;
+                        for (int k = 0; k < S.ci; k++) acc += (double)dq8(xp[k]) * dq8(wp[k]);
+                    }
                 ref[m * S.co + o] = (float)acc;
             }
+        }
         uint8_t *dqx, *dqw, *dqr, *dyq;
         __half *dhx, *dhr, *dy, *dw16;
         float *dmult, *dbias;
@@ -218,7 +242,7 @@ int main(void) {
         CK(cudaMemcpy(dhx, hx, xs * 2, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(dhr, hr, ys * 2, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(dw16, hw16, ws * 2, cudaMemcpyHostToDevice));
-        printf("\n%s (M %zu, K %d, N %d)%s\n", S.name, M, S.ci, S.co, slice ? " (outputs: a channel slice)" : "");
+        printf("\n%s (M %zu, K %d, N %d)%s\n", S.name, M, K, S.co, slice ? " (outputs: a channel slice)" : "");
         for (int mode = 0; mode < MODES; mode++) {
             if (!S.res && mode >= 2) continue;
             if (only_mode && mode != atoi(only_mode)) continue;
@@ -266,7 +290,8 @@ int main(void) {
                 a.y = want_h ? dy + y_off : NULL;
                 a.yq = want_q ? dyq + y_off : NULL;
                 a.y_ld = y_ld, a.y_inv = inv_y;
-                a.ho = S.hw, a.wo = S.hw, a.c_out = S.co, a.kh = a.kw = a.sh = a.sw = 1, a.relu = 1;
+                a.ho = ho, a.wo = wo, a.c_out = S.co, a.kh = kh, a.kw = kw, a.sh = a.sw = st, a.relu = 1;
+                a.ph = S.ph, a.pw = S.pw;
                 a.partial = part, a.partial_bytes = (size_t)64 << 20, a.counters = cnt, a.n_counters = 65536;
                 c.variant = variant;
                 if (is_lab(variant) ? !lab_tma_fits(&a, variant - i8_cuda_conv_fp8_variants())
@@ -385,7 +410,8 @@ int main(void) {
             i8_cuda_conv_args &a = c.a;
             a.x = dhx, a.n = S.n, a.h = S.hw, a.w = S.hw, a.c_in = S.ci, a.x_ld = S.ci, a.wt = dw16, a.bias = dbias;
             a.res = S.res ? dhr : NULL, a.res_ld = S.co, a.y = dy, a.y_ld = S.co;
-            a.ho = S.hw, a.wo = S.hw, a.c_out = S.co, a.kh = a.kw = a.sh = a.sw = 1, a.relu = 1;
+            a.ho = ho, a.wo = wo, a.c_out = S.co, a.kh = kh, a.kw = kw, a.sh = a.sw = st, a.relu = 1;
+            a.ph = S.ph, a.pw = S.pw;
             a.partial = part, a.partial_bytes = (size_t)64 << 20, a.counters = cnt, a.n_counters = 65536;
             c.variant = v;
             if (run_own(&c)) {

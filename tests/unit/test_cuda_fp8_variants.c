@@ -2,8 +2,8 @@
  * stored tactics name variants by number, so the numbering must stay put (the cp.async
  * families 0-47, the TMA kernels from I8_FP8_TMA_FIRST on); every variant has its own name and
  * split-K factor; i8_cuda_conv_fp8_fits (what the tuner and the lab skip on) accepts exactly the
- * problems each kernel handles: the TMA kernels only pointwise convs with aligned rows and
- * outputs and the input precision they read, the wgmma families only 16-aligned channels; and a
+ * problems each kernel handles: the TMA kernels only pointwise convs (the im2col ones only the
+ * others, e4m3 input) with aligned rows and outputs and the input precision they read, the wgmma families only 16-aligned channels; and a
  * launch of a variant that does not fit is refused before it reaches the device. The kernels'
  * outputs are checked on the GPU (dev/kernels/fp8_lab.cu, test_cuda_fp8). Without CUDA in the
  * build: skipped (77). */
@@ -19,20 +19,22 @@
 #ifdef INFER8_HAVE_CUDA
 #include "backends/cuda/cuda_fp8.h"
 
-enum { TMA_S4 = I8_FP8_TMA_FIRST, TMA_128, TMA_S4R, TMA_S3H, TMA_S4P, TMA_S4PR };
+enum { TMA_S4 = I8_FP8_TMA_FIRST, TMA_128, TMA_S4R, TMA_S3H, TMA_S4P, TMA_S4PR, TMA_S4C, TMA_128C, TMA_S4PC };
 
 static void test_numbering_and_names(void **state) {
     (void)state;
     assert_int_equal(I8_FP8_TMA_FIRST, 48);
-    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 6);
+    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 9);
     const int n = i8_cuda_conv_fp8_variants();
-    assert_int_equal(n, 54);
+    assert_int_equal(n, 57);
     /* the names stored tactics and reports refer to, in place */
     assert_string_equal(i8_cuda_conv_fp8_name(0), "qmma64x64");
     assert_string_equal(i8_cuda_conv_fp8_name(32), "wgmma64x64s2");
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4), "tma128x64s4");
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S3H), "tma128x64s3h");
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4PR), "tma128x64s4pr");
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4C), "tma128x64s4c");
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4PC), "tma128x64s4pc");
     assert_string_equal(i8_cuda_conv_fp8_name(n), "?");
     assert_string_equal(i8_cuda_conv_fp8_name(-1), "?");
     /* within a family a name repeats once per split-K factor; across tiles and families never */
@@ -47,7 +49,10 @@ static void test_numbering_and_names(void **state) {
         const int want = v >= I8_FP8_TMA_FIRST ? 1 : 1 << (v % I8_FP8_FAMILY_VARIANTS / 4);
         assert_int_equal(i8_cuda_conv_fp8_splits(v), want);
         assert_int_equal(i8_cuda_conv_fp8_is_wgmma(v), v >= I8_FP8_FAMILY_VARIANTS);
+        assert_int_equal(i8_cuda_conv_fp8_is_im2col(v), v == TMA_S4C || v == TMA_128C || v == TMA_S4PC);
     }
+    assert_false(i8_cuda_conv_fp8_is_im2col(n));
+    assert_false(i8_cuda_conv_fp8_is_im2col(-1));
 }
 
 /* a pointwise conv with 256-byte-aligned stand-in buffers (fits reads no memory) */
@@ -69,8 +74,8 @@ static void test_fits(void **state) {
     (void)state;
     const int n = i8_cuda_conv_fp8_variants();
     i8_cuda_fp8_conv_args a = pointwise(1);
-    /* e4m3 input, pointwise, aligned: every cp.async variant and the e4m3 TMA kernels */
-    for (int v = 0; v < n; v++) assert_int_equal(fits(&a, v), v != TMA_S3H);
+    /* e4m3 input, pointwise, aligned: every cp.async variant and the pointwise e4m3 TMA kernels */
+    for (int v = 0; v < n; v++) assert_int_equal(fits(&a, v), v != TMA_S3H && !i8_cuda_conv_fp8_is_im2col(v));
     /* fp16 input: of the TMA kernels only the quantizing one */
     a = pointwise(0);
     for (int v = I8_FP8_TMA_FIRST; v < n; v++) assert_int_equal(fits(&a, v), v == TMA_S3H);
@@ -84,15 +89,24 @@ static void test_fits(void **state) {
     assert_true(fits(&a, 0));
     a.res = NULL; /* a residual mode without its tensor: nothing runs it */
     for (int v = 0; v < n; v++) assert_false(fits(&a, v));
-    /* 3x3: no TMA kernel, the implicit-GEMM families do */
+    /* 3x3, e4m3 input: of the TMA kernels the im2col ones; the implicit-GEMM families too */
     a = pointwise(1);
     a.kh = a.kw = 3, a.ph = a.pw = 1;
-    for (int v = I8_FP8_TMA_FIRST; v < n; v++) assert_false(fits(&a, v));
+    for (int v = I8_FP8_TMA_FIRST; v < n; v++) assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v));
     assert_true(fits(&a, 0) && fits(&a, 16) && fits(&a, 32));
-    /* stride 2 pointwise: no TMA kernel */
+    a.x_fp8 = 0; /* fp16 input: no TMA kernel (the im2col ones read e4m3 codes only) */
+    for (int v = I8_FP8_TMA_FIRST; v < n; v++) assert_false(fits(&a, v));
+    a.x_fp8 = 1, a.kh = 1, a.kw = 7, a.ph = 0, a.pw = 3; /* 1x7 */
+    assert_true(fits(&a, TMA_S4C) && fits(&a, TMA_128C));
+    a.sh = a.sw = 9; /* beyond the map's traversal strides (at most 8) */
+    assert_false(fits(&a, TMA_S4C));
+    a.sh = a.sw = 1, a.x_ld = 392; /* pixel pitch not 16-byte aligned */
+    assert_false(fits(&a, TMA_S4C));
+    /* stride 2 pointwise: not the pointwise TMA kernels; the im2col ones walk it */
     a = pointwise(1);
     a.sh = a.sw = 2, a.ho = a.wo = 9;
     assert_false(fits(&a, TMA_S4));
+    assert_true(fits(&a, TMA_S4C));
     /* channels 8- but not 16-aligned: mma.sync only */
     a = pointwise(1);
     a.c_in = a.x_ld = 24;
@@ -130,6 +144,8 @@ static void test_refused_launch(void **state) {
     a = pointwise(1);
     a.kh = a.kw = 3;
     assert_int_equal(i8_cuda_conv_fp8(&a, TMA_S4P, NULL), 1);
+    a.x_fp8 = 0; /* fp16 input to a spatial conv: not the im2col kernels */
+    assert_int_equal(i8_cuda_conv_fp8(&a, TMA_S4C, NULL), 1);
     assert_int_equal(i8_cuda_conv_fp8(&a, i8_cuda_conv_fp8_variants(), NULL), 1);
     assert_int_equal(i8_cuda_conv_fp8(NULL, 0, NULL), 1);
 }

@@ -421,6 +421,74 @@ static int launch_all(cu_ctx *c, cu_batch *b, int *failed_node) {
     return rc;
 }
 
+/* The forward of batch b captured as a CUDA graph and instantiated; NULL when it cannot be. */
+static cudaGraphExec_t capture(cu_ctx *c, cu_batch *b) {
+    cudaGraphExec_t exec = NULL;
+    cudaGraph_t graph = NULL;
+    int failed = -1, rc = -1;
+    cudaError_t e = cudaErrorUnknown;
+    if (cudaStreamBeginCapture(c->streams[0], cudaStreamCaptureModeRelaxed) == cudaSuccess) {
+        rc = launch_all(c, b, &failed);
+        e = cudaStreamEndCapture(c->streams[0], &graph);
+        if (rc == 0 && e == cudaSuccess && graph && cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess) exec = NULL;
+        if (graph) cudaGraphDestroy(graph);
+    }
+    if (!exec && getenv("INFER8_CUDA_DEBUG"))
+        fprintf(stderr, "cuda: capture failed (node %d, rc %d, %s)\n", failed, rc, cudaGetErrorString(e));
+    cudaGetLastError();
+    return exec;
+}
+
+/* Replay time of exec in ms: the fastest of 5 rounds of 10 replays, after 3 warm-up replays;
+ * negative on an error. */
+static float graph_ms(cu_ctx *c, cudaGraphExec_t exec) {
+    float best = INFINITY;
+    for (int i = 0; i < 3; i++)
+        if (cudaGraphLaunch(exec, c->streams[0]) != cudaSuccess) return -1.0f;
+    for (int r = 0; r < 5; r++) {
+        float ms = 0.0f;
+        if (cudaEventRecord(c->t0, c->streams[0]) != cudaSuccess) return -1.0f;
+        for (int i = 0; i < 10; i++)
+            if (cudaGraphLaunch(exec, c->streams[0]) != cudaSuccess) return -1.0f;
+        if (cudaEventRecord(c->t1, c->streams[0]) != cudaSuccess || cudaEventSynchronize(c->t1) != cudaSuccess ||
+            cudaEventElapsedTime(&ms, c->t0, c->t1) != cudaSuccess)
+            return -1.0f;
+        if (ms / 10.0f < best) best = ms / 10.0f;
+    }
+    return best;
+}
+
+/* The tuner times each conv alone, but a TMA kernel holds whole SMs (one block each, most of
+ * their shared memory) while concurrent branches wait for room: the forward may be faster with
+ * those convs on their fastest other own kernel (cu_conv_plan.alt; session 15 measured IRv2 at
+ * batch 1 slower with the TMA kernels than without). Both graphs are timed; the faster is kept,
+ * and its tactics are the ones a bundle stores. INFER8_CUDA_GRAPH_CHOICE=0 keeps the tuned one. */
+static infer8_status choose_graph(cu_ctx *c, cu_batch *b, i8_err *err) {
+    const char *choice = getenv("INFER8_CUDA_GRAPH_CHOICE");
+    if (!b->exec || (choice && atoi(choice) <= 0)) return INFER8_OK;
+    int swapped = 0, back = 0;
+    /* the plans now hold the alternatives; b->exec replays what it captured, the tuned ones */
+    infer8_status rc = i8_cuda_conv_swap_alt(c, b, &swapped, err);
+    if (rc != INFER8_OK || !swapped) return rc;
+    const float tuned = graph_ms(c, b->exec);
+    cudaGraphExec_t plain = capture(c, b);
+    const float plain_ms = plain ? graph_ms(c, plain) : -1.0f;
+    b->stats.graph_tuned_ms = tuned, b->stats.graph_plain_ms = plain_ms, b->stats.graph_swapped_convs = swapped;
+    if (getenv("INFER8_CUDA_DEBUG"))
+        fprintf(stderr, "cuda: batch %d: graph as tuned %.4f ms, with %d TMA convs on other kernels %.4f ms\n", b->n,
+                (double)tuned, swapped, (double)plain_ms);
+    if (plain && plain_ms >= 0.0f && (tuned < 0.0f || plain_ms < tuned)) {
+        cudaGraphExecDestroy(b->exec);
+        b->exec = plain;
+        b->stats.graph_plain = 1;
+        return INFER8_OK;
+    }
+    if (plain) cudaGraphExecDestroy(plain);
+    rc = i8_cuda_conv_swap_alt(c, b, &back, err); /* the tuned tactics, which b->exec runs */
+    CU_TRY(cudaStreamSynchronize(c->streams[0]));
+    return rc;
+}
+
 static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
     if (n < 1 || n > c->max_batch)
         return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "cuda: batch %d outside 1..%d", n, c->max_batch);
@@ -460,19 +528,9 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
      * calibration forward never uses the graph: collect_forward) */
     b->exec = NULL;
     if (!getenv("INFER8_CUDA_NO_GRAPH") && !c->collect_index) {
-        cudaGraph_t graph = NULL;
-        int failed = -1;
-        if (cudaStreamBeginCapture(c->streams[0], cudaStreamCaptureModeRelaxed) == cudaSuccess) {
-            int rc = launch_all(c, b, &failed);
-            cudaError_t e = cudaStreamEndCapture(c->streams[0], &graph);
-            if (rc == 0 && e == cudaSuccess && graph) {
-                if (cudaGraphInstantiate(&b->exec, graph, 0) != cudaSuccess) b->exec = NULL;
-            }
-            if (graph) cudaGraphDestroy(graph);
-            if (!b->exec && getenv("INFER8_CUDA_DEBUG"))
-                fprintf(stderr, "cuda: capture failed (node %d, rc %d, %s)\n", failed, rc, cudaGetErrorString(e));
-        }
-        cudaGetLastError();
+        b->exec = capture(c, b);
+        infer8_status rc = choose_graph(c, b, err);
+        if (rc != INFER8_OK) return rc;
     }
     b->stats.graph_captured = b->exec != NULL;
     b->stats.streams_used = c->streams_used;

@@ -62,6 +62,11 @@ typedef struct i8_cuda_stats {
     int presets_retuned;         /* convs with a preset that did not run here and were tuned again */
     double tune_seconds;
     int graph_captured;
+    /* the whole-graph choice (ensure_batch): the captured graph's replay time as tuned conv by
+     * conv and with the TMA kernels' convs on their fastest other own kernel (0 when not
+     * timed), and which one runs (graph_plain 1: the latter) */
+    float graph_tuned_ms, graph_plain_ms;
+    int graph_plain, graph_swapped_convs;
     int streams_used;
     size_t arena_bytes, weight_bytes, workspace_bytes;
 } i8_cuda_stats;

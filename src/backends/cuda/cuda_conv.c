@@ -633,21 +633,31 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     }
     /* a wgmma variant is kept only when its output matches the fastest mma.sync variant's
      * (i8_cuda_fp8_check) */
-    i8_cuda_tactic best_sync = {0};
-    float best_sync_ms = INFINITY;
-    for (int v = 0; v < variants; v++) {
-        if (!i8_cuda_fp8_fits(c, b->n, &p->sig, node, v)) continue; /* would fail to launch */
-        cu_conv_plan trial = *p;
-        memset(&trial.tac, 0, sizeof trial.tac);
-        trial.tac.kind = I8_CUDA_TACTIC_FP8, trial.tac.variant = v, trial.tac.engine = -1;
-        float ms = time_plan(c, b->n, &trial, node, NULL);
-        if (ms >= 0.0f && ms < best) {
-            best = ms;
-            p->tac = trial.tac;
-            p->tac.ms = ms;
+    i8_cuda_tactic best_sync = {0}, best_plain = {0}; /* best_plain: the fastest without TMA */
+    float best_sync_ms = INFINITY, best_plain_ms = INFINITY;
+    memset(&p->alt, 0, sizeof p->alt);
+    uint64_t only = 0; /* INFER8_CUDA_FP8_VARIANT: those of its variants that fit, when any does */
+    for (int v = 0; v < variants && v < 64; v++)
+        if ((c->fp8_only >> v & 1) && i8_cuda_fp8_fits(c, b->n, &p->sig, node, v)) only |= (uint64_t)1 << v;
+    /* pass 0: the forced variants; pass 1: all, when none was forced or none of them ran */
+    for (int pass = only ? 0 : 1; pass < 2 && p->tac.kind == I8_CUDA_TACTIC_NONE; pass++)
+        for (int v = 0; v < variants; v++) {
+            if (pass == 0 && (v >= 64 || !(only >> v & 1))) continue;
+            if (!i8_cuda_fp8_fits(c, b->n, &p->sig, node, v)) continue; /* would fail to launch */
+            cu_conv_plan trial = *p;
+            memset(&trial.tac, 0, sizeof trial.tac);
+            trial.tac.kind = I8_CUDA_TACTIC_FP8, trial.tac.variant = v, trial.tac.engine = -1;
+            float ms = time_plan(c, b->n, &trial, node, NULL);
+            if (ms >= 0.0f && ms < best) {
+                best = ms;
+                p->tac = trial.tac;
+                p->tac.ms = ms;
+            }
+            if (!i8_cuda_conv_fp8_is_wgmma(v) && ms >= 0.0f && ms < best_sync_ms)
+                best_sync_ms = ms, best_sync = trial.tac, best_sync.ms = ms;
+            if (v < I8_FP8_TMA_FIRST && ms >= 0.0f && ms < best_plain_ms)
+                best_plain_ms = ms, best_plain = trial.tac, best_plain.ms = ms;
         }
-        if (!i8_cuda_conv_fp8_is_wgmma(v) && ms >= 0.0f && ms < best_sync_ms) best_sync_ms = ms, best_sync = trial.tac, best_sync.ms = ms;
-    }
     if (p->tac.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_wgmma(p->tac.variant) && best_sync.kind == I8_CUDA_TACTIC_FP8) {
         if (!i8_cuda_fp8_variant_check(c, b->n, &p->sig, node, best_sync.variant, p->tac.variant)) {
             b->stats.fp8_checks_failed++;
@@ -656,6 +666,17 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
                         i8_cuda_conv_fp8_name(p->tac.variant), i8_cuda_conv_fp8_name(best_sync.variant));
             p->tac = best_sync;
             best = best_sync_ms;
+        }
+    }
+    /* a TMA winner holds whole SMs (one block each, most of their shared memory) and was timed
+     * alone; beside concurrent branches the graph may run faster without it, so the fastest
+     * checked kernel without TMA is kept for the whole-graph choice (ensure_batch) */
+    if (p->tac.kind == I8_CUDA_TACTIC_FP8 && p->tac.variant >= I8_FP8_TMA_FIRST && best_plain.kind == I8_CUDA_TACTIC_FP8) {
+        p->alt = best_plain;
+        if (i8_cuda_conv_fp8_is_wgmma(best_plain.variant) && best_sync.kind == I8_CUDA_TACTIC_FP8 &&
+            !i8_cuda_fp8_variant_check(c, b->n, &p->sig, node, best_sync.variant, best_plain.variant)) {
+            b->stats.fp8_checks_failed++;
+            p->alt = best_sync;
         }
     }
     /* experimental (INFER8_CUDA_FP8_LT=1): cuBLASLt e4m3 GEMMs for 1x1 convs, each checked
@@ -720,7 +741,9 @@ static void tune_plan(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
          * they are tried once every conv of the batch has its own kernel's time, the problems
          * that take the most time first (i8_cuda_conv_tune_deferred). A restored tactic stays. */
         int restored = tune_fp8(c, b, p, node);
-        p->dnn_deferred = !restored && c->fp8_dnn && p->tac.kind == I8_CUDA_TACTIC_FP8;
+        const int forced = c->fp8_only && p->tac.kind == I8_CUDA_TACTIC_FP8 && p->tac.variant < 64 &&
+                           (c->fp8_only >> p->tac.variant & 1);
+        p->dnn_deferred = !restored && !forced && c->fp8_dnn && p->tac.kind == I8_CUDA_TACTIC_FP8;
         return;
     }
     float best = INFINITY;
@@ -842,6 +865,27 @@ infer8_status i8_cuda_conv_setup(cu_ctx *c, cu_batch *b, int node, i8_err *err) 
     }
     b->node_plan[node] = idx;
     return node_take_plan(c, b, node, 1, err);
+}
+
+infer8_status i8_cuda_conv_swap_alt(cu_ctx *c, cu_batch *b, int *swapped, i8_err *err) {
+    *swapped = 0;
+    for (int i = 0; i < b->n_plans; i++) {
+        cu_conv_plan *p = &b->plans[i];
+        const int tma_now = p->tac.kind == I8_CUDA_TACTIC_FP8 && p->tac.variant >= I8_FP8_TMA_FIRST;
+        const int tma_alt = p->alt.kind == I8_CUDA_TACTIC_FP8 && p->alt.variant >= I8_FP8_TMA_FIRST;
+        /* a plan whose TMA winner lost to a cuDNN config since has nothing to swap */
+        if (p->alt.kind != I8_CUDA_TACTIC_FP8 || tma_now == tma_alt) continue;
+        const i8_cuda_tactic t = p->tac;
+        p->tac = p->alt, p->alt = t;
+        for (int j = 0; j < c->g->n_nodes; j++) {
+            if (b->node_plan[j] != i) continue;
+            infer8_status rc = node_take_plan(c, b, j, -1, err); /* un-count the tactic it had */
+            if (rc == INFER8_OK) rc = node_take_plan(c, b, j, 1, err);
+            if (rc != INFER8_OK) return rc;
+            (*swapped)++;
+        }
+    }
+    return INFER8_OK;
 }
 
 typedef struct deferred_plan {

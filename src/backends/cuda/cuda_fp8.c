@@ -74,6 +74,14 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
      * branches) */
     const char *tma = getenv("INFER8_CUDA_FP8_TMA");
     c->fp8_tma = !tma || atoi(tma) > 0;
+    c->fp8_only = 0;
+    for (const char *v = getenv("INFER8_CUDA_FP8_VARIANT"); v && *v;) {
+        char *end;
+        long k = strtol(v, &end, 10);
+        if (end == v) break; /* not a number: the rest is ignored */
+        if (k >= 0 && k < i8_cuda_conv_fp8_variants() && k < 64) c->fp8_only |= (uint64_t)1 << k;
+        v = *end == ',' ? end + 1 : end;
+    }
     const char *lt = getenv("INFER8_CUDA_FP8_LT");
     if (lt && atoi(lt) > 0) {
         /* B scale vector (one 1.0f per pixel) and a C matrix the e4m3-output GEMMs never read

@@ -60,7 +60,8 @@ int i8_cuda_conv_fp8_setup(void);
  * variant / I8_FP8_FAMILY_VARIANTS (0: mma.sync; 1: wgmma, which needs c_in, x_ld and x
  * 16-aligned; 2: wgmma with fewer stages and the residual loaded before the main loop), tile =
  * variant % 4, split-K factor = 1 << (variant % I8_FP8_FAMILY_VARIANTS / 4). From 48 on: the
- * persistent TMA kernels of cuda_fp8_tma.cu (pointwise convs only; no split-K). Stored tactics
+ * persistent TMA kernels of cuda_fp8_tma.cu (pointwise convs; from session 15 also spatial
+ * convs with e4m3 input, i8_cuda_conv_fp8_is_im2col; no split-K). Stored tactics
  * name variants by number, so variants are only ever appended. */
 enum { I8_FP8_FAMILY_VARIANTS = 16, I8_FP8_FAMILIES = 3 }; /* per family: 4 tiles x split-K 1, 2, 4, 8 */
 enum { I8_FP8_TMA_FIRST = I8_FP8_FAMILIES * I8_FP8_FAMILY_VARIANTS };
@@ -77,6 +78,8 @@ int i8_cuda_conv_fp8(const i8_cuda_fp8_conv_args *a, int variant, void *stream);
 int i8_cuda_conv_fp8_tma_variants(void);
 const char *i8_cuda_conv_fp8_tma_name(int t);
 int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int t);
+/* whether variant is a TMA kernel for spatial convs (im2col-mode loads; e4m3 input) */
+int i8_cuda_conv_fp8_is_im2col(int variant);
 int i8_cuda_conv_fp8_tma_setup(void);
 int i8_cuda_conv_fp8_tma(const i8_cuda_fp8_conv_args *a, int t, void *stream);
 

@@ -33,11 +33,14 @@
 #define TMA_THREADS 384 /* producer warpgroup + two consumer warpgroups */
 
 typedef struct tma_params {
-    CUtensorMap ta, tb; /* A [M][K] (row stride x_ld), B [c_out][K] */
+    CUtensorMap ta, tb; /* A [M][K] (row stride x_ld; im2col: the input [n][h][w][c_in]), B [c_out][K] */
     CUtensorMap tr;     /* the fp16 residual [M][c_out] (row stride res_ld), when res_tma */
     i8_cuda_fp8_conv_args a;
     int M, K, m_tiles, n_tiles;
+    int KB;             /* 128-deep K slices per tile */
     int res_tma;        /* the producer also loads each tile's fp16 residual (variants with RT) */
+    int im2col;         /* spatial conv (variants with C): K slice = one tap's 128 channels, im2col TMA */
+    int chunks;         /* im2col: 128-channel chunks per tap, ceil(c_in / 128) */
 } tma_params;
 
 __device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
@@ -79,6 +82,18 @@ __device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, i
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
                      smem_u32(dst)),
                  "l"((uint64_t)map), "r"(x), "r"(y), "r"(smem_u32(bar))
+                 : "memory");
+}
+
+/* Spatial convs (im2col mode): the 128 output pixels from the one whose filter window's top-left
+ * input pixel is (w, h) of image n, each pixel's channels c .. c + 127 at filter tap (kx, ky);
+ * the map's bounding box walks the output pixels (stride and padding) across rows and images,
+ * and pixels or channels outside the input arrive as zeros. */
+__device__ __forceinline__ void tma_load_im2col(void *dst, const CUtensorMap *map, int c, int w, int h, int n,
+                                                unsigned short kx, unsigned short ky, uint64_t *bar) {
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, "
+                 "%4, %5}], [%6], {%7, %8};\n" ::"r"(smem_u32(dst)),
+                 "l"((uint64_t)map), "r"(c), "r"(w), "r"(h), "r"(n), "r"(smem_u32(bar)), "h"(kx), "h"(ky)
                  : "memory");
 }
 
@@ -300,7 +315,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
     uint64_t *full = (uint64_t *)(smem + L::BARS), *empty = full + S, *res_full = empty + S, *res_empty = res_full + 2;
     uint64_t *order = res_empty + 2; /* ping-pong: consumer c may start a mainloop once order[c] says so */
     const bool res_tma = RT && p.res_tma;
-    const int wg = threadIdx.x / 128, tiles = p.m_tiles * p.n_tiles, KB = (p.K + FP8_BK - 1) / FP8_BK;
+    const int wg = threadIdx.x / 128, tiles = p.m_tiles * p.n_tiles, KB = p.KB;
     if (threadIdx.x == 0) {
         for (int s = 0; s < S; s++) {
             mbar_init(&full[s], 1);       /* the producer's arrive + the TMA bytes */
@@ -321,6 +336,11 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
             unsigned phase = 0;
             for (int tile = blockIdx.x, t = 0; tile < tiles; tile += gridDim.x, t++) {
                 const int m0 = (tile / p.n_tiles) * TMA_BM, n0 = (tile % p.n_tiles) * BN;
+                int iw = 0, ih = 0, img = 0; /* im2col: the tile's first output pixel's window corner */
+                if (p.im2col) {
+                    const int hw = p.a.ho * p.a.wo, r = m0 % hw;
+                    img = m0 / hw, ih = (r / p.a.wo) * p.a.sh - p.a.ph, iw = (r % p.a.wo) * p.a.sw - p.a.pw;
+                }
                 if (res_tma) { /* residual tile t into buffer t % 2, once the epilogue of t - 2 is done */
                     mbar_wait(&res_empty[t & 1], ((t >> 1) & 1) ^ 1u);
                     mbar_arrive_expect_tx(&res_full[t & 1], L::RTILE);
@@ -332,10 +352,19 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
                         mbar_arrive(&full[stage]);
                     } else {
                         mbar_arrive_expect_tx(&full[stage], L::STAGE); /* out-of-range rows arrive as zeros, full size */
-                        tma_load_2d(sA + stage * L::A, &p.ta, kb * FP8_BK, m0, &full[stage]);
-                        if (XH) /* the second 64 fp16 of this 128-deep K slice */
-                            tma_load_2d(sA + stage * L::A + TMA_BM * FP8_BK, &p.ta, kb * FP8_BK + 64, m0, &full[stage]);
-                        tma_load_2d(sB + stage * L::B, &p.tb, kb * FP8_BK, n0, &full[stage]);
+                        if (p.im2col) { /* slice kb: tap kb / chunks, its channels from (kb % chunks) * 128; B's
+                                         * columns past c_in are the next tap's, times zeros from A */
+                            const int tap = kb / p.chunks, c0 = (kb - tap * p.chunks) * FP8_BK;
+                            tma_load_im2col(sA + stage * L::A, &p.ta, c0, iw, ih, img, (unsigned short)(tap % p.a.kw),
+                                            (unsigned short)(tap / p.a.kw), &full[stage]);
+                            tma_load_2d(sB + stage * L::B, &p.tb, tap * p.a.c_in + c0, n0, &full[stage]);
+                        } else {
+                            tma_load_2d(sA + stage * L::A, &p.ta, kb * FP8_BK, m0, &full[stage]);
+                            if (XH) /* the second 64 fp16 of this 128-deep K slice */
+                                tma_load_2d(sA + stage * L::A + TMA_BM * FP8_BK, &p.ta, kb * FP8_BK + 64, m0,
+                                            &full[stage]);
+                            tma_load_2d(sB + stage * L::B, &p.tb, kb * FP8_BK, n0, &full[stage]);
+                        }
                     }
                     if (++stage == S) stage = 0, phase ^= 1u;
                 }
@@ -422,17 +451,23 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
 typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
                                     const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
                                     CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+typedef CUresult (*encode_im2col_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                     const cuuint64_t *, const int *, const int *, cuuint32_t, cuuint32_t,
+                                     const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                     CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
-/* The driver's tensor-map encoder, through the runtime (no link to libcuda, which machines
- * without a GPU lack); NULL where the driver has none. Looked up per launch: no global state. */
-static encode_tiled_fn tma_encoder(void) {
+/* A driver entry point (a tensor-map encoder), through the runtime (no link to libcuda, which
+ * machines without a GPU lack); NULL where the driver has none. Looked up per launch: no global
+ * state. */
+static void *driver_fn(const char *name) {
     cudaDriverEntryPointQueryResult q;
     void *fn = NULL;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+    if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
         q != cudaDriverEntryPointSuccess)
         return NULL;
-    return (encode_tiled_fn)fn;
+    return fn;
 }
+static encode_tiled_fn tma_encoder(void) { return (encode_tiled_fn)driver_fn("cuTensorMapEncodeTiled"); }
 
 /* 2-D tensor map of 1- or 2-byte elements (e4m3 codes or fp16): rows x cols, row stride `ld`
  * bytes, boxes of box_rows rows x 128 bytes, 128-byte swizzle; rows and columns past the
@@ -448,11 +483,35 @@ static int encode_2d(encode_tiled_fn encode, CUtensorMap *map, const void *base,
     return r == CUDA_SUCCESS ? 0 : (int)cudaErrorInvalidValue;
 }
 
-/* a runs on the TMA kernels (fp16 input: the XH ones; else e4m3 input): pointwise, aligned rows
- * and outputs (TMA needs 16-byte row strides and bases) */
-static int tma_fits(const i8_cuda_fp8_conv_args *a, bool xh) {
-    return (xh ? !a->x_fp8 : a->x_fp8) && a->kh == 1 && a->kw == 1 && a->sh == 1 && a->sw == 1 && !a->ph && !a->pw &&
-           a->c_in % 16 == 0 && a->x_ld % 16 == 0 && ((uintptr_t)a->x & 15) == 0 && ((uintptr_t)a->wq & 15) == 0 &&
+/* The e4m3 input [n][h][w][c_in] (pixel stride x_ld bytes) as an im2col map for conv a: boxes of
+ * 128 output pixels x 128 channels (128-byte swizzle, as the tiled A boxes), pixels walked with
+ * the conv's strides inside the box of filter-window corners, from -pad to the last corner. */
+static int encode_im2col(CUtensorMap *map, const i8_cuda_fp8_conv_args *a) {
+    encode_im2col_fn encode = (encode_im2col_fn)driver_fn("cuTensorMapEncodeIm2col");
+    if (!encode) return (int)cudaErrorNotSupported;
+    const uint64_t ld = (uint64_t)a->x_ld;
+    cuuint64_t dims[4] = {(cuuint64_t)a->c_in, (cuuint64_t)a->w, (cuuint64_t)a->h, (cuuint64_t)a->n};
+    cuuint64_t strides[3] = {ld, ld * (uint64_t)a->w, ld * (uint64_t)a->w * (uint64_t)a->h};
+    int lower[2] = {-a->pw, -a->ph}, upper[2] = {a->pw - (a->kw - 1), a->ph - (a->kh - 1)}; /* {W, H} */
+    cuuint32_t estr[4] = {1, (cuuint32_t)a->sw, (cuuint32_t)a->sh, 1};
+    CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 4, (void *)a->x, dims, strides, lower, upper, FP8_BK, TMA_BM,
+                        estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS ? 0 : (int)cudaErrorInvalidValue;
+}
+
+static bool is_pointwise(const i8_cuda_fp8_conv_args *a) {
+    return a->kh == 1 && a->kw == 1 && a->sh == 1 && a->sw == 1 && !a->ph && !a->pw;
+}
+
+/* a runs on the TMA kernels (fp16 input: the XH ones; else e4m3 input): pointwise (im2col: the
+ * other convs, e4m3 input, strides up to 8 and windows within the map's corner range), aligned
+ * rows and outputs (TMA needs 16-byte row strides and bases) */
+static int tma_fits(const i8_cuda_fp8_conv_args *a, bool xh, bool im2col = false) {
+    const bool shape = im2col ? !xh && !is_pointwise(a) && a->sh >= 1 && a->sh <= 8 && a->sw >= 1 && a->sw <= 8 &&
+                                    a->ph >= 0 && a->pw >= 0 && a->ph <= 64 && a->pw <= 64 && a->kh <= 64 && a->kw <= 64
+                              : is_pointwise(a);
+    return shape && (xh ? !a->x_fp8 : a->x_fp8) && a->c_in % 16 == 0 && a->x_ld % 16 == 0 && ((uintptr_t)a->x & 15) == 0 && ((uintptr_t)a->wq & 15) == 0 &&
            a->c_out % 8 == 0 && a->y_ld % 8 == 0 && (!a->y || ((uintptr_t)a->y & 15) == 0) &&
            (!a->yq || ((uintptr_t)a->yq & 7) == 0) && ((uintptr_t)a->mult & 3) == 0 && ((uintptr_t)a->bias & 3) == 0 &&
            (a->res_mode == I8_FP8_RES_NONE ||
@@ -469,7 +528,7 @@ static int tma_set_smem(void) {
 /* one block per SM (the kernel's shared memory allows no second), at most one per tile; a
  * fits tma_fits (i8_cuda_conv_fp8 and the lab check it first) */
 template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false>
-static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
+static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2col = false) {
     typedef tma_smem<BN, S, RT, XH, PP> L;
     int dev = 0, sm_count = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
@@ -480,10 +539,14 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
     tma_params p;
     memset(&p, 0, sizeof p);
     p.a = *a;
-    p.M = a->n * a->h * a->w, p.K = a->c_in;
+    p.im2col = im2col;
+    p.M = a->n * a->ho * a->wo, p.K = a->kh * a->kw * a->c_in;
+    p.chunks = (a->c_in + FP8_BK - 1) / FP8_BK;
+    p.KB = im2col ? a->kh * a->kw * p.chunks : (p.K + FP8_BK - 1) / FP8_BK;
     p.m_tiles = (p.M + TMA_BM - 1) / TMA_BM, p.n_tiles = (a->c_out + BN - 1) / BN;
-    int rc = encode_2d(encode, &p.ta, a->x, XH ? 2 : 1, (uint64_t)p.M, (uint64_t)p.K, (uint64_t)a->x_ld * (XH ? 2 : 1),
-                       TMA_BM);
+    int rc = im2col ? encode_im2col(&p.ta, a)
+                    : encode_2d(encode, &p.ta, a->x, XH ? 2 : 1, (uint64_t)p.M, (uint64_t)p.K,
+                                (uint64_t)a->x_ld * (XH ? 2 : 1), TMA_BM);
     if (!rc) rc = encode_2d(encode, &p.tb, a->wq, 1, (uint64_t)a->c_out, (uint64_t)p.K, (uint64_t)p.K, BN);
     p.res_tma = RT && (a->res_mode == I8_FP8_RES_F16 || a->res_mode == I8_FP8_RES_F16_FQ) && ((uintptr_t)a->res & 15) == 0;
     if (!rc && p.res_tma)
@@ -495,21 +558,24 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
 }
 
 /* The product's TMA variants, in variant order after cuda_fp8.cu's families (stored tactics name
- * them by number: only ever append). */
+ * them by number: only ever append). Columns: name, BN, stages, RT, XH, PP, im2col (the spatial
+ * convs: same kernels, the producer loads A in im2col mode). */
 #define TMA_VARIANTS(X) \
-    X("tma128x64s4", 64, 4, false, false, false) X("tma128x128s3", 128, 3, false, false, false) \
-    X("tma128x64s4r", 64, 4, true, false, false) X("tma128x64s3h", 64, 3, false, true, false) \
-    X("tma128x64s4p", 64, 4, false, false, true) X("tma128x64s4pr", 64, 4, true, false, true)
+    X("tma128x64s4", 64, 4, false, false, false, false) X("tma128x128s3", 128, 3, false, false, false, false) \
+    X("tma128x64s4r", 64, 4, true, false, false, false) X("tma128x64s3h", 64, 3, false, true, false, false) \
+    X("tma128x64s4p", 64, 4, false, false, true, false) X("tma128x64s4pr", 64, 4, true, false, true, false) \
+    X("tma128x64s4c", 64, 4, false, false, false, true) X("tma128x128s3c", 128, 3, false, false, false, true) \
+    X("tma128x64s4pc", 64, 4, false, false, true, true)
 
 extern "C" int i8_cuda_conv_fp8_tma_variants(void) {
-#define TMA_COUNT(name, bn, st, rt, xh, pp) +1
+#define TMA_COUNT(name, bn, st, rt, xh, pp, ic) +1
     return 0 TMA_VARIANTS(TMA_COUNT);
 #undef TMA_COUNT
 }
 
 extern "C" const char *i8_cuda_conv_fp8_tma_name(int v) {
     static const char *const names[] = {
-#define TMA_NAME(name, bn, st, rt, xh, pp) name,
+#define TMA_NAME(name, bn, st, rt, xh, pp, ic) name,
         TMA_VARIANTS(TMA_NAME)
 #undef TMA_NAME
     };
@@ -518,17 +584,26 @@ extern "C" const char *i8_cuda_conv_fp8_tma_name(int v) {
 
 extern "C" int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int v) {
     int i = 0;
-#define TMA_FITS(name, bn, st, rt, xh, pp) \
-    if (v == i++) return tma_fits(a, xh);
+#define TMA_FITS(name, bn, st, rt, xh, pp, ic) \
+    if (v == i++) return tma_fits(a, xh, ic);
     TMA_VARIANTS(TMA_FITS)
 #undef TMA_FITS
     return 0;
 }
 
+extern "C" int i8_cuda_conv_fp8_is_im2col(int variant) {
+    int i = I8_FP8_TMA_FIRST;
+#define TMA_IM2COL(name, bn, st, rt, xh, pp, ic) \
+    if (variant == i++) return ic;
+    TMA_VARIANTS(TMA_IM2COL)
+#undef TMA_IM2COL
+    return 0;
+}
+
 extern "C" int i8_cuda_conv_fp8_tma_setup(void) {
     int rc = 0;
-#define TMA_SET(name, bn, st, rt, xh, pp) \
-    if (!rc) rc = tma_set_smem<bn, st, rt, xh, pp>();
+#define TMA_SET(name, bn, st, rt, xh, pp, ic) \
+    if (!rc && !ic) rc = tma_set_smem<bn, st, rt, xh, pp>(); /* the im2col variants: the same kernels */
     TMA_VARIANTS(TMA_SET)
 #undef TMA_SET
     return rc;
@@ -537,8 +612,8 @@ extern "C" int i8_cuda_conv_fp8_tma_setup(void) {
 extern "C" int i8_cuda_conv_fp8_tma(const i8_cuda_fp8_conv_args *a, int v, void *stream) {
     cudaStream_t s = (cudaStream_t)stream;
     int i = 0;
-#define TMA_LAUNCH(name, bn, st, rt, xh, pp) \
-    if (v == i++) return launch_tma<bn, st, rt, xh, pp>(a, s);
+#define TMA_LAUNCH(name, bn, st, rt, xh, pp, ic) \
+    if (v == i++) return launch_tma<bn, st, rt, xh, pp>(a, s, ic);
     TMA_VARIANTS(TMA_LAUNCH)
 #undef TMA_LAUNCH
     return (int)cudaErrorInvalidValue;

@@ -56,6 +56,8 @@ typedef struct cu_conv_plan {
     int n_desc;
     int node;                    /* the conv it was tuned on (the first with this signature) */
     int dnn_deferred;            /* FP8: cuDNN e4m3 configs still to be tried (i8_cuda_conv_tune_deferred) */
+    i8_cuda_tactic alt;          /* FP8 plan tuned onto a TMA kernel: the fastest checked own kernel without
+                                  * TMA, for the whole-graph choice (i8_cuda_conv_swap_alt); kind NONE if none */
 } cu_conv_plan;
 
 /* Device-side parameters of a node. */
@@ -113,6 +115,8 @@ typedef struct cu_ctx {
     int fp8_load_fallbacks;      /* storages read as FP8 that an FP8 conv writes but that get no twin (cuda_fp8.c) */
     int fp8_dnn;                 /* try cuDNN e4m3 convolution graphs too (unless INFER8_CUDA_FP8_DNN=0) */
     int fp8_tma;                 /* try the TMA kernels (variants I8_FP8_TMA_FIRST on; unless INFER8_CUDA_FP8_TMA=0) */
+    uint64_t fp8_only;           /* INFER8_CUDA_FP8_VARIANT=v[,v...]: a conv that one of these variants fits runs
+                                  * the fastest of them, untried elsewhere (tests and diagnosis; 0: off) */
     float *ones;                 /* n_ones 1.0f: the per-pixel B scale vector of those GEMMs */
     size_t n_ones;
     void *lt8_c;                 /* their C matrix (fp16, never read: beta 0) */
@@ -183,6 +187,10 @@ infer8_status i8_cuda_conv_setup(cu_ctx *c, cu_batch *b, int node, i8_err *err);
 /* After every conv of the batch is set up: cuDNN e4m3 configs for the FP8 problems whose
  * tuning deferred them, largest own-kernel time (x convs sharing it) first, within the budget. */
 infer8_status i8_cuda_conv_tune_deferred(cu_ctx *c, cu_batch *b, i8_err *err);
+/* Swaps every FP8 plan that runs a TMA kernel and has an alternative (cu_conv_plan.alt) with
+ * that alternative, and re-takes its convs (tactics and statistics); a second call swaps back.
+ * Sets *swapped to the number of convs that changed. */
+infer8_status i8_cuda_conv_swap_alt(cu_ctx *c, cu_batch *b, int *swapped, i8_err *err);
 /* Enqueues conv node `node` of batch b on stream s using workspace and split-K counters of
  * stream index ws_index (only one launch at a time may use them).
  * Returns 0 or a nonzero library status. */
