@@ -184,7 +184,11 @@ int infer8_model_num_classes(const infer8_model *model);
 const char *infer8_model_label(const infer8_model *model, int index);
 
 /* Human-readable (text) or JSON description of the graph: one entry per layer with name, op,
- * kernel, stride, padding, input and output shape, precision; totals. *out is malloc'ed. */
+ * kernel, stride, padding, input and output shape, precision; totals. With the CUDA backend
+ * built in, also the activation arena the CUDA executor plans for the model at its max_batch
+ * (open option), computed on the host (no GPU needed): a "memory (CUDA executor, ...)" line, or
+ * JSON "memory": {"cuda": {"max_batch", "activation_arena_bytes"}} ("error" instead when the
+ * CUDA backend cannot run the graph). *out is malloc'ed. */
 typedef enum infer8_describe_format { INFER8_DESCRIBE_TEXT = 0, INFER8_DESCRIBE_JSON = 1 } infer8_describe_format;
 infer8_status infer8_model_describe(infer8_context *ctx, const infer8_model *model, infer8_describe_format format,
                                     char **out);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "api/model.h"
 #include "formats/bundle.h"
 #include "image/image.h"
@@ -293,15 +295,67 @@ EXPORT const char *infer8_model_label(const infer8_model *m, int index) {
     return "(unnamed class)";
 }
 
+#ifdef INFER8_HAVE_CUDA
+/* describe's memory section: the activation arena the CUDA executor plans for the model at its
+ * max batch (computed on the host; no GPU needed), appended to the text or added to the JSON
+ * as "memory": {"cuda": {...}}; a graph the CUDA backend cannot plan gets its reason instead. */
+static infer8_status describe_memory(const infer8_model *m, int json, char **doc, i8_err *err) {
+    const int max_batch = m->options.max_batch > 0 ? m->options.max_batch : 32;
+    uint64_t bytes = 0;
+    i8_err why;
+    i8_err_clear(&why);
+    const int planned = i8_backend_cuda.plan_memory(&m->graph, max_batch, &bytes, &why) == INFER8_OK;
+    if (json) {
+        cJSON *root = cJSON_Parse(*doc), *mem = cJSON_CreateObject(), *cu = cJSON_CreateObject();
+        int ok = root && mem && cu && cJSON_AddNumberToObject(cu, "max_batch", max_batch) &&
+                 (planned ? cJSON_AddNumberToObject(cu, "activation_arena_bytes", (double)bytes) != NULL
+                          : cJSON_AddStringToObject(cu, "error", why.msg) != NULL);
+        if (ok && cJSON_AddItemToObject(mem, "cuda", cu)) cu = NULL;
+        else ok = 0;
+        if (ok && cJSON_AddItemToObject(root, "memory", mem)) mem = NULL;
+        else ok = 0;
+        char *text = ok ? cJSON_PrintUnformatted(root) : NULL;
+        cJSON_Delete(root), cJSON_Delete(mem), cJSON_Delete(cu);
+        if (!text) return i8_fail(err, INFER8_E_NOMEM, "describe: out of memory");
+        free(*doc);
+        *doc = text;
+        return INFER8_OK;
+    }
+    i8_strbuf b = {0};
+    i8_strbuf_append(&b, *doc, strlen(*doc));
+    if (planned)
+        i8_strbuf_printf(&b, "memory (CUDA executor, max batch %d): activation arena %llu bytes (%.1f MiB)\n", max_batch,
+                         (unsigned long long)bytes, (double)bytes / 1048576.0);
+    else
+        i8_strbuf_printf(&b, "memory (CUDA executor, max batch %d): not planned: %s\n", max_batch, why.msg);
+    if (b.oom) {
+        free(b.s);
+        return i8_fail(err, INFER8_E_NOMEM, "describe: out of memory");
+    }
+    free(*doc);
+    *doc = b.s;
+    return INFER8_OK;
+}
+#endif
+
 EXPORT infer8_status infer8_model_describe(infer8_context *ctx, const infer8_model *m, infer8_describe_format format,
                                            char **out) {
     if (!ctx || !m || !out) return bad_arg(ctx, "infer8_model_describe: NULL argument");
     i8_err err;
     i8_err_clear(&err);
-    infer8_status s = m->bundle ? i8_bundle_describe(m, format == INFER8_DESCRIBE_JSON, out, &err)
-                      : format == INFER8_DESCRIBE_JSON ? i8_graph_describe_json(&m->graph, out, &err)
-                                                       : i8_graph_describe_text(&m->graph, out, &err);
-    return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
+    char *doc = NULL;
+    infer8_status s = m->bundle ? i8_bundle_describe(m, format == INFER8_DESCRIBE_JSON, &doc, &err)
+                      : format == INFER8_DESCRIBE_JSON ? i8_graph_describe_json(&m->graph, &doc, &err)
+                                                       : i8_graph_describe_text(&m->graph, &doc, &err);
+#ifdef INFER8_HAVE_CUDA
+    if (!s) s = describe_memory(m, format == INFER8_DESCRIBE_JSON, &doc, &err);
+#endif
+    if (s) {
+        free(doc);
+        return i8_ctx_fail(ctx, &err);
+    }
+    *out = doc;
+    return INFER8_OK;
 }
 
 EXPORT void infer8_free(void *p) { free(p); }

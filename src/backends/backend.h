@@ -58,6 +58,9 @@ typedef struct i8_backend_ops {
     /* Optional. Human-readable device / library versions ("NVIDIA H200, driver 580.x, CUDA 13.0,
      * cuDNN 9.19"); writes into buf. */
     void (*describe_device)(void *ctx, char *buf, size_t size);
+    /* Optional. The activation memory the backend would plan for g at max_batch, in bytes,
+     * without a device and without preparing (`infer8 inspect` reports it). */
+    infer8_status (*plan_memory)(const i8_graph *g, int max_batch, uint64_t *arena_bytes, i8_err *err);
 } i8_backend_ops;
 
 extern const i8_backend_ops i8_backend_cpu_reference;

@@ -44,3 +44,30 @@ assert sorted({l["block"] for l in res}) == list(range(40))
 last = [l for l in res if l["block"] == 39][0]
 assert last["act"] == "none" and abs(last["residual"]["scale"] - 1.0) < 1e-7, last
 print("ok: 40 fused residual projections, the last without relu")'
+# The CUDA executor's activation arena, planned on the host exactly as its prepare plans it
+# (concat inputs in their slices, e4m3 twins, reuse by liveness), no GPU needed: the figures the
+# H200 reported for the same graphs (session 15, bench/results/fp8-layers-session15: fp8_bench
+# arena IRv2 fp16 191.6 MiB -> FP8 `default` 167.6 MiB and v4 fp16 283.9 MiB at max batch 32;
+# the IRv2 FP8 model test's context, max batch 4: 20.9 MiB).
+if [ "${HAVE_CUDA:?}" = 1 ]; then
+  irv2=$(snapshot inception_resnet_v2 0)
+  "$INFER8" inspect "$irv2" >"$WORK/irv2.txt"
+  grep -Eq "^memory \(CUDA executor, max batch 32\): activation arena [0-9]+ bytes \(191\.6 MiB\)$" "$WORK/irv2.txt" ||
+    fail "IRv2 fp16 arena: $(grep memory "$WORK/irv2.txt")"
+  "$INFER8" inspect "$(snapshot inception_v4 0)" | grep -q "activation arena [0-9]* bytes (283.9 MiB)" || fail "v4 fp16 arena"
+  "$INFER8" inspect "$irv2" --json | /usr/bin/python3 -c '
+import json, sys
+m = json.load(sys.stdin)["memory"]["cuda"]
+assert m["max_batch"] == 32 and round(m["activation_arena_bytes"] / 2**20, 1) == 191.6, m
+print("ok: JSON memory.cuda", m)'
+  "$INFER8" gen-images --count 2 -o "$WORK/img" >/dev/null
+  "$INFER8" calibrate "$irv2" --images "$WORK/img" --count 2 -o "$WORK/irv2-scales.json" >/dev/null 2>&1 || fail "calibrate"
+  "$INFER8" inspect "$irv2" --precision fp8 --scales "$WORK/irv2-scales.json" | grep -q "max batch 32): activation arena [0-9]* bytes (167.6 MiB)" ||
+    fail "IRv2 FP8 arena at max batch 32"
+  "$INFER8" inspect "$irv2" --precision fp8 --scales "$WORK/irv2-scales.json" --max-batch 4 | grep -q "max batch 4): activation arena [0-9]* bytes (20.9 MiB)" ||
+    fail "IRv2 FP8 arena at max batch 4"
+  echo "ok: CUDA activation arena as the H200 planned it (fp16, FP8, max batch 32 and 4)"
+else
+  "$INFER8" inspect "$(snapshot inception_v3 0)" | grep -q "^memory (CUDA" && fail "a memory plan without the CUDA backend"
+  echo "ok: no CUDA backend, no CUDA memory plan"
+fi

@@ -843,6 +843,32 @@ static void cuda_describe_device(void *vctx, char *buf, size_t size) {
              (rt % 1000) / 10, dnn / 10000, (dnn % 10000) / 100, dnn % 100, lt);
 }
 
+/* The activation arena prepare would plan for g at max_batch, on the host only: the same output
+ * placement (concat inputs in their slices), e4m3 twins and liveness planning, no CUDA call. */
+static infer8_status cuda_plan_memory(const i8_graph *g, int max_batch, uint64_t *arena_bytes, i8_err *err) {
+    if (!g || !arena_bytes || max_batch < 1)
+        return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "cuda: memory plan needs a graph and max_batch >= 1");
+    const int n = g->n_nodes;
+    for (int i = 0; i < n; i++)
+        if (!cuda_supports_node(g, &g->nodes[i]))
+            return i8_fail(err, INFER8_E_UNSUPPORTED, "cuda: node '%s' (%s) is not supported by the CUDA backend",
+                           g->nodes[i].name, i8_op_name(g->nodes[i].op));
+    cu_ctx c;
+    memset(&c, 0, sizeof c);
+    c.g = (i8_graph *)g; /* the planners only read it */
+    c.max_batch = max_batch;
+    c.plan_only = 1;
+    c.rt = i8_calloc((size_t)n, sizeof(cu_node_rt), err);
+    c.views = i8_calloc((size_t)n, sizeof(cu_view), err);
+    c.stor = i8_calloc((size_t)n, sizeof(cu_storage), err);
+    infer8_status rc = c.rt && c.views && c.stor ? INFER8_OK : err->code;
+    for (int i = 0; i < n && !rc; i++) c.views[i].storage = -1;
+    if (!rc && !(rc = place_outputs(&c, err)) && !(rc = i8_cuda_fp8_plan(&c, err)) && !(rc = plan_arena(&c, err)))
+        *arena_bytes = c.arena_bytes;
+    free(c.rt), free(c.views), free(c.stor);
+    return rc;
+}
+
 const i8_backend_ops i8_backend_cuda = {
     .version = 1,
     .name = "cuda",
@@ -853,6 +879,7 @@ const i8_backend_ops i8_backend_cuda = {
     .time_forward = cuda_time_forward,
     .profile = cuda_profile,
     .describe_device = cuda_describe_device,
+    .plan_memory = cuda_plan_memory,
 };
 
 /* ---------------------------------------------------------------- internal interface */

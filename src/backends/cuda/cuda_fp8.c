@@ -63,7 +63,7 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
                            ws->name, nd->c);
     }
     if (!any) return INFER8_OK; /* fp16 graphs: nothing changes */
-    int ce = i8_cuda_conv_fp8_setup();
+    int ce = c->plan_only ? 0 : i8_cuda_conv_fp8_setup();
     if (ce) return i8_fail(err, INFER8_E_DEVICE, "cuda: FP8 kernel setup: %s", cudaGetErrorString((cudaError_t)ce));
     /* cuDNN's e4m3 graphs join the tuning of every FP8 conv that fits (2-3x faster per conv
      * than the own kernel on the H200); INFER8_CUDA_FP8_DNN=0 leaves them out */
@@ -94,13 +94,13 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
             if (px > pixels) pixels = px;
             if (px * (size_t)nd->c * 2 > c_bytes) c_bytes = px * (size_t)nd->c * 2;
         }
-        float *host = pixels ? i8_malloc(pixels * sizeof(float), err) : NULL;
-        if (pixels && !host) return err->code;
-        for (size_t i = 0; i < pixels; i++) host[i] = 1.0f;
+        float *host = pixels && !c->plan_only ? i8_malloc(pixels * sizeof(float), err) : NULL;
+        if (pixels && !c->plan_only && !host) return err->code;
+        for (size_t i = 0; host && i < pixels; i++) host[i] = 1.0f;
         cudaError_t e = cudaSuccess;
-        if (pixels) e = cudaMalloc((void **)&c->ones, pixels * sizeof(float));
-        if (pixels && e == cudaSuccess) e = cudaMemcpy(c->ones, host, pixels * sizeof(float), cudaMemcpyHostToDevice);
-        if (pixels && e == cudaSuccess) e = cudaMalloc(&c->lt8_c, c_bytes);
+        if (host) e = cudaMalloc((void **)&c->ones, pixels * sizeof(float));
+        if (host && e == cudaSuccess) e = cudaMemcpy(c->ones, host, pixels * sizeof(float), cudaMemcpyHostToDevice);
+        if (host && e == cudaSuccess) e = cudaMalloc(&c->lt8_c, c_bytes);
         free(host);
         if (e != cudaSuccess) return i8_fail(err, INFER8_E_DEVICE, "cuda: FP8 GEMM buffers: %s", cudaGetErrorString(e));
         c->n_ones = pixels;

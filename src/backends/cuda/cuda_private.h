@@ -113,6 +113,7 @@ typedef struct cu_ctx {
                                   * 2: and let those without residual write fp16; 3: those with a
                                   * fused residual instead (cuda_fp8.c) */
     int fp8_load_fallbacks;      /* storages read as FP8 that an FP8 conv writes but that get no twin (cuda_fp8.c) */
+    int plan_only;               /* memory planning without a device (cuda_plan_memory): no CUDA calls */
     int fp8_dnn;                 /* try cuDNN e4m3 convolution graphs too (unless INFER8_CUDA_FP8_DNN=0) */
     int fp8_tma;                 /* try the TMA kernels (variants I8_FP8_TMA_FIRST on; unless INFER8_CUDA_FP8_TMA=0) */
     uint64_t fp8_only;           /* INFER8_CUDA_FP8_VARIANT=v[,v...]: a conv that one of these variants fits runs
