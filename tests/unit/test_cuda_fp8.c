@@ -313,24 +313,34 @@ static float *quantize_case(tg *t, const int *fp8, const int *rfp8, int count) {
     return in;
 }
 
+/* A per-op case: quantize_case, then GPU against emulation on its 6 other inputs at batch 1
+ * and 3 (compare_fp8's figures). Frees the graph. */
+typedef struct op_result {
+    double rel, mean_rel, outliers;
+    int agree, total;
+} op_result;
+static op_result run_case(tg *t, const int *fp8, const int *rfp8, int count, int fallbacks) {
+    i8_graph *g = &t->g;
+    size_t per = (size_t)g->input_c * g->input_h * g->input_w;
+    float *in = quantize_case(t, fp8, rfp8, count);
+    static const int ns[] = {1, 3};
+    op_result r;
+    compare_fp8(g, in + per * 8, 6, ns, 2, &r.rel, &r.agree, &r.total, &r.mean_rel, &r.outliers, 0, NULL, fallbacks);
+    free(in);
+    i8_graph_free(g);
+    return r;
+}
+
 /* the per-op acceptance (check_op says why) */
 static int fp8_op_close(double rel, double mean_rel, double outliers) {
     return (rel <= 2e-2 || (rel <= 0.125 && outliers <= 1e-3)) && mean_rel <= 1e-3;
 }
 
-/* Per-op check: quantize_case, then compare GPU and emulation on its 6 other inputs at batch 1
- * and 3. Frees the graph. */
+/* Per-op check: run_case, reported and held to the per-op bounds. Frees the graph. */
 static void check_op(tg *t, const int *fp8, const int *rfp8, int count, const char *what, int fallbacks) {
-    i8_graph *g = &t->g;
-    size_t per = (size_t)g->input_c * g->input_h * g->input_w;
-    float *in = quantize_case(t, fp8, rfp8, count);
-    static const int ns[] = {1, 3};
-    double rel;
-    int agree, total;
-    double mean_rel, outliers;
-    compare_fp8(g, in + per * 8, 6, ns, 2, &rel, &agree, &total, &mean_rel, &outliers, 0, NULL, fallbacks);
-    fprintf(stderr, "  %s: max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% of outputs beyond 2e-2\n", what, rel,
-            mean_rel, 100.0 * outliers);
+    const op_result r = run_case(t, fp8, rfp8, count, fallbacks);
+    fprintf(stderr, "  %s: max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% of outputs beyond 2e-2\n", what, r.rel,
+            r.mean_rel, 100.0 * r.outliers);
     /* Both sides follow one contract (docs/fp8.md: fp16 tensors, e4m3 copies of FP8 convs'
      * float results), so only the summation order differs: measured max 4e-4, mean <= 4e-5 on
      * the H200 (under the previous contract, e4m3 of the fp16 value). A value next to
@@ -341,9 +351,7 @@ static void check_op(tg *t, const int *fp8, const int *rfp8, int count, const ch
      * tensor's largest value is up to 1/8 of it (H200, 2026-12-01: max 0.0385 at mean 4e-5), so
      * a few isolated outputs (at most 0.1%) may sit up to 1/8 of max |ref| apart; a wrong tile,
      * index or scale moves far more of them. */
-    assert_true(fp8_op_close(rel, mean_rel, outliers));
-    free(in);
-    i8_graph_free(g);
+    assert_true(fp8_op_close(r.rel, r.mean_rel, r.outliers));
 }
 
 /* ------------------------------------------------------------ per-op cases --------------- */
@@ -394,14 +402,20 @@ static const im2col_case im2col_cases[] = {
     {"3x3 stride 2 pad 1, 48 -> 80, 17x17", 17, 17, 48, 80, 3, 3, 2, 1, 1},
 };
 
-static void im2col_reset(void) {
+/* INFER8_CUDA_FP8_VARIANT=v, and compare_fp8 asserts that every spatial FP8 conv ran v */
+static void force_spatial_variant(int v) {
+    char val[16];
+    snprintf(val, sizeof val, "%d", v);
+    assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
+    expect_spatial_variant = v;
+}
+
+/* after each im2col test, passed or failed: the next test tunes freely */
+static int im2col_teardown(void **state) {
+    (void)state;
     expect_spatial_variant = -1;
     unsetenv("INFER8_CUDA_FP8_VARIANT");
     unsetenv("INFER8_CUDA_FP8_DNN");
-}
-static int im2col_teardown(void **state) {
-    (void)state;
-    im2col_reset();
     return 0;
 }
 
@@ -411,12 +425,9 @@ static void test_fp8_im2col(void **state) {
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0); /* the 1x1 producer: own kernels, quick */
     for (int v = I8_FP8_TMA_FIRST; v < i8_cuda_conv_fp8_variants(); v++) {
         if (!i8_cuda_conv_fp8_is_im2col(v)) continue;
-        char val[16];
-        snprintf(val, sizeof val, "%d", v);
-        assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
+        force_spatial_variant(v);
         for (size_t k = 0; k < sizeof im2col_cases / sizeof im2col_cases[0]; k++) {
             const im2col_case *C = &im2col_cases[k];
-            expect_spatial_variant = v;
             tg t;
             tg_init(&t, 3, C->h, C->w, 40 + (uint64_t)v * 16 + k);
             int a = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
@@ -424,34 +435,22 @@ static void test_fp8_im2col(void **state) {
             int c = tg_conv(&t, "spatial", b, C->c_out, C->kh, C->kw, C->s, C->s, C->ph, C->pw, 1, I8_ACT_NONE, -1, 1);
             tg_finish(&t, c);
             int fp8[] = {b, c};
-            i8_graph *g = &t.g;
-            size_t per = (size_t)g->input_c * g->input_h * g->input_w;
-            float *in = quantize_case(&t, fp8, NULL, 2);
-            static const int ns[] = {1, 3};
-            double rel, mean_rel, outliers;
-            int agree, total;
-            compare_fp8(g, in + per * 8, 6, ns, 2, &rel, &agree, &total, &mean_rel, &outliers, 0, NULL, 0);
-            const int ok = fp8_op_close(rel, mean_rel, outliers);
+            const op_result r = run_case(&t, fp8, NULL, 2, 0);
+            const int ok = fp8_op_close(r.rel, r.mean_rel, r.outliers);
             fprintf(stderr, "  %-14s %-36s max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% beyond 2e-2: %s\n",
-                    i8_cuda_conv_fp8_name(v), C->name, rel, mean_rel, 100.0 * outliers, ok ? "ok" : "WRONG");
+                    i8_cuda_conv_fp8_name(v), C->name, r.rel, r.mean_rel, 100.0 * r.outliers, ok ? "ok" : "WRONG");
             failed += !ok;
             tested++;
-            free(in);
-            i8_graph_free(g);
         }
     }
-    im2col_reset();
     assert_int_equal(failed, 0);
     assert_true(tested >= 3 * (int)(sizeof im2col_cases / sizeof im2col_cases[0]));
 }
 
 /* A chain of seven FP8 convs, six of them spatial, e4m3 copies between them, every spatial conv
  * forced onto `variant`: max rel and mean |diff| / max |ref| against the emulation. */
-static void im2col_chain(int variant, double *rel, double *mean_rel, double *outliers) {
-    char val[16];
-    snprintf(val, sizeof val, "%d", variant);
-    assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
-    expect_spatial_variant = variant;
+static op_result im2col_chain(int variant) {
+    force_spatial_variant(variant);
     tg t;
     tg_init(&t, 3, 19, 17, 40);
     int a = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
@@ -464,16 +463,10 @@ static void im2col_chain(int variant, double *rel, double *mean_rel, double *out
     int k = tg_conv(&t, "c3s2", h, 200, 3, 3, 2, 2, 0, 0, 1, I8_ACT_NONE, -1, 1);
     tg_finish(&t, k);
     int fp8[] = {b, c, d, e, f, h, k};
-    i8_graph *g = &t.g;
-    size_t per = (size_t)g->input_c * g->input_h * g->input_w;
-    float *in = quantize_case(&t, fp8, NULL, 7);
-    static const int ns[] = {1, 3};
-    int agree, total;
-    compare_fp8(g, in + per * 8, 6, ns, 2, rel, &agree, &total, mean_rel, outliers, 0, NULL, 0);
+    const op_result r = run_case(&t, fp8, NULL, 7, 0);
     fprintf(stderr, "  chain on %-14s max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% beyond 2e-2, top-1 %d/%d\n",
-            i8_cuda_conv_fp8_name(variant), *rel, *mean_rel, 100.0 * *outliers, agree, total);
-    free(in);
-    i8_graph_free(g);
+            i8_cuda_conv_fp8_name(variant), r.rel, r.mean_rel, 100.0 * r.outliers, r.agree, r.total);
+    return r;
 }
 
 /* The chain of im2col_chain on each im2col kernel must stay as close to the emulation as on the
@@ -486,18 +479,16 @@ static void im2col_chain(int variant, double *rel, double *mean_rel, double *out
 static void test_fp8_im2col_chain(void **state) {
     (void)state;
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-    double rel, mean, out, rel_w, mean_w, out_w;
-    im2col_chain(1, &rel, &mean, &out); /* qmma32x64: fp32 sums */
-    im2col_chain(17, &rel_w, &mean_w, &out_w); /* wgmma128x64 */
+    im2col_chain(1); /* qmma32x64: fp32 sums, for the report */
+    const op_result w = im2col_chain(17); /* wgmma128x64 */
     int tested = 0;
     for (int v = I8_FP8_TMA_FIRST; v < i8_cuda_conv_fp8_variants(); v++) {
         if (!i8_cuda_conv_fp8_is_im2col(v)) continue;
-        im2col_chain(v, &rel, &mean, &out);
-        assert_true(mean <= 1.5 * mean_w + 1e-4);
-        assert_true(rel <= 1.5 * rel_w + 1e-2);
+        const op_result r = im2col_chain(v);
+        assert_true(r.mean_rel <= 1.5 * w.mean_rel + 1e-4);
+        assert_true(r.rel <= 1.5 * w.rel + 1e-2);
         tested++;
     }
-    im2col_reset();
     assert_int_equal(tested, 3);
 }
 

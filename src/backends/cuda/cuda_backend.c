@@ -719,7 +719,9 @@ static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_opti
     for (int i = 0; i < n; i++) c->views[i].storage = -1;
     infer8_status rc;
     /* FP8 graphs: e4m3 twins of the tensors read as FP8 grow their storages before planning */
-    if ((rc = place_outputs(c, err)) || (rc = i8_cuda_fp8_plan(c, err)) || (rc = plan_arena(c, err))) return rc;
+    if ((rc = place_outputs(c, err)) || (rc = i8_cuda_fp8_plan(c, err)) || (rc = plan_arena(c, err)) ||
+        (rc = i8_cuda_fp8_setup(c, err)))
+        return rc;
     assign_streams(c);
     for (int i = 0; i < n; i++)
         if (c->rt[i].need_event) CU_TRY(cudaEventCreateWithFlags(&c->ev[i], cudaEventDisableTiming));
@@ -857,7 +859,6 @@ static infer8_status cuda_plan_memory(const i8_graph *g, int max_batch, uint64_t
     memset(&c, 0, sizeof c);
     c.g = (i8_graph *)g; /* the planners only read it */
     c.max_batch = max_batch;
-    c.plan_only = 1;
     c.rt = i8_calloc((size_t)n, sizeof(cu_node_rt), err);
     c.views = i8_calloc((size_t)n, sizeof(cu_view), err);
     c.stor = i8_calloc((size_t)n, sizeof(cu_storage), err);

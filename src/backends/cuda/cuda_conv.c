@@ -121,6 +121,18 @@ static float time_plan(cu_ctx *c, int n, cu_conv_plan *p, int node, cudnnBackend
     return ms / TUNE_REPS;
 }
 
+/* p run as own-kernel tactic (kind, variant) of the FP8 or fp16 kernels: *tac is that tactic
+ * with its time, which is returned (< 0: it did not run) */
+static float time_variant(cu_ctx *c, int n, const cu_conv_plan *p, int node, int kind, int variant,
+                          i8_cuda_tactic *tac) {
+    cu_conv_plan trial = *p;
+    memset(&trial.tac, 0, sizeof trial.tac);
+    trial.tac.kind = kind, trial.tac.variant = variant, trial.tac.engine = -1;
+    trial.tac.ms = time_plan(c, n, &trial, node, NULL);
+    *tac = trial.tac;
+    return tac->ms;
+}
+
 /* ---------------------------------------------------------------- cuBLASLt */
 
 static void lt_destroy(cu_conv_plan *p) {
@@ -644,19 +656,11 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
         for (int v = 0; v < variants; v++) {
             if (pass == 0 && (v >= 64 || !(only >> v & 1))) continue;
             if (!i8_cuda_fp8_fits(c, b->n, &p->sig, node, v)) continue; /* would fail to launch */
-            cu_conv_plan trial = *p;
-            memset(&trial.tac, 0, sizeof trial.tac);
-            trial.tac.kind = I8_CUDA_TACTIC_FP8, trial.tac.variant = v, trial.tac.engine = -1;
-            float ms = time_plan(c, b->n, &trial, node, NULL);
-            if (ms >= 0.0f && ms < best) {
-                best = ms;
-                p->tac = trial.tac;
-                p->tac.ms = ms;
-            }
-            if (!i8_cuda_conv_fp8_is_wgmma(v) && ms >= 0.0f && ms < best_sync_ms)
-                best_sync_ms = ms, best_sync = trial.tac, best_sync.ms = ms;
-            if (v < I8_FP8_TMA_FIRST && ms >= 0.0f && ms < best_plain_ms)
-                best_plain_ms = ms, best_plain = trial.tac, best_plain.ms = ms;
+            i8_cuda_tactic t;
+            const float ms = time_variant(c, b->n, p, node, I8_CUDA_TACTIC_FP8, v, &t);
+            if (ms >= 0.0f && ms < best) best = ms, p->tac = t;
+            if (!i8_cuda_conv_fp8_is_wgmma(v) && ms >= 0.0f && ms < best_sync_ms) best_sync_ms = ms, best_sync = t;
+            if (v < I8_FP8_TMA_FIRST && ms >= 0.0f && ms < best_plain_ms) best_plain_ms = ms, best_plain = t;
         }
     if (p->tac.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_wgmma(p->tac.variant) && best_sync.kind == I8_CUDA_TACTIC_FP8) {
         if (!i8_cuda_fp8_variant_check(c, b->n, &p->sig, node, best_sync.variant, p->tac.variant)) {
@@ -793,15 +797,9 @@ static void tune_plan(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     }
     if (force == 0 || force == I8_CUDA_TACTIC_OWN || p->tac.kind == I8_CUDA_TACTIC_NONE) {
         for (int v = 0; v < i8_cuda_conv_own_variants(); v++) {
-            cu_conv_plan trial = *p;
-            memset(&trial.tac, 0, sizeof trial.tac);
-            trial.tac.kind = I8_CUDA_TACTIC_OWN, trial.tac.variant = v, trial.tac.engine = -1;
-            float ms = time_plan(c, b->n, &trial, node, NULL);
-            if (ms >= 0.0f && ms < best) {
-                best = ms;
-                p->tac = trial.tac;
-                p->tac.ms = ms;
-            }
+            i8_cuda_tactic t;
+            const float ms = time_variant(c, b->n, p, node, I8_CUDA_TACTIC_OWN, v, &t);
+            if (ms >= 0.0f && ms < best) best = ms, p->tac = t;
         }
     }
     if (p->tac.kind != I8_CUDA_TACTIC_CUBLASLT) lt_destroy(p);

@@ -41,7 +41,8 @@ static int lt_prefers_f16(const i8_graph *g, const i8_node *nd, int mode) {
 
 infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
     const i8_graph *g = c->g;
-    int n = g->n_nodes, ns = c->n_stor, any = 0;
+    int n = g->n_nodes, ns = c->n_stor;
+    c->fp8 = 0;
     for (int j = 0; j < n; j++) {
         const i8_node *nd = &g->nodes[j];
         if (nd->residual_fp8 && (nd->op != I8_OP_CONV || nd->residual < 0 || nd->n_inputs < 2 ||
@@ -50,7 +51,7 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
                            "cuda: node '%s': residual_fp8 needs a fused residual conv whose x has an out_scale",
                            nd->name);
         if (!is_fp8_conv(nd)) continue;
-        any = 1;
+        c->fp8 = 1;
         const i8_node *in = &g->nodes[nd->inputs[0]];
         if (!scale_ok(in->out_scale))
             return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "cuda: FP8 conv '%s': input '%s' has out_scale %g (need > 0)",
@@ -62,9 +63,7 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
             return i8_fail(err, INFER8_E_SHAPE, "cuda: FP8 conv '%s': weight scales '%s' are not [%d]", nd->name,
                            ws->name, nd->c);
     }
-    if (!any) return INFER8_OK; /* fp16 graphs: nothing changes */
-    int ce = c->plan_only ? 0 : i8_cuda_conv_fp8_setup();
-    if (ce) return i8_fail(err, INFER8_E_DEVICE, "cuda: FP8 kernel setup: %s", cudaGetErrorString((cudaError_t)ce));
+    if (!c->fp8) return INFER8_OK; /* fp16 graphs: nothing changes */
     /* cuDNN's e4m3 graphs join the tuning of every FP8 conv that fits (2-3x faster per conv
      * than the own kernel on the H200); INFER8_CUDA_FP8_DNN=0 leaves them out */
     const char *dnn = getenv("INFER8_CUDA_FP8_DNN");
@@ -82,29 +81,12 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
         if (k >= 0 && k < i8_cuda_conv_fp8_variants() && k < 64) c->fp8_only |= (uint64_t)1 << k;
         v = *end == ',' ? end + 1 : end;
     }
+    /* INFER8_CUDA_FP8_LT (cuBLASLt e4m3 GEMMs for the 1x1 convs; buffers: i8_cuda_fp8_setup) */
     const char *lt = getenv("INFER8_CUDA_FP8_LT");
     if (lt && atoi(lt) > 0) {
-        /* B scale vector (one 1.0f per pixel) and a C matrix the e4m3-output GEMMs never read
-         * (beta 0) but must be given: sized for the largest 1x1 FP8 conv */
-        size_t pixels = 0, c_bytes = 0;
-        for (int j = 0; j < n; j++) {
-            const i8_node *nd = &g->nodes[j];
-            if (!is_fp8_conv(nd) || nd->kh != 1 || nd->kw != 1) continue;
-            size_t px = (size_t)c->max_batch * (size_t)nd->h * (size_t)nd->w;
-            if (px > pixels) pixels = px;
-            if (px * (size_t)nd->c * 2 > c_bytes) c_bytes = px * (size_t)nd->c * 2;
-        }
-        float *host = pixels && !c->plan_only ? i8_malloc(pixels * sizeof(float), err) : NULL;
-        if (pixels && !c->plan_only && !host) return err->code;
-        for (size_t i = 0; host && i < pixels; i++) host[i] = 1.0f;
-        cudaError_t e = cudaSuccess;
-        if (host) e = cudaMalloc((void **)&c->ones, pixels * sizeof(float));
-        if (host && e == cudaSuccess) e = cudaMemcpy(c->ones, host, pixels * sizeof(float), cudaMemcpyHostToDevice);
-        if (host && e == cudaSuccess) e = cudaMalloc(&c->lt8_c, c_bytes);
-        free(host);
-        if (e != cudaSuccess) return i8_fail(err, INFER8_E_DEVICE, "cuda: FP8 GEMM buffers: %s", cudaGetErrorString(e));
-        c->n_ones = pixels;
-        c->fp8_lt = pixels > 0 ? (atoi(lt) >= 3 ? 3 : atoi(lt) == 2 ? 2 : 1) : 0;
+        for (int j = 0; j < n && !c->fp8_lt; j++)
+            if (is_fp8_conv(&g->nodes[j]) && g->nodes[j].kh == 1 && g->nodes[j].kw == 1)
+                c->fp8_lt = atoi(lt) >= 3 ? 3 : atoi(lt) == 2 ? 2 : 1;
     }
 
     /* how each storage is used, gathered over every node */
@@ -171,6 +153,34 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
         st->q_offset = st->no_f16 ? 0 : f16 * (size_t)c->max_batch; /* overflow excluded by plan_arena */
     }
     free(use);
+    return INFER8_OK;
+}
+
+infer8_status i8_cuda_fp8_setup(cu_ctx *c, i8_err *err) {
+    if (!c->fp8) return INFER8_OK;
+    int ce = i8_cuda_conv_fp8_setup();
+    if (ce) return i8_fail(err, INFER8_E_DEVICE, "cuda: FP8 kernel setup: %s", cudaGetErrorString((cudaError_t)ce));
+    if (!c->fp8_lt) return INFER8_OK;
+    /* B scale vector (one 1.0f per pixel) and a C matrix the e4m3-output GEMMs never read
+     * (beta 0) but must be given: sized for the largest 1x1 FP8 conv */
+    const i8_graph *g = c->g;
+    size_t pixels = 0, c_bytes = 0;
+    for (int j = 0; j < g->n_nodes; j++) {
+        const i8_node *nd = &g->nodes[j];
+        if (!is_fp8_conv(nd) || nd->kh != 1 || nd->kw != 1) continue;
+        size_t px = (size_t)c->max_batch * (size_t)nd->h * (size_t)nd->w;
+        if (px > pixels) pixels = px;
+        if (px * (size_t)nd->c * 2 > c_bytes) c_bytes = px * (size_t)nd->c * 2;
+    }
+    float *host = i8_malloc(pixels * sizeof(float), err);
+    if (!host) return err->code;
+    for (size_t i = 0; i < pixels; i++) host[i] = 1.0f;
+    cudaError_t e = cudaMalloc((void **)&c->ones, pixels * sizeof(float));
+    if (e == cudaSuccess) e = cudaMemcpy(c->ones, host, pixels * sizeof(float), cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) e = cudaMalloc(&c->lt8_c, c_bytes);
+    free(host);
+    if (e != cudaSuccess) return i8_fail(err, INFER8_E_DEVICE, "cuda: FP8 GEMM buffers: %s", cudaGetErrorString(e));
+    c->n_ones = pixels;
     return INFER8_OK;
 }
 

@@ -109,11 +109,11 @@ typedef struct cu_ctx {
     int force_kind;              /* INFER8_CUDA_TACTIC: 0 = tune all */
     double cudnn_budget_s, cudnn_spent_s;
     int cudnn_lossy_ok; /* INFER8_CUDA_LOSSY_ENGINES=1: also time Winograd / FFT / fp16-reduction engines */
+    int fp8;                     /* the graph has FP8 convs (i8_cuda_fp8_plan) */
     int fp8_lt;                  /* INFER8_CUDA_FP8_LT=1: also try cuBLASLt e4m3 GEMMs for 1x1 FP8 convs;
                                   * 2: and let those without residual write fp16; 3: those with a
                                   * fused residual instead (cuda_fp8.c) */
     int fp8_load_fallbacks;      /* storages read as FP8 that an FP8 conv writes but that get no twin (cuda_fp8.c) */
-    int plan_only;               /* memory planning without a device (cuda_plan_memory): no CUDA calls */
     int fp8_dnn;                 /* try cuDNN e4m3 convolution graphs too (unless INFER8_CUDA_FP8_DNN=0) */
     int fp8_tma;                 /* try the TMA kernels (variants I8_FP8_TMA_FIRST on; unless INFER8_CUDA_FP8_TMA=0) */
     uint64_t fp8_only;           /* INFER8_CUDA_FP8_VARIANT=v[,v...]: a conv that one of these variants fits runs
@@ -140,6 +140,10 @@ typedef struct cu_ctx {
  * without a usable out_scale or an FP8 conv without weight scales. No-op for graphs without
  * FP8 nodes. */
 infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err);
+/* Host only (planning, sets fp8 and fp8_lt), so that memory can be planned without a device
+ * (cuda_plan_memory); the device side is i8_cuda_fp8_setup, once prepare has planned: the FP8
+ * kernels' shared-memory allowance, and the cuBLASLt e4m3 GEMMs' buffers (fp8_lt). */
+infer8_status i8_cuda_fp8_setup(cu_ctx *c, i8_err *err);
 /* Uploads e4m3 weight codes (recovered exactly from the dequantized graph weights), the
  * per-channel multipliers and the fp32 bias of FP8 conv node i. */
 infer8_status i8_cuda_fp8_upload(cu_ctx *c, int i, i8_err *err);
