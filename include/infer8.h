@@ -205,12 +205,24 @@ infer8_status infer8_preprocess_encoded(infer8_context *ctx, const infer8_model 
 infer8_status infer8_preprocess_rgb8(infer8_context *ctx, const infer8_model *model, const uint8_t *pixels,
                                      int width, int height, size_t stride, float *out);
 
-/* Logits for n encoded images; logits: n * num_classes floats. */
+/* Decode, resize and center crop as infer8_preprocess_encoded, without the normalization:
+ * out: uint8 RGB HWC [H][W][3] of the model's input size (3 * H * W bytes). */
+infer8_status infer8_preprocess_encoded_u8(infer8_context *ctx, const infer8_model *model, const void *data,
+                                           size_t size, uint8_t *out);
+
+/* Logits for n encoded images; logits: n * num_classes floats. Through infer8_classify_u8. */
 infer8_status infer8_classify_encoded(infer8_context *ctx, infer8_model *model, int n, const void *const *data,
                                       const size_t *sizes, float *logits);
 /* Logits for n already-preprocessed images, float32 NCHW [n][3][H][W]. */
 infer8_status infer8_classify_tensor(infer8_context *ctx, infer8_model *model, int n, const float *input_nchw,
                                      float *logits);
+/* Logits for n crops of the model's input size, uint8 RGB HWC [n][H][W][3] (as
+ * infer8_preprocess_encoded_u8 writes them). Normalized with the model's mean and std where the
+ * model runs: the CUDA executor uploads the bytes (a quarter of the floats) and normalizes on the
+ * GPU, bit for bit as the CPU's infer8_preprocess_encoded; the CPU executors normalize on the
+ * CPU. UNSUPPORTED for a model whose input is not 3 channels. */
+infer8_status infer8_classify_u8(infer8_context *ctx, infer8_model *model, int n, const uint8_t *crops_nhwc,
+                                 float *logits);
 /* Logits for n RGB8 images of one size (each preprocessed like an encoded image). */
 infer8_status infer8_classify_rgb8(infer8_context *ctx, infer8_model *model, int n, const uint8_t *const *pixels,
                                    int width, int height, size_t stride, float *logits);

@@ -61,6 +61,11 @@ typedef struct i8_backend_ops {
     /* Optional. The activation memory the backend would plan for g at max_batch, in bytes,
      * without a device and without preparing (`infer8 inspect` reports it). */
     infer8_status (*plan_memory)(const i8_graph *g, int max_batch, uint64_t *arena_bytes, i8_err *err);
+    /* Optional. As run, from the uint8 crops themselves: input uint8 NHWC [n][H][W][3] (3
+     * channels), normalized by the executor as i8_normalize_u8 does ((v / 255 - mean) / std in
+     * float32, bit for bit), so that a quarter of the bytes travels to the device. */
+    infer8_status (*run_u8)(void *ctx, int n, const uint8_t *input_nhwc, const float mean[3], const float std[3],
+                            float *logits, i8_err *err);
 } i8_backend_ops;
 
 extern const i8_backend_ops i8_backend_cpu_reference;

@@ -47,6 +47,12 @@ infer8_status i8_image_resize(const i8_image *in, int out_w, int out_h, i8_inter
  * H = W = pre->input_size[1..2] (caller-owned, 3*H*W floats). Non-square input_size ->
  * INFER8_E_UNSUPPORTED. */
 infer8_status i8_preprocess(const i8_image *in, const i8_preproc *pre, float *out, i8_err *err);
+/* The same in two steps. i8_preprocess_crop_u8: resize and center crop (zero padding) only,
+ * out: uint8 HWC [H][W][3] (caller-owned, 3*H*W bytes), the batch a GPU normalizes itself.
+ * i8_normalize_u8: ToTensor and Normalize of such a crop into float32 CHW [3][H][W].
+ * i8_preprocess = crop, then normalize, bit for bit. */
+infer8_status i8_preprocess_crop_u8(const i8_image *in, const i8_preproc *pre, uint8_t *out, i8_err *err);
+void i8_normalize_u8(const uint8_t *hwc, int height, int width, const float mean[3], const float std[3], float *out);
 
 /* Resampling coefficients of one axis exactly as Pillow's precompute_coeffs followed by
  * normalize_coeffs_8bpc: output i reads inputs bounds[2i] .. bounds[2i] + bounds[2i+1] - 1 with

@@ -56,7 +56,8 @@ void i8_center_crop_offsets(int w, int h, int crop_w, int crop_h, int *left, int
     *top = crop_h > h ? -((crop_h - h) / 2) : i8_python_round_half_even((h - crop_h) / 2.0);
 }
 
-infer8_status i8_preprocess(const i8_image *in, const i8_preproc *pre, float *out, i8_err *err) {
+/* Checks shared by i8_preprocess_crop_u8 and i8_preprocess: the square input side, or an error. */
+static infer8_status check_preproc(const i8_image *in, const i8_preproc *pre, const void *out, i8_err *err) {
     if (!in || !in->rgb || in->width <= 0 || in->height <= 0 || !pre || !out)
         return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "preprocess: empty image or NULL argument");
     int size = pre->input_size[1];
@@ -72,7 +73,13 @@ infer8_status i8_preprocess(const i8_image *in, const i8_preproc *pre, float *ou
     for (int c = 0; c < 3; c++)
         if (!(pre->std[c] != 0.0f))
             return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "preprocess: std[%d] is zero", c);
+    return INFER8_OK;
+}
 
+infer8_status i8_preprocess_crop_u8(const i8_image *in, const i8_preproc *pre, uint8_t *out, i8_err *err) {
+    infer8_status st = check_preproc(in, pre, out, err);
+    if (st != INFER8_OK) return st;
+    int size = pre->input_size[1];
     int tw, th;
     i8_resize_target(in->width, in->height, size, pre->crop_pct, &tw, &th);
     if (tw <= 0 || th <= 0)
@@ -90,30 +97,49 @@ infer8_status i8_preprocess(const i8_image *in, const i8_preproc *pre, float *ou
     i8_image resized = {0, 0, NULL};
     const i8_image *im = in;
     if (tw != in->width || th != in->height) {   /* torchvision returns the image unchanged */
-        infer8_status st = i8_image_resize(in, tw, th, pre->interpolation, &resized, err);
+        st = i8_image_resize(in, tw, th, pre->interpolation, &resized, err);
         if (st != INFER8_OK) return st;
         im = &resized;
     }
     int left, top;
     i8_center_crop_offsets(im->width, im->height, size, size, &left, &top);
-    size_t plane = (size_t)size * (size_t)size;
-    for (int c = 0; c < 3; c++) {
-        float mean = pre->mean[c], std = pre->std[c];
-        float *o = out + (size_t)c * plane;
-        for (int y = 0; y < size; y++) {
-            int sy = y + top;
-            for (int x = 0; x < size; x++) {
-                int sx = x + left;
-                uint8_t v = 0;   /* padding is zero */
-                if (sy >= 0 && sy < im->height && sx >= 0 && sx < im->width)
-                    v = im->rgb[((size_t)sy * (size_t)im->width + (size_t)sx) * 3 + (size_t)c];
-                /* ToTensor: float32 v / 255; Normalize: (x - mean) / std, each rounded to float32 */
-                float t = (float)v / 255.0f;
-                t = t - mean;
-                o[(size_t)y * size + x] = t / std;
-            }
+    for (int y = 0; y < size; y++) {
+        int sy = y + top;
+        uint8_t *o = out + (size_t)y * size * 3;
+        for (int x = 0; x < size; x++) {
+            int sx = x + left;
+            if (sy >= 0 && sy < im->height && sx >= 0 && sx < im->width)
+                memcpy(o + (size_t)x * 3, im->rgb + ((size_t)sy * (size_t)im->width + (size_t)sx) * 3, 3);
+            else
+                memset(o + (size_t)x * 3, 0, 3);   /* padding is zero */
         }
     }
     i8_image_free(&resized);
     return INFER8_OK;
+}
+
+void i8_normalize_u8(const uint8_t *hwc, int height, int width, const float mean[3], const float std[3], float *out) {
+    size_t plane = (size_t)height * (size_t)width;
+    for (int c = 0; c < 3; c++) {
+        float *o = out + (size_t)c * plane;
+        for (size_t p = 0; p < plane; p++) {
+            /* ToTensor: float32 v / 255; Normalize: (x - mean) / std, each rounded to float32
+             * (the CUDA input kernel, i8_cuda_input_u8_to_nhwc, does the same three operations) */
+            float t = (float)hwc[p * 3 + (size_t)c] / 255.0f;
+            t = t - mean[c];
+            o[p] = t / std[c];
+        }
+    }
+}
+
+infer8_status i8_preprocess(const i8_image *in, const i8_preproc *pre, float *out, i8_err *err) {
+    infer8_status st = check_preproc(in, pre, out, err);
+    if (st != INFER8_OK) return st;
+    int size = pre->input_size[1];
+    uint8_t *crop = i8_malloc((size_t)size * (size_t)size * 3, err);
+    if (!crop) return err->code;
+    st = i8_preprocess_crop_u8(in, pre, crop, err);
+    if (st == INFER8_OK) i8_normalize_u8(crop, size, size, pre->mean, pre->std, out);
+    free(crop);
+    return st;
 }

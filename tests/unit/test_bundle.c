@@ -25,6 +25,7 @@
 
 #include "api/model.h"
 #include "formats/bundle.h"
+#include "image/image.h"
 #include "quant/fp8.h"
 #include "quant/scales.h"
 
@@ -583,6 +584,69 @@ static void test_tactic_kinds(void **state) {
     free(data);
 }
 
+/* The uint8 entry points on the CPU executor against the float ones: infer8_preprocess_encoded_u8
+ * normalised by hand (torchvision's float32 steps) equals infer8_preprocess_encoded; the logits of
+ * infer8_classify_u8, infer8_classify_encoded and infer8_classify_rgb8 equal infer8_classify_tensor's
+ * on the float input, bit for bit, over more images than the bundle's max batch (4); bad
+ * arguments are refused. */
+static void test_uint8_entry_points(void **state) {
+    (void)state;
+    enum { N = 6, S = 75, PER = 3 * S * S };
+    infer8_context *ctx = infer8_context_new();
+    infer8_model *m = open_bundle(ctx, "small.bundle");
+    infer8_model_info info;
+    infer8_model_info_init(&info);
+    assert_int_equal(infer8_model_get_info(m, &info), INFER8_OK);
+    static uint8_t crops[N * PER];
+    static float x[N * PER];
+    uint8_t *enc[N] = {0}, *rgb[N] = {0};
+    size_t enc_size[N];
+    i8_err err;
+    for (int i = 0; i < N; i++) { /* different sizes; all one size for the rgb8 batch below */
+        i8_image im;
+        assert_int_equal(i8_image_generate(&im, 500 + i, 90 + 13 * i, 64 + 7 * i, &err), INFER8_OK);
+        assert_int_equal(i8_image_encode(&im, 'p', &enc[i], &enc_size[i], &err), INFER8_OK);
+        i8_image_free(&im);
+        assert_int_equal(i8_image_generate(&im, 900 + i, 101, 83, &err), INFER8_OK);
+        rgb[i] = im.rgb;
+    }
+    for (int i = 0; i < N; i++) {
+        uint8_t *c = crops + (size_t)i * PER;
+        assert_int_equal(infer8_preprocess_encoded_u8(ctx, m, enc[i], enc_size[i], c), INFER8_OK);
+        assert_int_equal(infer8_preprocess_encoded(ctx, m, enc[i], enc_size[i], x + (size_t)i * PER), INFER8_OK);
+        for (int ch = 0; ch < 3; ch++)
+            for (int p = 0; p < S * S; p++) {
+                float t = (float)c[p * 3 + ch] / 255.0f;
+                t = t - info.mean[ch];
+                t = t / info.std[ch];
+                assert_true(x[(size_t)i * PER + (size_t)ch * S * S + p] == t);
+            }
+    }
+    float want[N * 3], got[N * 3];
+    assert_int_equal(infer8_classify_tensor(ctx, m, N, x, want), INFER8_OK);
+    memset(got, 0xff, sizeof got);
+    assert_int_equal(infer8_classify_u8(ctx, m, N, crops, got), INFER8_OK);
+    assert_memory_equal(got, want, sizeof got);
+    memset(got, 0xff, sizeof got);
+    assert_int_equal(infer8_classify_encoded(ctx, m, N, (const void *const *)enc, enc_size, got), INFER8_OK);
+    assert_memory_equal(got, want, sizeof got);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(infer8_preprocess_rgb8(ctx, m, rgb[i], 101, 83, 101 * 3, x + (size_t)i * PER), INFER8_OK);
+    assert_int_equal(infer8_classify_tensor(ctx, m, N, x, want), INFER8_OK);
+    memset(got, 0xff, sizeof got);
+    assert_int_equal(infer8_classify_rgb8(ctx, m, N, (const uint8_t *const *)rgb, 101, 83, 101 * 3, got), INFER8_OK);
+    assert_memory_equal(got, want, sizeof got);
+    /* refused */
+    assert_int_equal(infer8_classify_u8(ctx, m, 0, crops, got), INFER8_E_INVALID_ARGUMENT);
+    assert_int_equal(infer8_classify_u8(ctx, m, 1, NULL, got), INFER8_E_INVALID_ARGUMENT);
+    assert_int_equal(infer8_preprocess_encoded_u8(ctx, m, enc[0], 10, crops), INFER8_E_FORMAT);
+    assert_int_equal(infer8_classify_rgb8(ctx, m, 1, (const uint8_t *const *)rgb, 101, 83, 100, got),
+                     INFER8_E_INVALID_ARGUMENT);
+    for (int i = 0; i < N; i++) free(enc[i]), free(rgb[i]);
+    infer8_model_close(m);
+    infer8_context_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_fp32), cmocka_unit_test(test_roundtrip_fp16),
@@ -591,6 +655,7 @@ int main(void) {
         cmocka_unit_test(test_truncation),     cmocka_unit_test(test_flipped_bytes),
         cmocka_unit_test(test_bad_table),      cmocka_unit_test(test_bad_contents),
         cmocka_unit_test(test_tactic_kinds),     cmocka_unit_test(test_profile_by_type),
+        cmocka_unit_test(test_uint8_entry_points),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -8,6 +8,8 @@
  *   - whole networks (inception_v3, inception_v4, inception_resnet_v2 at 299x299, folded and
  *     fused) at batch 1 and 4 with a deterministic He-initialised weight source, tuned tactics;
  *     prints ms per forward (CUDA graph replay), the tactic mix, tuning time and arena size.
+ *   - the uint8 input path (run_u8: the GPU normalizes the bytes) against the float path on the
+ *     same images normalized on the CPU: identical logits, for every graph with 3 input channels.
  * Criterion (fp16 activations, fp32 accumulation): max |cuda - ref| / max |ref| <= 1e-2 and the
  * same top-1 wherever the reference's top-1 margin exceeds twice the maximum difference.
  * Output buffers are poisoned with NaN before each run. Compiles everywhere; without CUDA in
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -28,6 +31,7 @@
 
 #include "backends/backend.h"
 #include "families/family.h"
+#include "image/image.h"
 
 #ifdef INFER8_HAVE_CUDA
 #include "backends/cuda/cuda_backend.h"
@@ -71,6 +75,40 @@ static cmp compare(const float *a, const float *ref, int n, int classes)
 }
 
 /* Runs both backends on random input for each batch in ns and checks the criterion. */
+/* run_u8 against run: n generated uint8 crops normalized on the CPU (i8_normalize_u8) and run as
+ * floats give the same logits, bit for bit, as the bytes normalized on the GPU, for two
+ * normalizations (the second makes the uint8 graphs be captured again) and on fresh inputs each
+ * time (a uint8 forward that left the input alone would repeat the float run's logits).
+ * in / a / b: room for n images and n logit rows. */
+static void check_u8(void *cc, const i8_graph *g, int n, i8_rng *rng, float *in, float *a, float *b)
+{
+    static const float norms[2][6] = {{0.485f, 0.456f, 0.406f, 0.229f, 0.224f, 0.225f},
+                                      {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f}};
+    size_t per = (size_t)3 * g->input_h * g->input_w;
+    size_t outc = (size_t)g->nodes[g->output].c * g->nodes[g->output].h * g->nodes[g->output].w;
+    uint8_t *u8 = malloc(per * n);
+    assert_non_null(u8);
+    i8_err err = {0};
+    for (int k = 0; k < 4; k++) {
+        const float *mean = norms[k / 2], *std = norms[k / 2] + 3;
+        for (size_t i = 0; i < per * n; i++) u8[i] = (uint8_t)(i8_rng_uniform(rng) * 256.0);
+        for (int j = 0; j < n; j++) i8_normalize_u8(u8 + per * j, g->input_h, g->input_w, mean, std, in + per * j);
+        memset(a, 0xff, sizeof(float) * outc * n);
+        memset(b, 0xff, sizeof(float) * outc * n);
+        assert_int_equal(i8_backend_cuda.run(cc, n, in, a, &err), INFER8_OK);
+        infer8_status st = i8_backend_cuda.run_u8(cc, n, u8, mean, std, b, &err);
+        if (st) fprintf(stderr, "cuda run_u8: %s\n", err.msg);
+        assert_int_equal(st, INFER8_OK);
+        if (memcmp(a, b, sizeof(float) * outc * n))
+            fprintf(stderr, "  %s n=%d: uint8 input logits differ from the float input's (first %g vs %g)\n", g->arch, n,
+                    (double)b[0], (double)a[0]);
+        assert_memory_equal(a, b, sizeof(float) * outc * n);
+    }
+    float bad[3] = {0.5f, 0.0f, 0.5f};
+    assert_int_equal(i8_backend_cuda.run_u8(cc, n, u8, norms[0], bad, b, &err), INFER8_E_INVALID_ARGUMENT);
+    free(u8);
+}
+
 static void check_graph_b(tg *t, const int *ns, int count, double tol, const char *tactic, int report)
 {
     i8_graph *g = &t->g;
@@ -110,6 +148,7 @@ static void check_graph_b(tg *t, const int *ns, int count, double tol, const cha
             assert_true(c.top1_ok);
             if (!report) break;
         }
+        if (!tactic && g->input_c == 3) check_u8(cc, g, n, &t->rng, in, ref, got);
         if (report) {
             i8_cuda_stats s;
             i8_cuda_get_stats(cc, n, &s);
@@ -299,17 +338,35 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* INFER8_CUDA_BENCH=1: for each family (random weights; speed does not depend on values) and
- * batch 1 and 32, median / min / max of 7 rounds of CUDA-graph replays, plus the per-op-kind
- * split of a per-node profile at batch 1 and the slowest nodes. Prints a table; returns 0. */
+/* Wall-clock ms of one host call (upload from pageable memory, forward, logits back, sync):
+ * run with float input (u8 0) or run_u8; mean of iters calls. */
+static double host_call_ms(void *c, int n, int iters, int u8, const float *in, const uint8_t *in8, float *logits,
+                           i8_err *err)
+{
+    static const float mean[3] = {0.5f, 0.5f, 0.5f}, std[3] = {0.5f, 0.5f, 0.5f};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < iters; i++)
+        if ((u8 ? i8_backend_cuda.run_u8(c, n, in8, mean, std, logits, err) : i8_backend_cuda.run(c, n, in, logits, err)))
+            return -1.0;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return ((t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6) / iters;
+}
+
+/* INFER8_CUDA_BENCH=1: for each family (random weights; speed does not depend on values;
+ * INFER8_CUDA_BENCH_ARCHES=a,b picks them) and batch 1 and 32, median / min / max of 7 rounds of
+ * CUDA-graph replays; then whole host calls, float input (run) against uint8 input normalized on
+ * the GPU (run_u8), 7 interleaved rounds, median [min, max]; plus the per-op-kind split of a
+ * per-node profile at batch 1 and the slowest nodes. Prints a table; returns 0. */
 static int bench_main(void)
 {
     static const char *archs[] = {"inception_resnet_v2", "inception_v4", "inception_v3"};
     static const int batches[] = {1, 32};
     printf("| model | batch | median ms | min | max | tuning s | own/cublaslt/cudnn | graph |\n|---|---|---|---|---|---|---|---|\n");
+    const char *only = getenv("INFER8_CUDA_BENCH_ARCHES");
     for (int a = 0; a < 3; a++) {
         const i8_family *fam = i8_family_find(archs[a]);
-        if (!fam) continue;
+        if (!fam || (only && !strstr(only, archs[a]))) continue;
         i8_graph g;
         memset(&g, 0, sizeof g);
         i8_err err = {0};
@@ -348,6 +405,24 @@ static int bench_main(void)
                    s.tune_seconds, s.convs_per_kind[1], s.convs_per_kind[2], s.convs_per_kind[3],
                    s.graph_captured ? "yes" : "NO");
             fflush(stdout);
+            /* host calls: float32 NCHW input against the uint8 crops */
+            size_t per = (size_t)3 * g.input_h * g.input_w;
+            float *in = malloc(sizeof(float) * per * n), *lg = malloc(sizeof(float) * 1000 * n);
+            uint8_t *in8 = malloc(per * n);
+            if (in && lg && in8) {
+                for (size_t k = 0; k < per * n; k++) in8[k] = (uint8_t)(k * 2654435761u >> 24), in[k] = in8[k] / 127.5f - 1.0f;
+                int calls = n == 1 ? 100 : 20;
+                double f[7], u[7];
+                host_call_ms(c, n, 3, 0, in, in8, lg, &err), host_call_ms(c, n, 3, 1, in, in8, lg, &err); /* warm-up, capture */
+                for (int k = 0; k < 7; k++)
+                    f[k] = host_call_ms(c, n, calls, 0, in, in8, lg, &err), u[k] = host_call_ms(c, n, calls, 1, in, in8, lg, &err);
+                qsort(f, 7, sizeof f[0], cmp_double);
+                qsort(u, 7, sizeof u[0], cmp_double);
+                printf("|   host call, %s batch %d | float32 input %.3f [%.3f, %.3f] ms | uint8 input %.3f [%.3f, %.3f] ms | x %.2f |\n",
+                       archs[a], n, f[3], f[0], f[6], u[3], u[0], u[6], f[3] / u[3]);
+                fflush(stdout);
+            }
+            free(in), free(lg), free(in8);
         }
         /* profile at batch 1 (nodes one at a time, outside the graph) */
         double *pm = calloc((size_t)g.n_nodes, sizeof(double));

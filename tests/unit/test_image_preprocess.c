@@ -1,10 +1,12 @@
 /* Unit tests of timm's eval transform pieces (src/image/preprocess.c): scale size from
  * crop_pct, torchvision's short-side resize target, Python round, center crop offsets with
- * padding, and the float32 normalisation. */
+ * padding, and the float32 normalisation; the same transform split into the uint8 crop and its
+ * normalisation (the GPU's input path). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -120,10 +122,65 @@ static void normalise_and_pad(void **state) {
     i8_image_free(&im);
 }
 
+/* The uint8 crop and its normalisation against the pieces: for a generated image resized down
+ * (bicubic), one resized up (bilinear) and one zero-padded (crop_pct 2), the crop bytes are the
+ * resized image's at the center-crop offsets (zero outside), and both i8_normalize_u8 of the crop
+ * and i8_preprocess give (v / 255 - mean) / std in float32 for each of them. */
+static void crop_then_normalize(void **state) {
+    (void)state;
+    static const struct { int w, h, size; float crop_pct; i8_interp interp; } cases[] = {
+        {173, 131, 64, 0.875f, I8_INTERP_BICUBIC}, {40, 57, 75, 0.9f, I8_INTERP_BILINEAR}, {9, 7, 12, 2.0f, I8_INTERP_BICUBIC}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        i8_err err;
+        i8_image im;
+        assert_int_equal(i8_image_generate(&im, 40 + k, cases[k].w, cases[k].h, &err), INFER8_OK);
+        int size = cases[k].size;
+        i8_preproc pre = {.input_size = {3, size, size}, .crop_pct = cases[k].crop_pct, .interpolation = cases[k].interp,
+                          .mean = {0.485f, 0.456f, 0.406f}, .std = {0.229f, 0.224f, 0.225f}};
+        size_t plane = (size_t)size * size;
+        float *want = malloc(3 * plane * sizeof(float)), *got = malloc(3 * plane * sizeof(float));
+        uint8_t *crop = malloc(3 * plane);
+        assert_true(want && got && crop);
+        assert_int_equal(i8_preprocess(&im, &pre, want, &err), INFER8_OK);
+        assert_int_equal(i8_preprocess_crop_u8(&im, &pre, crop, &err), INFER8_OK);
+        i8_normalize_u8(crop, size, size, pre.mean, pre.std, got);
+        assert_memory_equal(got, want, 3 * plane * sizeof(float));
+        /* the bytes: the resized image at the crop offsets (torchvision skips an equal-size resize) */
+        int tw, th, left, top;
+        i8_resize_target(im.width, im.height, size, pre.crop_pct, &tw, &th);
+        i8_image rs = {0, 0, NULL};
+        if (tw != im.width || th != im.height) assert_int_equal(i8_image_resize(&im, tw, th, pre.interpolation, &rs, &err), INFER8_OK);
+        const i8_image *src = rs.rgb ? &rs : &im;
+        i8_center_crop_offsets(src->width, src->height, size, size, &left, &top);
+        int padded = 0;
+        for (int y = 0; y < size; y++)
+            for (int x = 0; x < size; x++)
+                for (int c = 0; c < 3; c++) {
+                    int sy = y + top, sx = x + left, in = sy >= 0 && sy < src->height && sx >= 0 && sx < src->width;
+                    uint8_t v = in ? src->rgb[((size_t)sy * src->width + sx) * 3 + c] : 0;
+                    padded += !in;
+                    assert_int_equal(crop[((size_t)y * size + x) * 3 + c], v);
+                    /* ToTensor and Normalize, float32 steps (torchvision's order) */
+                    float t = (float)v / 255.0f;
+                    t = t - pre.mean[c];
+                    t = t / pre.std[c];
+                    assert_true(got[c * plane + (size_t)y * size + x] == t);
+                    assert_true(want[c * plane + (size_t)y * size + x] == t);
+                }
+        assert_true(k == 2 ? padded > 0 : padded == 0);
+        /* the checks of i8_preprocess apply to the crop alone too */
+        pre.std[2] = 0.0f;
+        assert_int_equal(i8_preprocess_crop_u8(&im, &pre, crop, &err), INFER8_E_INVALID_ARGUMENT);
+        i8_image_free(&rs);
+        i8_image_free(&im);
+        free(want), free(got), free(crop);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_half_even), cmocka_unit_test(resize_targets), cmocka_unit_test(crop_offsets),
-        cmocka_unit_test(normalise_and_pad),
+        cmocka_unit_test(normalise_and_pad), cmocka_unit_test(crop_then_normalize),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

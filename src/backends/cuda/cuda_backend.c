@@ -12,6 +12,8 @@
  *   events -- into one CUDA graph that later runs replay.
  * run: input copy (float32 NCHW) -> graph replay (its first node converts to NHWC fp16) ->
  *   logits copy (float32). Library and CUDA errors become INFER8_E_DEVICE at this boundary.
+ * run_u8: the uint8 crops are copied instead (a quarter of the bytes) and the first node
+ *   normalizes them on the GPU; a second graph per batch size, captured on first use.
  * FP8 graphs (conv precision I8_PREC_FP8): e4m3 twins of tensors read as FP8 and the e4m3 conv
  *   kernel, cuda_fp8.c / cuda_fp8.cu; fp16 graphs are planned and run exactly as before. */
 #include <math.h>
@@ -346,7 +348,10 @@ static int launch_node(cu_ctx *c, cu_batch *b, int i, cudaStream_t s, int ws_ind
     int x_ld = in ? i8_cuda_view_ld(c, nd->inputs[0]) : 0;
     size_t pixels = (size_t)n * nd->h * nd->w;
     switch (nd->op) {
-    case I8_OP_INPUT: return i8_cuda_input_to_nhwc(c->in_stage, n, g->input_c, g->input_h, g->input_w, y, y_ld, s);
+    case I8_OP_INPUT:
+        return c->input_u8 ? i8_cuda_input_u8_to_nhwc(c->in_stage_u8, n, g->input_h, g->input_w, c->u8_mean, c->u8_std,
+                                                      y, y_ld, s)
+                           : i8_cuda_input_to_nhwc(c->in_stage, n, g->input_c, g->input_h, g->input_w, y, y_ld, s);
     case I8_OP_CONV: return i8_cuda_conv_launch(c, b, i, s, ws_index);
     case I8_OP_MAXPOOL:
     case I8_OP_AVGPOOL: {
@@ -540,17 +545,22 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
     return INFER8_OK;
 }
 
-static infer8_status forward(cu_ctx *c, cu_batch *b, i8_err *err) {
-    if (b->exec) {
-        CU_TRY(cudaGraphLaunch(b->exec, c->streams[0]));
-        return INFER8_OK;
-    }
+/* The forward launched node by node (no graph) */
+static infer8_status launch_nodes(cu_ctx *c, cu_batch *b, i8_err *err) {
     int failed = -1;
     int rc = launch_all(c, b, &failed);
     if (rc)
         return i8_fail(err, INFER8_E_DEVICE, "cuda: node %d ('%s') failed to launch (status %d)", failed,
                        failed >= 0 ? c->g->nodes[failed].name : "join", rc);
     return INFER8_OK;
+}
+
+static infer8_status forward(cu_ctx *c, cu_batch *b, i8_err *err) {
+    if (b->exec) {
+        CU_TRY(cudaGraphLaunch(b->exec, c->streams[0]));
+        return INFER8_OK;
+    }
+    return launch_nodes(c, b, err);
 }
 
 /* ---------------------------------------------------------------- ops table */
@@ -563,6 +573,7 @@ static void cuda_destroy(void *vctx) {
         for (int n = 0; n <= c->max_batch; n++) {
             cu_batch *b = &c->batches[n];
             if (b->exec) cudaGraphExecDestroy(b->exec);
+            if (b->exec_u8) cudaGraphExecDestroy(b->exec_u8);
             if (b->varpack)
                 for (int i = 0; i < c->g->n_nodes; i++)
                     if (b->varpack[i]) cudnnBackendDestroyDescriptor(b->varpack[i]);
@@ -595,6 +606,7 @@ static void cuda_destroy(void *vctx) {
     }
     if (c->t0) cudaEventDestroy(c->t0);
     if (c->t1) cudaEventDestroy(c->t1);
+    cudaFree(c->in_stage_u8);
     cudaFree(c->collect_dev);
     cudaFree(c->collect_scratch);
     free(c->collect_index);
@@ -791,6 +803,51 @@ static infer8_status cuda_run(void *vctx, int n, const float *input, float *logi
     return INFER8_OK;
 }
 
+/* The uint8 path: the input node normalizes in_stage_u8 on the GPU (i8_cuda_input_u8_to_nhwc),
+ * in a second graph per batch size with the tactics the first one chose. Everything after the
+ * input node is the float path's. */
+static infer8_status cuda_run_u8(void *vctx, int n, const uint8_t *input, const float mean[3], const float std[3],
+                                 float *logits, i8_err *err) {
+    cu_ctx *c = vctx;
+    const i8_graph *g = c->g;
+    if (g->input_c != 3)
+        return i8_fail(err, INFER8_E_UNSUPPORTED, "cuda: uint8 input needs 3 input channels, the graph has %d",
+                       g->input_c);
+    for (int k = 0; k < 3; k++)
+        if (!(std[k] != 0.0f) || !isfinite(mean[k]) || !isfinite(std[k]))
+            return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "cuda: uint8 input: mean[%d] %g, std[%d] %g", k,
+                           (double)mean[k], k, (double)std[k]);
+    infer8_status rc = ensure_batch(c, n, err);
+    if (rc) return rc;
+    size_t per_image = (size_t)g->input_h * g->input_w * 3;
+    if (!c->in_stage_u8) CU_TRY(cudaMalloc((void **)&c->in_stage_u8, (size_t)c->max_batch * per_image));
+    if (memcmp(c->u8_mean, mean, sizeof c->u8_mean) || memcmp(c->u8_std, std, sizeof c->u8_std)) {
+        /* another normalization: the graphs hold the old one as kernel arguments */
+        CU_TRY(cudaStreamSynchronize(c->streams[0]));
+        for (int k = 0; k <= c->max_batch; k++)
+            if (c->batches[k].exec_u8) cudaGraphExecDestroy(c->batches[k].exec_u8), c->batches[k].exec_u8 = NULL;
+        memcpy(c->u8_mean, mean, sizeof c->u8_mean);
+        memcpy(c->u8_std, std, sizeof c->u8_std);
+    }
+    cu_batch *b = &c->batches[n];
+    const i8_node *out = &g->nodes[g->output];
+    CU_TRY(cudaMemcpyAsync(c->in_stage_u8, input, (size_t)n * per_image, cudaMemcpyHostToDevice, c->streams[0]));
+    c->input_u8 = 1;
+    if (b->exec && !b->exec_u8) b->exec_u8 = capture(c, b);
+    if (b->exec_u8) {
+        if (cudaGraphLaunch(b->exec_u8, c->streams[0]) != cudaSuccess)
+            rc = i8_fail(err, INFER8_E_DEVICE, "cuda: graph launch (uint8 input) failed");
+    } else {
+        rc = c->collect_index ? collect_forward(c, b, err) : launch_nodes(c, b, err);
+    }
+    c->input_u8 = 0;
+    if (rc) return rc;
+    CU_TRY(cudaMemcpyAsync(logits, c->out_stage, (size_t)n * out->c * out->h * out->w * 4, cudaMemcpyDeviceToHost,
+                           c->streams[0]));
+    CU_TRY(cudaStreamSynchronize(c->streams[0]));
+    return INFER8_OK;
+}
+
 static infer8_status cuda_time_forward(void *vctx, int n, int iters, double *ms, i8_err *err) {
     cu_ctx *c = vctx;
     infer8_status rc = ensure_batch(c, n, err);
@@ -881,6 +938,7 @@ const i8_backend_ops i8_backend_cuda = {
     .profile = cuda_profile,
     .describe_device = cuda_describe_device,
     .plan_memory = cuda_plan_memory,
+    .run_u8 = cuda_run_u8,
 };
 
 /* ---------------------------------------------------------------- internal interface */

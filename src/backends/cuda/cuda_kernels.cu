@@ -234,6 +234,31 @@ extern "C" int i8_cuda_input_to_nhwc(const float *x, int n, int c, int h, int w,
     return launch_status();
 }
 
+/* mean and std by value: a captured graph keeps them */
+typedef struct u8_norm { float mean[3], std[3]; } u8_norm;
+
+__global__ void input_u8_to_nhwc_kernel(const uint8_t *x, size_t pixels, u8_norm nm, __half *y, int c_pad) {
+    size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= pixels) return;
+    const uint8_t *px = x + p * 3;
+    __half *o = y + p * c_pad;
+    for (int ch = 0; ch < c_pad; ch++) {
+        float t = 0.0f;
+        if (ch < 3) /* the CPU's three float32 roundings, not a fused or reciprocal form */
+            t = __fdiv_rn(__fsub_rn(__fdiv_rn((float)px[ch], 255.0f), nm.mean[ch]), nm.std[ch]);
+        o[ch] = __float2half_rn(t);
+    }
+}
+
+extern "C" int i8_cuda_input_u8_to_nhwc(const uint8_t *x, int n, int h, int w, const float mean[3], const float std[3],
+                                        void *y, int c_pad, void *stream) {
+    size_t count = (size_t)n * h * w;
+    u8_norm nm;
+    for (int c = 0; c < 3; c++) nm.mean[c] = mean[c], nm.std[c] = std[c];
+    input_u8_to_nhwc_kernel<<<blocks_for(count, 256), 256, 0, (cudaStream_t)stream>>>(x, count, nm, (__half *)y, c_pad);
+    return launch_status();
+}
+
 /* ---------------------------------------------------------------- pools */
 
 /* One thread per output pixel and group of V channels (V = 8: 16-byte accesses). */

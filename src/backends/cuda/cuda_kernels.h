@@ -45,6 +45,11 @@ int i8_cuda_conv_own(const i8_cuda_conv_args *a, int variant, void *stream);
 
 /* float32 NCHW [n][c][h][w] -> fp16 NHWC [n][h][w][c_pad] (channels c..c_pad-1 zero). */
 int i8_cuda_input_to_nhwc(const float *x, int n, int c, int h, int w, void *y, int c_pad, void *stream);
+/* uint8 NHWC [n][h][w][3] -> fp16 NHWC (c_pad channels, the padding zero): (v / 255 - mean) / std
+ * in float32, each step rounded as i8_normalize_u8 does on the CPU, then rounded to fp16 as
+ * i8_cuda_input_to_nhwc rounds the CPU's floats: the same fp16 input, bit for bit. */
+int i8_cuda_input_u8_to_nhwc(const uint8_t *x, int n, int h, int w, const float mean[3], const float std[3], void *y,
+                             int c_pad, void *stream);
 
 /* Max (mode 0), average excluding padding (mode 1) or including it (mode 2) pooling,
  * floor rounding; padded taps are never max candidates. x: [n][h][w] stride x_ld; y (fp16) and

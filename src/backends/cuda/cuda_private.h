@@ -83,6 +83,7 @@ typedef struct cu_batch {
     i8_cuda_tactic *tactics;     /* per node */
     i8_cuda_tactic *preset;      /* per node or NULL */
     cudaGraphExec_t exec;
+    cudaGraphExec_t exec_u8;     /* the same forward from the uint8 input (run_u8), captured on first use */
     i8_cuda_stats stats;
 } cu_batch;
 
@@ -101,6 +102,9 @@ typedef struct cu_ctx {
     size_t arena_bytes, weight_bytes;
     float *in_stage;             /* float32 NCHW input, max_batch images */
     float *out_stage;            /* float32 NCHW output, max_batch images (written by the graph) */
+    uint8_t *in_stage_u8;        /* uint8 NHWC input of run_u8, max_batch images (allocated on first use) */
+    int input_u8;                /* launch_node: the input node reads in_stage_u8 (set while run_u8 launches) */
+    float u8_mean[3], u8_std[3]; /* the normalization the exec_u8 graphs hold */
     cu_view *views;
     cu_storage *stor;
     int n_stor;
