@@ -382,21 +382,32 @@ EXPORT infer8_status infer8_preprocess_encoded(infer8_context *ctx, const infer8
     return s;
 }
 
+/* Refuses (INFER8_E_LIMIT on the context) an RGB8 image above the context's pixel limit. */
+static int rgb8_over_limit(infer8_context *ctx, int width, int height) {
+    if ((uint64_t)width * (uint64_t)height <= ctx->limits.max_image_pixels) return 0;
+    i8_err e;
+    i8_fail(&e, INFER8_E_LIMIT, "image of %dx%d pixels is above the limit of %llu pixels", width, height,
+            (unsigned long long)ctx->limits.max_image_pixels);
+    i8_ctx_fail(ctx, &e);
+    return 1;
+}
+
+/* Caller's rows (stride bytes apart) into im, allocated at the same size */
+static void rgb8_copy(i8_image *im, const uint8_t *pixels, size_t stride) {
+    for (int y = 0; y < im->height; y++)
+        memcpy(im->rgb + (size_t)y * im->width * 3, pixels + (size_t)y * stride, (size_t)im->width * 3);
+}
+
 EXPORT infer8_status infer8_preprocess_rgb8(infer8_context *ctx, const infer8_model *m, const uint8_t *pixels,
                                             int width, int height, size_t stride, float *out) {
     if (!ctx || !m || !pixels || !out || width <= 0 || height <= 0 || stride < (size_t)width * 3)
         return bad_arg(ctx, "infer8_preprocess_rgb8: bad argument (NULL pointer, size or stride)");
-    if ((uint64_t)width * (uint64_t)height > ctx->limits.max_image_pixels) {
-        i8_err e;
-        i8_fail(&e, INFER8_E_LIMIT, "image of %dx%d pixels is above the limit of %llu pixels", width, height,
-                (unsigned long long)ctx->limits.max_image_pixels);
-        return i8_ctx_fail(ctx, &e);
-    }
+    if (rgb8_over_limit(ctx, width, height)) return ctx->err.code;
     i8_err err;
     i8_err_clear(&err);
     i8_image im = {0};
     if (i8_image_alloc(&im, width, height, &err)) return i8_ctx_fail(ctx, &err);
-    for (int y = 0; y < height; y++) memcpy(im.rgb + (size_t)y * width * 3, pixels + (size_t)y * stride, (size_t)width * 3);
+    rgb8_copy(&im, pixels, stride);
     infer8_status s = preprocess_image(ctx, m, &im, out);
     i8_image_free(&im);
     return s;
@@ -531,12 +542,7 @@ EXPORT infer8_status infer8_classify_rgb8(infer8_context *ctx, infer8_model *m, 
     if (!ctx || !m || !pixels || !logits || n <= 0) return bad_arg(ctx, "infer8_classify_rgb8: bad argument");
     if (width <= 0 || height <= 0 || stride < (size_t)width * 3)
         return bad_arg(ctx, "infer8_classify_rgb8: bad argument (size or stride)");
-    if ((uint64_t)width * (uint64_t)height > ctx->limits.max_image_pixels) {
-        i8_err e;
-        i8_fail(&e, INFER8_E_LIMIT, "image of %dx%d pixels is above the limit of %llu pixels", width, height,
-                (unsigned long long)ctx->limits.max_image_pixels);
-        return i8_ctx_fail(ctx, &e);
-    }
+    if (rgb8_over_limit(ctx, width, height)) return ctx->err.code;
     size_t per_image;
     uint8_t *crops = crops_alloc(ctx, m, n, &per_image);
     if (!crops) return ctx->err.code;
@@ -549,8 +555,7 @@ EXPORT infer8_status infer8_classify_rgb8(infer8_context *ctx, infer8_model *m, 
             s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "infer8_classify_rgb8: image %d is NULL", i);
             break;
         }
-        for (int y = 0; y < height; y++)
-            memcpy(im.rgb + (size_t)y * width * 3, pixels[i] + (size_t)y * stride, (size_t)width * 3);
+        rgb8_copy(&im, pixels[i], stride);
         s = i8_preprocess_crop_u8(&im, &m->config.pre, crops + (size_t)i * per_image, &err);
     }
     i8_image_free(&im);
