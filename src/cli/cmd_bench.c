@@ -1,7 +1,8 @@
 /* `infer8 bench`: latency of one or more models measured the way the FP8 study says studies
  * must be measured: warm-up, CUDA-graph replay (on CUDA), rounds interleaved across models
  * (A B A B ...) so drift hits all alike, median with min and max per model and batch, and the
- * speed-up against the first model. --profile adds a per-layer-type breakdown. */
+ * speed-up against the first model. --profile adds a per-layer-type breakdown; --input f32 / u8
+ * time whole host calls (input upload, forward, logits back) instead of the forward alone. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,8 @@
 
 static const char *const bench_help =
     "usage: infer8 bench MODEL [MODEL ...] [--device ref|cpu|cuda] [--batch 1,32] [--rounds R]\n"
-    "                    [--iters N] [--profile] [--json] [-o OUT.json] [options]\n"
+    "                    [--iters N] [--input forward|f32|u8] [--profile] [--json] [-o OUT.json]\n"
+    "                    [options]\n"
     "\n"
     "Times forward passes of each MODEL (snapshot folder, .safetensors with --arch, or bundle).\n"
     "Per batch size: one warm-up round per model (on CUDA this tunes each layer and captures the\n"
@@ -24,7 +26,12 @@ static const char *const bench_help =
     "  --device DEV       cuda, cpu (oneDNN) or ref (reference executor); default cpu\n"
     "  --batch LIST       comma-separated batch sizes (default 1,32)\n"
     "  --rounds R         timed rounds per model and batch (default 7)\n"
-    "  --iters N          forwards per round (default 200 on cuda, 3 on cpu, 1 on ref)\n"
+    "  --iters N          calls per round (default 200 on cuda, 3 on cpu, 1 on ref)\n"
+    "  --input MODE       what one timed call is: forward (default) the forward alone, on data the\n"
+    "                     executor holds (CUDA: a graph replay); f32 a whole infer8_classify_tensor\n"
+    "                     call from a host float32 NCHW batch (upload, forward, logits back); u8 a\n"
+    "                     whole infer8_classify_u8 call from host uint8 crops (on CUDA the bytes are\n"
+    "                     uploaded and normalized on the GPU). Rounds are wall clock for f32 and u8\n"
     "  --profile          also time every layer separately (outside any graph) and print the time\n"
     "                     per layer type for each model\n"
     "  --json             print the results as one JSON document\n"
@@ -68,12 +75,63 @@ static void json_string(FILE *f, const char *s) {
     fputc('"', f);
 }
 
+typedef enum bench_input { INPUT_FORWARD, INPUT_F32, INPUT_U8 } bench_input;
+static const char *const input_names[] = {"forward", "f32", "u8"};
+
+/* Host inputs of one model and batch for --input f32 / u8: deterministic crops and their floats */
+typedef struct host_batch {
+    uint8_t *u8;
+    float *f32, *logits;
+} host_batch;
+
+static void host_batch_free(host_batch *h) {
+    free(h->u8), free(h->f32), free(h->logits);
+    memset(h, 0, sizeof *h);
+}
+
+static int host_batch_make(infer8_model *m, int n, host_batch *h) {
+    infer8_model_info info;
+    infer8_model_info_init(&info);
+    if (infer8_model_get_info(m, &info)) return -1;
+    size_t plane = (size_t)info.input_height * info.input_width, per = 3 * plane;
+    h->u8 = malloc(per * n);
+    h->f32 = malloc(sizeof(float) * per * n);
+    h->logits = malloc(sizeof(float) * (size_t)info.num_classes * n);
+    if (!h->u8 || !h->f32 || !h->logits) return -1;
+    for (size_t k = 0; k < per * n; k++) h->u8[k] = (uint8_t)((k * 2654435761u) >> 24);
+    for (int i = 0; i < n; i++) /* the model's normalization of the same bytes, float32 CHW */
+        for (int c = 0; c < 3; c++)
+            for (size_t p = 0; p < plane; p++)
+                h->f32[per * i + plane * c + p] = ((float)h->u8[per * i + 3 * p + c] / 255.0f - info.mean[c]) / info.std[c];
+    return 0;
+}
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* ms per call of `iters` calls of batch n in the given mode */
+static infer8_status time_calls(infer8_context *ctx, infer8_model *m, bench_input mode, int n, int iters,
+                                const host_batch *h, double *ms) {
+    if (mode == INPUT_FORWARD) return infer8_time_forward(ctx, m, n, iters, ms);
+    infer8_status s = INFER8_OK;
+    double t0 = now_ms();
+    for (int i = 0; i < iters && !s; i++)
+        s = mode == INPUT_U8 ? infer8_classify_u8(ctx, m, n, h->u8, h->logits)
+                             : infer8_classify_tensor(ctx, m, n, h->f32, h->logits);
+    *ms = (now_ms() - t0) / iters;
+    return s;
+}
+
 int cmd_bench(int argc, char **argv) {
     cli_args a = {argc, argv, 1, "bench"};
     cli_model_opts mo = {0};
     mo.device = "cpu";
     const char *models[MAX_MODELS];
     int n_models = 0, n_batches = 0, json = 0, profile = 0, error = 0;
+    bench_input input = INPUT_FORWARD;
     long batches[MAX_BATCHES], rounds = 7, iters = 0;
     const char *v = NULL, *out_path = NULL;
     while (a.i < argc && !error) {
@@ -93,6 +151,12 @@ int cmd_bench(int argc, char **argv) {
         } else if (cli_opt_value(&a, "-o", &out_path, &error) || cli_opt_value(&a, "--output", &out_path, &error)) {
         } else if (cli_opt_flag(&a, "--json")) {
             json = 1;
+        } else if (cli_opt_value(&a, "--input", &v, &error)) {
+            if (error) break;
+            int k = 0;
+            while (k < 3 && strcmp(v, input_names[k])) k++;
+            if (k == 3) return cli_usage_error("bench", "--input must be forward, f32 or u8, not '%s'", v);
+            input = (bench_input)k;
         } else if (cli_opt_flag(&a, "--profile")) {
             profile = 1;
         } else if (argv[a.i][0] == '-') {
@@ -120,6 +184,7 @@ int cmd_bench(int argc, char **argv) {
     infer8_context *ctx = infer8_context_new();
     if (!ctx) return EXIT_RUNTIME;
     infer8_model *handles[MAX_MODELS] = {0};
+    host_batch hosts[MAX_MODELS] = {{0}};
     bench_row *rows = calloc((size_t)n_models * n_batches, sizeof *rows);
     double *round_store = calloc((size_t)n_models * n_batches * rounds, sizeof(double));
     infer8_type_time(*profiles)[128] = profile ? calloc((size_t)n_models * n_batches, sizeof *profiles) : NULL;
@@ -142,14 +207,21 @@ int cmd_bench(int argc, char **argv) {
     }
     fprintf(stderr, "infer8 bench: %s; %d model(s), batches", device, n_models);
     for (int b = 0; b < n_batches; b++) fprintf(stderr, " %ld", batches[b]);
-    fprintf(stderr, "; %ld rounds of %ld forwards\n", rounds, iters);
+    fprintf(stderr, "; %ld rounds of %ld %s\n", rounds, iters,
+            input == INPUT_FORWARD ? "forwards" : input == INPUT_F32 ? "host calls from float32" : "host calls from uint8");
 
     for (int b = 0; b < n_batches; b++) {
         int n = (int)batches[b];
         for (int m = 0; m < n_models; m++) { /* warm-up: tuning, capture, caches */
             double ms;
             fprintf(stderr, "  warm-up %s batch %d\n", models[m], n);
-            if (infer8_time_forward(ctx, handles[m], n, (int)(iters < 20 ? iters : 20), &ms)) {
+            host_batch_free(&hosts[m]);
+            if (input != INPUT_FORWARD && host_batch_make(handles[m], n, &hosts[m])) {
+                fprintf(stderr, "infer8 bench: error (out of memory): host input of batch %d\n", n);
+                rc = EXIT_RUNTIME;
+                goto done;
+            }
+            if (time_calls(ctx, handles[m], input, n, (int)(iters < 20 ? iters : 20), &hosts[m], &ms)) {
                 rc = cli_fail(ctx, "bench");
                 goto done;
             }
@@ -161,7 +233,7 @@ int cmd_bench(int argc, char **argv) {
                 row->model = m;
                 row->batch = n;
                 row->rounds = round_store + ((size_t)b * n_models + m) * rounds;
-                if (infer8_time_forward(ctx, handles[m], n, (int)iters, &row->rounds[r])) {
+                if (time_calls(ctx, handles[m], input, n, (int)iters, &hosts[m], &row->rounds[r])) {
                     rc = cli_fail(ctx, "bench");
                     goto done;
                 }
@@ -250,7 +322,8 @@ int cmd_bench(int argc, char **argv) {
                 fputc(*p, f);
             }
         }
-        fprintf(f, "\",\n  \"rounds\": %ld,\n  \"iters\": %ld,\n  \"rows\": [\n", rounds, iters);
+        fprintf(f, "\",\n  \"input\": \"%s\",\n  \"rounds\": %ld,\n  \"iters\": %ld,\n  \"rows\": [\n",
+                input_names[input], rounds, iters);
         for (int b = 0; b < n_batches; b++)
             for (int m = 0; m < n_models; m++) {
                 bench_row *row = &rows[b * n_models + m];
@@ -288,11 +361,17 @@ int cmd_bench(int argc, char **argv) {
                 fprintf(stderr, "infer8 bench: error (i/o error): cannot write %s\n", out_path);
                 unlink(tmp_path);
                 rc = EXIT_INPUT;
+            } else if (json) { /* --json and -o: the same document on stdout too */
+                FILE *in = fopen(out_path, "r");
+                char buf[4096];
+                size_t got;
+                while (in && (got = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, got, stdout);
+                if (in) fclose(in);
             }
         }
     }
 done:
-    for (int m = 0; m < n_models; m++) infer8_model_close(handles[m]);
+    for (int m = 0; m < n_models; m++) infer8_model_close(handles[m]), host_batch_free(&hosts[m]);
     free(rows);
     free(round_store);
     free(profiles);

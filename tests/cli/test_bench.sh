@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# `infer8 bench` on the CPU: a snapshot and its fp16 bundle interleaved, batch 1 and 2, for each
+# --input mode (the forward alone, whole calls from float32 tensors, whole calls from uint8
+# crops); the JSON document's fields and their arithmetic (median within [min, max] of the
+# rounds, images/s, x against the first model), -o written atomically, bad options refused.
+. "$SRC/tests/lib/common.sh"
+snap=$(snapshot inception_v3 0)
+"$INFER8" build "$snap" --precision fp16 -o "$WORK/v3-fp16.bundle" >/dev/null || fail "build"
+for mode in forward f32 u8; do
+  "$INFER8" bench "$snap" "$WORK/v3-fp16.bundle" --batch 1,2 --rounds 3 --iters 1 --input "$mode" --json \
+    -o "$WORK/bench-$mode.json" >"$WORK/stdout-$mode.json" 2>"$WORK/stderr-$mode" || { cat "$WORK/stderr-$mode"; fail "bench --input $mode"; }
+  ls "$WORK" | grep -q '\.tmp\.' && fail "a temporary file was left behind"
+  grep -q "rounds of 1 " "$WORK/stderr-$mode" || fail "no progress header on stderr"
+  /usr/bin/python3 - "$WORK/stdout-$mode.json" "$WORK/bench-$mode.json" "$mode" <<'PY'
+import json, sys
+mode = sys.argv[3]
+for path in sys.argv[1:3]:
+    d = json.load(open(path))
+    assert d["input"] == mode, (d["input"], mode)
+    assert d["rounds"] == 3 and d["iters"] == 1, d
+    assert d["executor"] == "cpu" and d["device"], d
+    rows = d["rows"]
+    assert [(r["batch"], r["arch"]) for r in rows] == [(1, "inception_v3")] * 2 + [(2, "inception_v3")] * 2, rows
+    for i, r in enumerate(rows):
+        rounds = r["rounds_ms"]
+        assert len(rounds) == 3 and all(x > 0 for x in rounds), r
+        assert r["min_ms"] == min(rounds) and r["max_ms"] == max(rounds), r
+        assert abs(r["median_ms"] - sorted(rounds)[1]) < 1e-6, r
+        assert abs(r["images_per_s"] - r["batch"] * 1000 / r["median_ms"]) < 0.01, r
+        first = rows[i - i % 2]
+        assert abs(r["x_vs_first"] - first["median_ms"] / r["median_ms"]) < 1e-3, (r, first)
+    assert rows[0]["x_vs_first"] == 1.0 and rows[2]["x_vs_first"] == 1.0
+print(f"ok: --input {mode}: 4 rows, median / min / max / images/s / x consistent")
+PY
+done
+expect_fail 64 "--input must be forward, f32 or u8, not 'bytes'" "$INFER8" bench "$snap" --input bytes
+expect_fail 64 "--rounds" "$INFER8" bench "$snap" --rounds 0
+expect_fail 64 "give at least one MODEL" "$INFER8" bench --input u8
