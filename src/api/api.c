@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -507,33 +508,104 @@ EXPORT infer8_status infer8_classify_u8(infer8_context *ctx, infer8_model *m, in
 }
 
 /* The encoded and RGB8 entry points crop to bytes and go through infer8_classify_u8: on the GPU
- * a quarter of the float input's bytes travels and the GPU normalizes. */
-static uint8_t *crops_alloc(infer8_context *ctx, const infer8_model *m, int n, size_t *per_image) {
+ * a quarter of the float input's bytes travels and the GPU normalizes. Decoding and resizing
+ * run on up to `threads` CPU threads (the model's option; 0 = all cores), one image each in
+ * turn: for a batch on the GPU they take far longer than the forward. */
+typedef struct crop_job {
+    const infer8_model *m;
+    const i8_limits *limits;
+    int n, next;           /* images; the next one to take (under lock) */
+    /* encoded images, or RGB8 pixels of one size */
+    const void *const *data;
+    const size_t *sizes;
+    const uint8_t *const *pixels;
+    int width, height;
+    size_t stride;
+    uint8_t *crops;
+    size_t per_image;
+    infer8_status *status; /* per image */
+    i8_err *errs;          /* per image */
+    pthread_mutex_t lock;
+} crop_job;
+
+static infer8_status crop_one(crop_job *j, int i, i8_image *scratch) {
+    i8_err *err = &j->errs[i];
+    uint8_t *out = j->crops + (size_t)i * j->per_image;
+    if (j->data) {
+        i8_image im = {0};
+        infer8_status s = i8_image_decode(&im, j->data[i], j->sizes[i], "image", j->limits, err);
+        if (!s) s = i8_preprocess_crop_u8(&im, &j->m->config.pre, out, err);
+        i8_image_free(&im);
+        return s;
+    }
+    if (!j->pixels[i]) return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "image is NULL");
+    rgb8_copy(scratch, j->pixels[i], j->stride);
+    return i8_preprocess_crop_u8(scratch, &j->m->config.pre, out, err);
+}
+
+/* Takes the next image until none is left (a queue: a thread that fails to start costs nothing) */
+static void *crop_worker(void *arg) {
+    crop_job *j = arg;
+    i8_image scratch = {0};
+    i8_err alloc_err;
+    i8_err_clear(&alloc_err);
+    const infer8_status alloc = j->data ? INFER8_OK : i8_image_alloc(&scratch, j->width, j->height, &alloc_err);
+    for (;;) {
+        pthread_mutex_lock(&j->lock);
+        const int i = j->next++;
+        pthread_mutex_unlock(&j->lock);
+        if (i >= j->n) break;
+        i8_err_clear(&j->errs[i]);
+        j->status[i] = alloc ? alloc : crop_one(j, i, &scratch);
+        if (alloc) j->errs[i] = alloc_err;
+    }
+    i8_image_free(&scratch);
+    return NULL;
+}
+
+/* Crops of all n images into j->crops; the first failing image's error on the context
+ * ("image I: ..."). */
+static infer8_status crop_all(infer8_context *ctx, infer8_model *m, crop_job *j) {
     i8_err err;
     i8_err_clear(&err);
-    *per_image = (size_t)3 * m->graph.input_h * m->graph.input_w;
-    uint8_t *crops = i8_calloc((size_t)n, *per_image, &err);
-    if (!crops) i8_ctx_fail(ctx, &err);
-    return crops;
+    j->m = m;
+    j->limits = &ctx->limits;
+    j->per_image = (size_t)3 * m->graph.input_h * m->graph.input_w;
+    j->crops = i8_calloc((size_t)j->n, j->per_image, &err);
+    j->status = i8_calloc((size_t)j->n, sizeof *j->status, &err);
+    j->errs = i8_calloc((size_t)j->n, sizeof *j->errs, &err);
+    if (!j->crops || !j->status || !j->errs) return i8_ctx_fail(ctx, &err);
+    long cores = m->options.threads > 0 ? m->options.threads : sysconf(_SC_NPROCESSORS_ONLN);
+    int workers = (int)(cores < 1 ? 1 : cores > 64 ? 64 : cores);
+    if (workers > j->n) workers = j->n;
+    pthread_mutex_init(&j->lock, NULL);
+    pthread_t tid[64];
+    int started = 0;
+    for (int t = 1; t < workers; t++) /* and the caller's thread */
+        if (pthread_create(&tid[started], NULL, crop_worker, j) == 0) started++;
+    crop_worker(j);
+    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    pthread_mutex_destroy(&j->lock);
+    for (int i = 0; i < j->n; i++)
+        if (j->status[i]) {
+            err = j->errs[i];
+            i8_err_prefix(&err, "image %d", i);
+            return i8_ctx_fail(ctx, &err);
+        }
+    return INFER8_OK;
+}
+
+static void crop_job_free(crop_job *j) {
+    free(j->crops), free(j->status), free(j->errs);
 }
 
 EXPORT infer8_status infer8_classify_encoded(infer8_context *ctx, infer8_model *m, int n, const void *const *data,
                                              const size_t *sizes, float *logits) {
     if (!ctx || !m || !data || !sizes || !logits || n <= 0) return bad_arg(ctx, "infer8_classify_encoded: bad argument");
-    size_t per_image;
-    uint8_t *crops = crops_alloc(ctx, m, n, &per_image);
-    if (!crops) return ctx->err.code;
-    infer8_status s = INFER8_OK;
-    for (int i = 0; i < n && !s; i++) {
-        s = infer8_preprocess_encoded_u8(ctx, m, data[i], sizes[i], crops + (size_t)i * per_image);
-        if (s) {
-            i8_err e = ctx->err;
-            i8_err_prefix(&e, "image %d", i);
-            ctx->err = e;
-        }
-    }
-    if (!s) s = infer8_classify_u8(ctx, m, n, crops, logits);
-    free(crops);
+    crop_job j = {.n = n, .data = data, .sizes = sizes};
+    infer8_status s = crop_all(ctx, m, &j);
+    if (!s) s = infer8_classify_u8(ctx, m, n, j.crops, logits);
+    crop_job_free(&j);
     return s;
 }
 
@@ -543,25 +615,10 @@ EXPORT infer8_status infer8_classify_rgb8(infer8_context *ctx, infer8_model *m, 
     if (width <= 0 || height <= 0 || stride < (size_t)width * 3)
         return bad_arg(ctx, "infer8_classify_rgb8: bad argument (size or stride)");
     if (rgb8_over_limit(ctx, width, height)) return ctx->err.code;
-    size_t per_image;
-    uint8_t *crops = crops_alloc(ctx, m, n, &per_image);
-    if (!crops) return ctx->err.code;
-    i8_err err;
-    i8_err_clear(&err);
-    i8_image im = {0};
-    infer8_status s = i8_image_alloc(&im, width, height, &err);
-    for (int i = 0; i < n && !s; i++) {
-        if (!pixels[i]) {
-            s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "infer8_classify_rgb8: image %d is NULL", i);
-            break;
-        }
-        rgb8_copy(&im, pixels[i], stride);
-        s = i8_preprocess_crop_u8(&im, &m->config.pre, crops + (size_t)i * per_image, &err);
-    }
-    i8_image_free(&im);
-    if (s) s = i8_ctx_fail(ctx, &err);
-    else s = infer8_classify_u8(ctx, m, n, crops, logits);
-    free(crops);
+    crop_job j = {.n = n, .pixels = pixels, .width = width, .height = height, .stride = stride};
+    infer8_status s = crop_all(ctx, m, &j);
+    if (!s) s = infer8_classify_u8(ctx, m, n, j.crops, logits);
+    crop_job_free(&j);
     return s;
 }
 

@@ -587,8 +587,8 @@ static void test_tactic_kinds(void **state) {
 /* The uint8 entry points on the CPU executor against the float ones: infer8_preprocess_encoded_u8
  * normalised by hand (torchvision's float32 steps) equals infer8_preprocess_encoded; the logits of
  * infer8_classify_u8, infer8_classify_encoded and infer8_classify_rgb8 equal infer8_classify_tensor's
- * on the float input, bit for bit, over more images than the bundle's max batch (4); bad
- * arguments are refused. */
+ * on the float input, bit for bit, over more images than the bundle's max batch (4), with the
+ * crops made on 1 and 4 threads; the first bad image is named; bad arguments are refused. */
 static void test_uint8_entry_points(void **state) {
     (void)state;
     enum { N = 6, S = 75, PER = 3 * S * S };
@@ -636,6 +636,31 @@ static void test_uint8_entry_points(void **state) {
     memset(got, 0xff, sizeof got);
     assert_int_equal(infer8_classify_rgb8(ctx, m, N, (const uint8_t *const *)rgb, 101, 83, 101 * 3, got), INFER8_OK);
     assert_memory_equal(got, want, sizeof got);
+    /* the images are cropped on 4 threads (the model's option): the same logits as on one; the
+     * first failing image is the one named, whichever thread met it */
+    for (int threads = 1; threads <= 4; threads += 3) {
+        infer8_open_options oo;
+        infer8_open_options_init(&oo);
+        oo.threads = threads;
+        char path[1100];
+        bundle_path(path, sizeof path, "small.bundle");
+        infer8_model *mt = NULL;
+        assert_int_equal(infer8_model_open(ctx, path, &oo, &mt), INFER8_OK);
+        memset(got, 0xff, sizeof got);
+        assert_int_equal(infer8_classify_rgb8(ctx, mt, N, (const uint8_t *const *)rgb, 101, 83, 101 * 3, got), INFER8_OK);
+        assert_memory_equal(got, want, sizeof got);
+        size_t bad_size[N];
+        memcpy(bad_size, enc_size, sizeof bad_size);
+        bad_size[2] = 40, bad_size[4] = 30; /* truncated PNGs */
+        assert_int_equal(infer8_classify_encoded(ctx, mt, N, (const void *const *)enc, bad_size, got), INFER8_E_FORMAT);
+        assert_non_null(strstr(infer8_errmsg(ctx), "image 2:"));
+        const uint8_t *holes[N];
+        memcpy(holes, rgb, sizeof holes);
+        holes[5] = NULL;
+        assert_int_equal(infer8_classify_rgb8(ctx, mt, N, holes, 101, 83, 101 * 3, got), INFER8_E_INVALID_ARGUMENT);
+        assert_non_null(strstr(infer8_errmsg(ctx), "image 5:"));
+        infer8_model_close(mt);
+    }
     /* refused */
     assert_int_equal(infer8_classify_u8(ctx, m, 0, crops, got), INFER8_E_INVALID_ARGUMENT);
     assert_int_equal(infer8_classify_u8(ctx, m, 1, NULL, got), INFER8_E_INVALID_ARGUMENT);
