@@ -210,7 +210,9 @@ infer8_status infer8_preprocess_rgb8(infer8_context *ctx, const infer8_model *mo
 infer8_status infer8_preprocess_encoded_u8(infer8_context *ctx, const infer8_model *model, const void *data,
                                            size_t size, uint8_t *out);
 
-/* Logits for n encoded images; logits: n * num_classes floats. Through infer8_classify_u8. */
+/* Logits for n encoded images; logits: n * num_classes floats. The images are decoded and cropped
+ * on the model's CPU threads (open option threads), then go through infer8_classify_u8; an
+ * error names the first image that failed. */
 infer8_status infer8_classify_encoded(infer8_context *ctx, infer8_model *model, int n, const void *const *data,
                                       const size_t *sizes, float *logits);
 /* Logits for n already-preprocessed images, float32 NCHW [n][3][H][W]. */
