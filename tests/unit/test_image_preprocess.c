@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "image/image.h"
@@ -177,7 +179,41 @@ static void crop_then_normalize(void **state) {
     }
 }
 
+/* INFER8_PREPROCESS_BENCH=1: ms per image of one thread's share of the GPU input path's CPU work,
+ * decoding a generated 500x375 JPEG (quality 90) and resizing and cropping it to 299 (bicubic,
+ * crop_pct 0.8975: inception_v3's); mean of 50 after one warm-up. Prints; returns 0. */
+static int bench_main(void) {
+    i8_err err;
+    i8_image im;
+    uint8_t *enc = NULL;
+    size_t size = 0;
+    if (i8_image_generate(&im, 1, 500, 375, &err) || i8_image_encode(&im, 'j', &enc, &size, &err)) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        return 1;
+    }
+    i8_image_free(&im);
+    i8_preproc pre = {.input_size = {3, 299, 299}, .crop_pct = 0.8975f, .interpolation = I8_INTERP_BICUBIC,
+                      .mean = {0.5f, 0.5f, 0.5f}, .std = {0.5f, 0.5f, 0.5f}};
+    static uint8_t crop[3 * 299 * 299];
+    struct timespec t0, t1;
+    for (int i = -1; i < 50; i++) {
+        if (i == 0) clock_gettime(CLOCK_MONOTONIC, &t0);
+        i8_image d;
+        if (i8_image_decode(&d, enc, size, "bench.jpg", NULL, &err) || i8_preprocess_crop_u8(&d, &pre, crop, &err)) {
+            fprintf(stderr, "bench: %s\n", err.msg);
+            return 1;
+        }
+        i8_image_free(&d);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("500x375 JPEG decode + bicubic resize + center crop to 299x299 bytes: %.2f ms per image (one thread)\n",
+           ((t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6) / 50);
+    free(enc);
+    return 0;
+}
+
 int main(void) {
+    if (getenv("INFER8_PREPROCESS_BENCH")) return bench_main();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_half_even), cmocka_unit_test(resize_targets), cmocka_unit_test(crop_offsets),
         cmocka_unit_test(normalise_and_pad), cmocka_unit_test(crop_then_normalize),
