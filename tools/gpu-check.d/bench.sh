@@ -3,10 +3,13 @@
 STEPS+=(bench_fp16 bench_peers)
 BENCH_ARCHES=${BENCH_ARCHES:-"inception_resnet_v2 inception_v4 inception_v3"}
 
+# the snapshots of BENCH_ARCHES (infer8 synth needs the carried libraries: bench_peers alone,
+# without bench_fp16 before it, once found no snapshot and failed without a word, session 17)
 bench_snapshots() {
   local arch
+  gpu_env >/dev/null || { echo "bench: gpu_env failed"; return 1; }
   for arch in $BENCH_ARCHES; do
-    snapshot "$arch" >/dev/null || return 1
+    snapshot "$arch" >/dev/null || { echo "bench: infer8 synth --arch $arch failed: $(tail -n 1 "$WORK/$arch.synth.log" 2>/dev/null)"; return 1; }
   done
 }
 
