@@ -156,8 +156,10 @@ static float *emulation_logits(i8_graph *g, const float *in, int images, int n, 
  * share of outputs more than 2e-2 of max |ref| apart. ref_out: the emulation's logits handed to
  * the caller (who frees them), else NULL. fallbacks: how many tensors written by FP8 convs the
  * plan must leave without an e4m3 twin (their readers quantize the fp16 values on load). */
-/* test_fp8_im2col: the variant that every spatial FP8 conv must have run on (-1: no such check) */
+/* test_fp8_im2col: the variant that every spatial FP8 conv must have run on (-1: no such check);
+ * test_fp8_tma_waves: the node that must have run expect_node_variant (-1: no such check) */
 static int expect_spatial_variant = -1;
+static int expect_node = -1, expect_node_variant = -1;
 
 static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns, int count, double *rel_out,
                         int *agree_out, int *total_out, double *mean_rel_out, double *outlier_out, int report,
@@ -226,6 +228,14 @@ static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns,
             spatial++;
         }
         assert_true(spatial > 0);
+    }
+    for (int k = 0; k < count && expect_node >= 0; k++) {
+        assert_int_equal(i8_cuda_tactics(cc, ns[k], &tac, &err), INFER8_OK);
+        if (tac[expect_node].kind != I8_CUDA_TACTIC_FP8 || tac[expect_node].variant != expect_node_variant)
+            fprintf(stderr, "  %s b%d: tactic %d variant %d, not %s\n", g->nodes[expect_node].name, ns[k],
+                    tac[expect_node].kind, tac[expect_node].variant, i8_cuda_conv_fp8_name(expect_node_variant));
+        assert_int_equal(tac[expect_node].kind, I8_CUDA_TACTIC_FP8);
+        assert_int_equal(tac[expect_node].variant, expect_node_variant);
     }
     i8_cuda_stats s;
     i8_cuda_get_stats(cc, ns[count - 1], &s);
@@ -414,8 +424,10 @@ static void force_spatial_variant(int v) {
 static int im2col_teardown(void **state) {
     (void)state;
     expect_spatial_variant = -1;
+    expect_node = expect_node_variant = -1;
     unsetenv("INFER8_CUDA_FP8_VARIANT");
     unsetenv("INFER8_CUDA_FP8_DNN");
+    unsetenv("INFER8_CUDA_TMA_WAVES");
     return 0;
 }
 
@@ -490,6 +502,45 @@ static void test_fp8_im2col_chain(void **state) {
         tested++;
     }
     assert_int_equal(tested, 3);
+}
+
+/* INFER8_CUDA_TMA_WAVES=K (an experiment for the batch-32 graph, cuda_fp8.c): the TMA kernels
+ * launch up to K blocks per SM instead of one persistent block per SM. The 1x1 conv 128 -> 320
+ * at 35x35 has 145 tiles of 128 x 64 at batch 3, more than the H200's 132 SMs: the default grid
+ * gives some blocks two tiles, K = 4 one block per tile. Both must match the emulation, on the
+ * plain kernel and on the ping-pong one (its two consumers alternate the block's tiles). */
+static void test_fp8_tma_waves(void **state) {
+    (void)state;
+    assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
+    static const char *const kernels[] = {"tma128x64s4", "tma128x64s4p"};
+    int tested = 0;
+    for (int w = 0; w < 2; w++) {
+        if (w) assert_int_equal(setenv("INFER8_CUDA_TMA_WAVES", "4", 1), 0);
+        else unsetenv("INFER8_CUDA_TMA_WAVES");
+        for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+            int v = I8_FP8_TMA_FIRST;
+            while (v < i8_cuda_conv_fp8_variants() && strcmp(i8_cuda_conv_fp8_name(v), kernels[k]) != 0) v++;
+            assert_true(v < i8_cuda_conv_fp8_variants());
+            char val[16];
+            snprintf(val, sizeof val, "%d", v);
+            assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
+            tg t;
+            tg_init(&t, 3, 35, 35, 70 + (uint64_t)(2 * w + k));
+            int a = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+            int b = tg_conv(&t, "pw", a, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+            int c = tg_conv(&t, "up", b, 320, 1, 1, 1, 1, 0, 0, 1, I8_ACT_NONE, -1, 1);
+            tg_finish(&t, c);
+            expect_node = c, expect_node_variant = v; /* pw reads fp16: the e4m3-input kernels do not fit it */
+            int fp8[] = {b, c};
+            const op_result r = run_case(&t, fp8, NULL, 2, 0);
+            const int ok = fp8_op_close(r.rel, r.mean_rel, r.outliers);
+            fprintf(stderr, "  %-14s waves %s: max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% beyond 2e-2: %s\n",
+                    kernels[k], w ? "4" : "default (1)", r.rel, r.mean_rel, 100.0 * r.outliers, ok ? "ok" : "WRONG");
+            assert_true(ok);
+            tested++;
+        }
+    }
+    assert_int_equal(tested, 4);
 }
 
 /* x -> branch convs -> fused residual conv (reads x as residual); then a second block */
@@ -1006,6 +1057,7 @@ int main(void) {
         cmocka_unit_test(test_fp8_spatial),
         cmocka_unit_test_teardown(test_fp8_im2col, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_im2col_chain, im2col_teardown),
+        cmocka_unit_test_teardown(test_fp8_tma_waves, im2col_teardown),
         cmocka_unit_test(test_fp8_residual),
         cmocka_unit_test(test_fp8_residual_fp8),
         cmocka_unit_test(test_fp8_dual_output_and_concat),

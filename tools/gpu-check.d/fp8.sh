@@ -37,16 +37,18 @@ fp8_bench() {
 # each run against its own fp16 graph in the same process: compare the x columns. Since session
 # 15 the backend makes this choice itself in each process (ensure_batch's whole-graph choice,
 # printed in fp8_bench's rows); the step compares two separate tunings, whose noise it includes.
+# FP8_AB_VAR and FP8_AB_VALUES run another such A/B, e.g. FP8_AB_VAR=INFER8_CUDA_TMA_WAVES
+# FP8_AB_VALUES="1 4 16" (the TMA kernels' grid, session 17's experiment for batch 32).
 STEPS+=(fp8_tma_ab)
 fp8_tma_ab() {
   gpu_env >/dev/null
-  local tma rc=0
-  for tma in 0 1; do
-    INFER8_CUDA_FP8_TMA=$tma INFER8_FP8_BENCH=1 INFER8_FP8_BENCH_ARCHES=${FP8_AB_ARCH:-inception_resnet_v2} \
+  local var=${FP8_AB_VAR:-INFER8_CUDA_FP8_TMA} value rc=0
+  for value in ${FP8_AB_VALUES:-0 1}; do
+    env "$var=$value" INFER8_FP8_BENCH=1 INFER8_FP8_BENCH_ARCHES=${FP8_AB_ARCH:-inception_resnet_v2} \
       INFER8_FP8_BENCH_BATCHES=${FP8_AB_BATCH:-1} INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-40} \
-      timeout ${FP8_AB_TIMEOUT:-240} build-device/tests/test_cuda_fp8 >"$OUT/fp8_tma_ab_$tma.md" 2>"$OUT/fp8_tma_ab_$tma.log" || rc=1
-    echo "INFER8_CUDA_FP8_TMA=$tma:"
-    grep -E "^\| incep" "$OUT/fp8_tma_ab_$tma.md"
+      timeout ${FP8_AB_TIMEOUT:-240} build-device/tests/test_cuda_fp8 >"$OUT/fp8_tma_ab_$value.md" 2>"$OUT/fp8_tma_ab_$value.log" || rc=1
+    echo "$var=$value:"
+    grep -E "^\| incep" "$OUT/fp8_tma_ab_$value.md"
   done
   echo "fp8_tma_ab: exit $rc"
   return $rc

@@ -50,6 +50,9 @@ typedef struct i8_cuda_fp8_conv_args {
     size_t partial_bytes;
     unsigned *counters;     /* split-K tile counters, zero before and after each launch */
     int n_counters;
+    int tma_waves;          /* TMA kernels: a grid of up to tma_waves blocks per SM; 0 or 1: one persistent block
+                             * per SM walks the tiles (the default); more: blocks that finish early give their SM
+                             * to concurrent branches (INFER8_CUDA_TMA_WAVES, an experiment) */
 } i8_cuda_fp8_conv_args;
 
 /* Allows the kernels' dynamic shared memory (up to 83 KB, the TMA kernels' up to 187 KB);

@@ -120,6 +120,7 @@ typedef struct cu_ctx {
     int fp8_load_fallbacks;      /* storages read as FP8 that an FP8 conv writes but that get no twin (cuda_fp8.c) */
     int fp8_dnn;                 /* try cuDNN e4m3 convolution graphs too (unless INFER8_CUDA_FP8_DNN=0) */
     int fp8_tma;                 /* try the TMA kernels (variants I8_FP8_TMA_FIRST on; unless INFER8_CUDA_FP8_TMA=0) */
+    int tma_waves;               /* INFER8_CUDA_TMA_WAVES: i8_cuda_fp8_conv_args.tma_waves of every FP8 conv (0: default) */
     uint64_t fp8_only;           /* INFER8_CUDA_FP8_VARIANT=v[,v...]: a conv that one of these variants fits runs
                                   * the fastest of them, untried elsewhere (tests and diagnosis; 0: off) */
     float *ones;                 /* n_ones 1.0f: the per-pixel B scale vector of those GEMMs */
