@@ -219,13 +219,35 @@ static int lt_setup(cu_ctx *c, int n, cu_conv_plan *p, int node, cublasLtMatmulH
                                 (uint32_t)g->align_y, res, max);
 }
 
+/* cuBLASLt's split-K algorithms that add the partial sums in the output type (INPLACE and
+ * OUTPUT_TYPE: fp16 here) round once more per split, as cuDNN's reduced-precision reductions do
+ * (dnn_engine_lossy); the heuristic offers them only with INFER8_CUDA_LOSSY_ENGINES=1. Partial
+ * sums in fp32 (COMPUTE_TYPE) and no split-K stay. */
+static uint32_t lt_reduction_schemes(const cu_ctx *c) {
+    return c->cudnn_lossy_ok ? (uint32_t)CUBLASLT_REDUCTION_SCHEME_MASK : (uint32_t)CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+}
+
+int i8_cuda_tactic_lossy_reduction(const i8_cuda_tactic *t) {
+    if (t->kind != I8_CUDA_TACTIC_CUBLASLT && t->kind != I8_CUDA_TACTIC_FP8_LT) return 0;
+    cublasLtMatmulAlgo_t algo;
+    memcpy(&algo, t->algo, sizeof algo);
+    uint32_t scheme = CUBLASLT_REDUCTION_SCHEME_NONE;
+    size_t written = 0;
+    if (cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme, sizeof scheme,
+                                             &written) != CUBLAS_STATUS_SUCCESS)
+        return -1;
+    return scheme == CUBLASLT_REDUCTION_SCHEME_INPLACE || scheme == CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE;
+}
+
 int i8_cuda_lt_heuristic(cu_ctx *c, cu_conv_plan *p, uint32_t al_a, uint32_t al_b, uint32_t al_c, uint32_t al_d,
                          cublasLtMatmulHeuristicResult_t *res, int max) {
     uint64_t wsb = CU_WORKSPACE_BYTES;
+    const uint32_t schemes = lt_reduction_schemes(c);
     cublasLtMatmulPreference_t pref = NULL;
     int found = 0;
     if (cublasLtMatmulPreferenceCreate(&pref) ||
         cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb) ||
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &schemes, sizeof schemes) ||
         cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al_a, sizeof al_a) ||
         cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al_b, sizeof al_b) ||
         cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_c, sizeof al_c) ||

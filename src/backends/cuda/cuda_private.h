@@ -112,7 +112,8 @@ typedef struct cu_ctx {
     cu_batch *batches;           /* [max_batch + 1], index = batch size */
     int force_kind;              /* INFER8_CUDA_TACTIC: 0 = tune all */
     double cudnn_budget_s, cudnn_spent_s;
-    int cudnn_lossy_ok; /* INFER8_CUDA_LOSSY_ENGINES=1: also time Winograd / FFT / fp16-reduction engines */
+    int cudnn_lossy_ok; /* INFER8_CUDA_LOSSY_ENGINES=1: also time Winograd / FFT / fp16-reduction engines, and
+                         * cuBLASLt's split-K with partial sums in fp16 */
     int fp8;                     /* the graph has FP8 convs (i8_cuda_fp8_plan) */
     int fp8_lt;                  /* INFER8_CUDA_FP8_LT=1: also try cuBLASLt e4m3 GEMMs for 1x1 FP8 convs;
                                   * 2: and let those without residual write fp16; 3: those with a
