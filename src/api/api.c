@@ -298,46 +298,77 @@ EXPORT const char *infer8_model_label(const infer8_model *m, int index) {
 
 #ifdef INFER8_HAVE_CUDA
 /* describe's memory section: the activation arena the CUDA executor plans for the model at its
- * max batch (computed on the host; no GPU needed), appended to the text or added to the JSON
- * as "memory": {"cuda": {...}}; a graph the CUDA backend cannot plan gets its reason instead. */
-static infer8_status describe_memory(const infer8_model *m, int json, char **doc, i8_err *err) {
-    const int max_batch = m->options.max_batch > 0 ? m->options.max_batch : 32;
-    uint64_t bytes = 0;
+ * max batch (computed on the host; no GPU needed), as "memory": {"cuda": {...}} in the JSON or a
+ * line after the text; a graph the CUDA backend cannot plan gets its reason instead. */
+typedef struct cuda_memory {
+    int max_batch, planned;
+    uint64_t bytes;
     i8_err why;
-    i8_err_clear(&why);
-    const int planned = i8_backend_cuda.plan_memory(&m->graph, max_batch, &bytes, &why) == INFER8_OK;
-    if (json) {
-        cJSON *root = cJSON_Parse(*doc), *mem = cJSON_CreateObject(), *cu = cJSON_CreateObject();
-        int ok = root && mem && cu && cJSON_AddNumberToObject(cu, "max_batch", max_batch) &&
-                 (planned ? cJSON_AddNumberToObject(cu, "activation_arena_bytes", (double)bytes) != NULL
-                          : cJSON_AddStringToObject(cu, "error", why.msg) != NULL);
-        if (ok && cJSON_AddItemToObject(mem, "cuda", cu)) cu = NULL;
-        else ok = 0;
-        if (ok && cJSON_AddItemToObject(root, "memory", mem)) mem = NULL;
-        else ok = 0;
-        char *text = ok ? cJSON_PrintUnformatted(root) : NULL;
-        cJSON_Delete(root), cJSON_Delete(mem), cJSON_Delete(cu);
-        if (!text) return i8_fail(err, INFER8_E_NOMEM, "describe: out of memory");
-        free(*doc);
-        *doc = text;
-        return INFER8_OK;
-    }
-    i8_strbuf b = {0};
-    i8_strbuf_append(&b, *doc, strlen(*doc));
-    if (planned)
-        i8_strbuf_printf(&b, "memory (CUDA executor, max batch %d): activation arena %llu bytes (%.1f MiB)\n", max_batch,
-                         (unsigned long long)bytes, (double)bytes / 1048576.0);
+} cuda_memory;
+
+static cuda_memory plan_cuda_memory(const infer8_model *m) {
+    cuda_memory c = {.max_batch = m->options.max_batch > 0 ? m->options.max_batch : 32};
+    i8_err_clear(&c.why);
+    c.planned = i8_backend_cuda.plan_memory(&m->graph, c.max_batch, &c.bytes, &c.why) == INFER8_OK;
+    return c;
+}
+
+static int describe_memory_json(const infer8_model *m, cJSON *root) {
+    const cuda_memory c = plan_cuda_memory(m);
+    cJSON *mem = cJSON_AddObjectToObject(root, "memory");
+    cJSON *cu = mem ? cJSON_AddObjectToObject(mem, "cuda") : NULL;
+    return cu && cJSON_AddNumberToObject(cu, "max_batch", c.max_batch) &&
+           (c.planned ? cJSON_AddNumberToObject(cu, "activation_arena_bytes", (double)c.bytes) != NULL
+                      : cJSON_AddStringToObject(cu, "error", c.why.msg) != NULL);
+}
+
+static void describe_memory_text(const infer8_model *m, i8_strbuf *b) {
+    const cuda_memory c = plan_cuda_memory(m);
+    if (c.planned)
+        i8_strbuf_printf(b, "memory (CUDA executor, max batch %d): activation arena %llu bytes (%.1f MiB)\n", c.max_batch,
+                         (unsigned long long)c.bytes, (double)c.bytes / 1048576.0);
     else
-        i8_strbuf_printf(&b, "memory (CUDA executor, max batch %d): not planned: %s\n", max_batch, why.msg);
+        i8_strbuf_printf(b, "memory (CUDA executor, max batch %d): not planned: %s\n", c.max_batch, c.why.msg);
+}
+#endif
+
+/* JSON: one tree (graph, bundle, memory), printed once */
+static infer8_status describe_json(const infer8_model *m, char **out, i8_err *err) {
+    cJSON *root = i8_graph_describe_tree(&m->graph, err);
+    if (!root) return err->code;
+    int ok = !m->bundle || i8_bundle_describe_json(m, root);
+#ifdef INFER8_HAVE_CUDA
+    ok = ok && describe_memory_json(m, root);
+#endif
+    char *text = ok ? cJSON_PrintUnformatted(root) : NULL;
+    cJSON_Delete(root);
+    if (!text) return i8_fail(err, INFER8_E_NOMEM, "describe: out of memory");
+    *out = text;
+    return INFER8_OK;
+}
+
+static infer8_status describe_text(const infer8_model *m, char **out, i8_err *err) {
+    char *doc = NULL;
+    infer8_status s = i8_graph_describe_text(&m->graph, &doc, err);
+    if (!s && m->bundle) {
+        char *with_bundle = NULL;
+        s = i8_bundle_describe_text(m, doc, &with_bundle, err);
+        free(doc);
+        doc = with_bundle;
+    }
+    if (s) return s;
+#ifdef INFER8_HAVE_CUDA
+    i8_strbuf b = {.s = doc, .len = strlen(doc), .cap = strlen(doc) + 1};
+    describe_memory_text(m, &b);
     if (b.oom) {
         free(b.s);
         return i8_fail(err, INFER8_E_NOMEM, "describe: out of memory");
     }
-    free(*doc);
-    *doc = b.s;
+    doc = b.s;
+#endif
+    *out = doc;
     return INFER8_OK;
 }
-#endif
 
 EXPORT infer8_status infer8_model_describe(infer8_context *ctx, const infer8_model *m, infer8_describe_format format,
                                            char **out) {
@@ -345,16 +376,8 @@ EXPORT infer8_status infer8_model_describe(infer8_context *ctx, const infer8_mod
     i8_err err;
     i8_err_clear(&err);
     char *doc = NULL;
-    infer8_status s = m->bundle ? i8_bundle_describe(m, format == INFER8_DESCRIBE_JSON, &doc, &err)
-                      : format == INFER8_DESCRIBE_JSON ? i8_graph_describe_json(&m->graph, &doc, &err)
-                                                       : i8_graph_describe_text(&m->graph, &doc, &err);
-#ifdef INFER8_HAVE_CUDA
-    if (!s) s = describe_memory(m, format == INFER8_DESCRIBE_JSON, &doc, &err);
-#endif
-    if (s) {
-        free(doc);
-        return i8_ctx_fail(ctx, &err);
-    }
+    infer8_status s = format == INFER8_DESCRIBE_JSON ? describe_json(m, &doc, &err) : describe_text(m, &doc, &err);
+    if (s) return i8_ctx_fail(ctx, &err);
     *out = doc;
     return INFER8_OK;
 }

@@ -234,65 +234,57 @@ static int add_fp8_fields(const i8_graph *g, cJSON *layers) {
     return 1;
 }
 
-infer8_status i8_bundle_describe(const infer8_model *m, int json, char **out, i8_err *err) {
+int i8_bundle_describe_json(const infer8_model *m, cJSON *root) {
     const struct i8_bundle_model *b = m->bundle;
-    char *graph = NULL;
-    infer8_status s = json ? i8_graph_describe_json(&m->graph, &graph, err) : i8_graph_describe_text(&m->graph, &graph, err);
-    if (s) return s;
-    if (json) {
-        cJSON *root = cJSON_Parse(graph), *hdr = cJSON_Parse(b->header_json);
-        free(graph);
-        cJSON *bo = cJSON_CreateObject(), *secs = cJSON_CreateArray();
-        int ok = root && hdr && bo && secs && cJSON_AddItemToObject(bo, "header", hdr);
-        if (ok) hdr = NULL;
-        ok = ok && cJSON_AddItemToObject(bo, "sections", secs);
-        if (ok) secs = NULL;
-        ok = ok && cJSON_AddNumberToObject(bo, "file_bytes", (double)b->file_bytes) &&
-             cJSON_AddStringToObject(bo, "precision", b->precision);
-        cJSON *sa = ok ? cJSON_GetObjectItemCaseSensitive(bo, "sections") : NULL;
-        for (int i = 0; ok && i < b->n_sections; i++) {
-            cJSON *o = cJSON_CreateObject();
-            char sum[17];
-            snprintf(sum, sizeof sum, "%016llx", (unsigned long long)b->sections[i].checksum);
-            ok = o && cJSON_AddItemToArray(sa, o) && cJSON_AddStringToObject(o, "name", b->sections[i].name) &&
-                 cJSON_AddNumberToObject(o, "offset", (double)b->sections[i].offset) &&
-                 cJSON_AddNumberToObject(o, "bytes", (double)b->sections[i].length) &&
-                 cJSON_AddStringToObject(o, "xxh3_64", sum);
-        }
-        ok = ok && cJSON_AddItemToObject(root, "bundle", bo);
-        if (ok) bo = NULL;
-        ok = ok && add_fp8_fields(&m->graph, cJSON_GetObjectItemCaseSensitive(root, "layers"));
-        char *text = ok ? cJSON_PrintUnformatted(root) : NULL;
-        cJSON_Delete(root), cJSON_Delete(hdr), cJSON_Delete(bo), cJSON_Delete(secs);
-        if (!text) return i8_fail(err, INFER8_E_NOMEM, "describe: out of memory");
-        *out = text;
-        return INFER8_OK;
+    cJSON *hdr = cJSON_Parse(b->header_json); /* stored as JSON text; checked at load */
+    cJSON *bo = cJSON_CreateObject(), *secs = cJSON_CreateArray();
+    int ok = hdr && bo && secs && cJSON_AddItemToObject(bo, "header", hdr);
+    if (ok) hdr = NULL;
+    ok = ok && cJSON_AddItemToObject(bo, "sections", secs);
+    if (ok) secs = NULL;
+    ok = ok && cJSON_AddNumberToObject(bo, "file_bytes", (double)b->file_bytes) &&
+         cJSON_AddStringToObject(bo, "precision", b->precision);
+    cJSON *sa = ok ? cJSON_GetObjectItemCaseSensitive(bo, "sections") : NULL;
+    for (int i = 0; ok && i < b->n_sections; i++) {
+        cJSON *o = cJSON_CreateObject();
+        char sum[17];
+        snprintf(sum, sizeof sum, "%016llx", (unsigned long long)b->sections[i].checksum);
+        ok = o && cJSON_AddItemToArray(sa, o);
+        if (!ok) cJSON_Delete(o);
+        ok = ok && cJSON_AddStringToObject(o, "name", b->sections[i].name) &&
+             cJSON_AddNumberToObject(o, "offset", (double)b->sections[i].offset) &&
+             cJSON_AddNumberToObject(o, "bytes", (double)b->sections[i].length) &&
+             cJSON_AddStringToObject(o, "xxh3_64", sum);
     }
-    /* text: bundle block, then the graph listing, then FP8 scales if any */
-    size_t cap = strlen(graph) + 8192 + (size_t)m->graph.n_nodes * 96;
-    char *t = i8_malloc(cap, err);
-    if (!t) {
-        free(graph);
-        return INFER8_E_NOMEM;
-    }
-    size_t len = 0;
-    len += (size_t)snprintf(t + len, cap - len, "bundle: %s, %llu bytes, precision %s, format version %u\n", m->source,
-                            (unsigned long long)b->file_bytes, b->precision, I8_BUNDLE_VERSION);
-    len += (size_t)snprintf(t + len, cap - len, "header: %.3000s\n", b->header_json);
-    len += (size_t)snprintf(t + len, cap - len, "sections:\n  %-14s %12s %14s  %s\n", "name", "offset", "bytes", "xxh3-64");
-    for (int i = 0; i < b->n_sections && len < cap; i++)
-        len += (size_t)snprintf(t + len, cap - len, "  %-14s %12llu %14llu  %016llx\n", b->sections[i].name,
-                                (unsigned long long)b->sections[i].offset, (unsigned long long)b->sections[i].length,
-                                (unsigned long long)b->sections[i].checksum);
-    if (len < cap) len += (size_t)snprintf(t + len, cap - len, "%s", graph);
-    for (int i = 0; i < m->graph.n_nodes && len < cap; i++) {
+    ok = ok && cJSON_AddItemToObject(root, "bundle", bo);
+    if (ok) bo = NULL;
+    cJSON_Delete(hdr), cJSON_Delete(bo), cJSON_Delete(secs);
+    return ok && add_fp8_fields(&m->graph, cJSON_GetObjectItemCaseSensitive(root, "layers"));
+}
+
+infer8_status i8_bundle_describe_text(const infer8_model *m, const char *graph, char **out, i8_err *err) {
+    const struct i8_bundle_model *b = m->bundle;
+    i8_strbuf t = {0};
+    i8_strbuf_printf(&t, "bundle: %s, %llu bytes, precision %s, format version %u\n", m->source,
+                     (unsigned long long)b->file_bytes, b->precision, I8_BUNDLE_VERSION);
+    i8_strbuf_printf(&t, "header: %.3000s\n", b->header_json);
+    i8_strbuf_printf(&t, "sections:\n  %-14s %12s %14s  %s\n", "name", "offset", "bytes", "xxh3-64");
+    for (int i = 0; i < b->n_sections; i++)
+        i8_strbuf_printf(&t, "  %-14s %12llu %14llu  %016llx\n", b->sections[i].name,
+                         (unsigned long long)b->sections[i].offset, (unsigned long long)b->sections[i].length,
+                         (unsigned long long)b->sections[i].checksum);
+    i8_strbuf_append(&t, graph, strlen(graph));
+    for (int i = 0; i < m->graph.n_nodes; i++) {
         const i8_node *n = &m->graph.nodes[i];
         if (n->out_scale > 0 || n->precision == I8_PREC_FP8)
-            len += (size_t)snprintf(t + len, cap - len, "  fp8 %5d %-34s out_scale %.9g%s\n", i, n->name,
-                                    (double)n->out_scale, n->residual_fp8 ? " residual-fp8" : "");
+            i8_strbuf_printf(&t, "  fp8 %5d %-34s out_scale %.9g%s\n", i, n->name, (double)n->out_scale,
+                             n->residual_fp8 ? " residual-fp8" : "");
     }
-    free(graph);
-    *out = t;
+    if (t.oom || !t.s) {
+        free(t.s);
+        return i8_fail(err, INFER8_E_NOMEM, "describe: out of memory");
+    }
+    *out = t.s;
     return INFER8_OK;
 }
 

@@ -65,9 +65,13 @@ void i8_bundle_fill_info(const infer8_model *m, infer8_model_info *full);
 /* After the executor is prepared: restores stored CUDA tactics when the GPU matches (logs
  * "tuned for X, re-tuning on Y" otherwise). No-op for other backends and for checkpoints. */
 infer8_status i8_bundle_after_prepare(infer8_model *m, i8_err *err);
-/* Bundle part of infer8_model_describe: header and section listing (text), or a "bundle"
- * object plus per-layer FP8 scales (JSON) wrapped around the graph description *out. */
-infer8_status i8_bundle_describe(const infer8_model *m, int json, char **out, i8_err *err);
+/* Bundle parts of infer8_model_describe. JSON: adds a "bundle" object (header, sections, size,
+ * precision) and each layer's FP8 scales to the graph's tree root (i8_graph_describe_tree);
+ * 0 when out of memory. Text: the header and section listing, the graph's listing `graph`, then
+ * the FP8 scales, as a new malloc'ed string. */
+struct cJSON;
+int i8_bundle_describe_json(const infer8_model *m, struct cJSON *root);
+infer8_status i8_bundle_describe_text(const infer8_model *m, const char *graph, char **out, i8_err *err);
 
 /* FP8 emulation at open (src/api/calibrate_api.c): when options.precision is FP8, applies
  * options.fp8_recipe and options.fp8_scales_path to m->graph (checkpoints, reference device

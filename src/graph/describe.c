@@ -154,10 +154,13 @@ static cJSON *layer_json(const i8_graph *g, int i) {
     return o;
 }
 
-infer8_status i8_graph_describe_json(const i8_graph *g, char **out, i8_err *err) {
+cJSON *i8_graph_describe_tree(const i8_graph *g, i8_err *err) {
     /* every item is attached to root as soon as it is created, so one Delete frees all */
     cJSON *root = cJSON_CreateObject();
-    if (!root) return i8_fail(err, INFER8_E_NOMEM, "describe: out of memory");
+    if (!root) {
+        i8_fail(err, INFER8_E_NOMEM, "describe: out of memory");
+        return NULL;
+    }
     int ok = add(root, "arch", cJSON_CreateString(g->arch)) && add(root, "input", pair(g->input_h, g->input_w)) &&
              add(root, "num_classes", cJSON_CreateNumber(g->num_classes));
     cJSON *layers = ok ? cJSON_AddArrayToObject(root, "layers") : NULL;
@@ -181,7 +184,18 @@ infer8_status i8_graph_describe_json(const i8_graph *g, char **out, i8_err *err)
          add(totals, "macs", cJSON_CreateNumber((double)st.macs)) &&
          add(totals, "gmacs", cJSON_CreateNumber((double)st.macs / 1e9)) &&
          add(totals, "max_activation_elems", cJSON_CreateNumber((double)st.max_activation_elems));
-    char *text = ok ? cJSON_PrintUnformatted(root) : NULL;
+    if (!ok) {
+        cJSON_Delete(root);
+        i8_fail(err, INFER8_E_NOMEM, "describe: out of memory");
+        return NULL;
+    }
+    return root;
+}
+
+infer8_status i8_graph_describe_json(const i8_graph *g, char **out, i8_err *err) {
+    cJSON *root = i8_graph_describe_tree(g, err);
+    if (!root) return err->code;
+    char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     if (!text) return i8_fail(err, INFER8_E_NOMEM, "describe: out of memory");
     /* cJSON allocates with malloc unless hooks are installed (infer8 installs none) */

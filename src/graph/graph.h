@@ -167,5 +167,9 @@ infer8_status i8_pass_fuse(i8_graph *g, i8_err *err);
  * input and output shape, act, precision; then totals. Returns a malloc'ed string. */
 infer8_status i8_graph_describe_text(const i8_graph *g, char **out, i8_err *err);
 infer8_status i8_graph_describe_json(const i8_graph *g, char **out, i8_err *err);
+/* The JSON listing as a cJSON tree that the caller owns (NULL and err when out of memory), for
+ * callers that add sections to it before printing it once. */
+struct cJSON;
+struct cJSON *i8_graph_describe_tree(const i8_graph *g, i8_err *err);
 
 #endif

@@ -224,6 +224,14 @@ static void test_roundtrip_fp32(void **state) {
     assert_int_equal(infer8_model_describe(ctx, b, INFER8_DESCRIBE_JSON, &text), INFER8_OK);
     assert_non_null(strstr(text, "\"out_scale\":0.0041"));
     assert_non_null(strstr(text, "\"name\":\"act_scales\""));
+    assert_non_null(strstr(text, "\"precision\":\"fp32\""));
+    assert_non_null(strstr(text, "\"layers\":[{\"index\":0,"));
+    infer8_free(text);
+    /* text: the bundle block, the graph listing, then the FP8 scales */
+    assert_int_equal(infer8_model_describe(ctx, b, INFER8_DESCRIBE_TEXT, &text), INFER8_OK);
+    const char *bundle_line = strstr(text, "bundle: "), *sections = strstr(text, "sections:\n"),
+               *act = strstr(text, "\n  act_scales "), *fp8 = strstr(text, " out_scale 0.0041");
+    assert_true(bundle_line == text && sections && act && fp8 && sections < act && act < fp8);
     infer8_free(text);
     infer8_model_close(b);
     infer8_model_close(src);
