@@ -2,12 +2,27 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "test_weights.h"
 
 #ifdef INFER8_HAVE_CUDA
 #include "backends/cuda/cuda_backend.h"
 #endif
+
+char *i8_test_env_set(const char *name, const char *value) {
+    const char *was = getenv(name);
+    char *previous = was ? strdup(was) : NULL;
+    assert_true(!was || previous);
+    assert_int_equal(value ? setenv(name, value, 1) : unsetenv(name), 0);
+    return previous;
+}
+
+void i8_test_env_restore(const char *name, char *previous) {
+    if (previous) setenv(name, previous, 1);
+    else unsetenv(name);
+    free(previous);
+}
 
 float *i8_gpu_test_inputs(int n, uint64_t seed0) {
     i8_err err = {0};

@@ -23,4 +23,10 @@ int i8_gpu_test_run(const char *group, const struct CMUnitTest *tests, size_t co
  * (i8_test_generated_inputs); fails the running test when they cannot be made. */
 float *i8_gpu_test_inputs(int n, uint64_t seed0);
 
+/* The environment for one part of a test: i8_test_env_set sets name=value (unsets it for NULL)
+ * and returns the previous value (malloc'ed; NULL when it was unset); i8_test_env_restore puts
+ * that back, or unsets name, and frees it. */
+char *i8_test_env_set(const char *name, const char *value);
+void i8_test_env_restore(const char *name, char *previous);
+
 #endif

@@ -268,8 +268,7 @@ static void test_unsupported_and_bad_arguments(void **state)
 static void test_opt_level_budget(void **state)
 {
     (void)state;
-    char *saved = getenv("INFER8_CUDA_CUDNN_BUDGET") ? strdup(getenv("INFER8_CUDA_CUDNN_BUDGET")) : NULL;
-    unsetenv("INFER8_CUDA_CUDNN_BUDGET");
+    char *saved = i8_test_env_set("INFER8_CUDA_CUDNN_BUDGET", NULL);
     unsetenv("INFER8_CUDA_TACTIC");
     static const double budgets[] = {-1.0, 0.0};
     for (int k = 0; k < 2; k++) {
@@ -307,8 +306,7 @@ static void test_opt_level_budget(void **state)
         i8_backend_cuda.destroy(cc);
         i8_graph_free(&t.g);
     }
-    if (saved) setenv("INFER8_CUDA_CUDNN_BUDGET", saved, 1);
-    free(saved);
+    i8_test_env_restore("INFER8_CUDA_CUDNN_BUDGET", saved);
 }
 
 /* ------------------------------------------------------------ whole networks ------------- */

@@ -651,16 +651,12 @@ static void test_fp8_tactics_restored(void **state) {
     /* no cuDNN plan building for the second context: a preset it did not restore is tuned again
      * without cuDNN, so it cannot come back as the same cuDNN tactic (restoring one is not
      * limited by the budget) */
-    const char *budget = getenv("INFER8_CUDA_CUDNN_BUDGET");
-    char *saved = budget ? strdup(budget) : NULL;
-    setenv("INFER8_CUDA_CUDNN_BUDGET", "0", 1);
+    char *saved = i8_test_env_set("INFER8_CUDA_CUDNN_BUDGET", "0");
     assert_int_equal(i8_backend_cuda.prepare(&cb, g, &co, &err), INFER8_OK);
     assert_int_equal(i8_cuda_preset_tactics(cb, n, tuned, &err), INFER8_OK);
     memset(yb, 0xff, sizeof(float) * outc * n);
     assert_int_equal(i8_backend_cuda.run(cb, n, in + per * 8, yb, &err), INFER8_OK);
-    if (saved) setenv("INFER8_CUDA_CUDNN_BUDGET", saved, 1);
-    else unsetenv("INFER8_CUDA_CUDNN_BUDGET");
-    free(saved);
+    i8_test_env_restore("INFER8_CUDA_CUDNN_BUDGET", saved);
     assert_int_equal(i8_cuda_tactics(cb, n, &restored, &err), INFER8_OK);
     i8_cuda_stats st;
     i8_cuda_get_stats(cb, n, &st);
@@ -692,15 +688,11 @@ static void test_fp8_tactics_restored(void **state) {
     assert_int_equal(i8_backend_cuda.prepare(&cc, g, &co, &err), INFER8_OK);
     unsetenv("INFER8_CUDA_FP8_DNN");
     assert_int_equal(i8_cuda_tactics(cc, n, &own_tuned, &err), INFER8_OK);
-    budget = getenv("INFER8_CUDA_CUDNN_BUDGET");
-    saved = budget ? strdup(budget) : NULL;
-    setenv("INFER8_CUDA_CUDNN_BUDGET", "30", 1);
+    saved = i8_test_env_set("INFER8_CUDA_CUDNN_BUDGET", "30");
     assert_int_equal(i8_backend_cuda.prepare(&cd, g, &co, &err), INFER8_OK);
     assert_int_equal(i8_cuda_preset_tactics(cd, n, own_tuned, &err), INFER8_OK);
     assert_int_equal(i8_backend_cuda.run(cd, n, in + per * 8, yb, &err), INFER8_OK);
-    if (saved) setenv("INFER8_CUDA_CUDNN_BUDGET", saved, 1);
-    else unsetenv("INFER8_CUDA_CUDNN_BUDGET");
-    free(saved);
+    i8_test_env_restore("INFER8_CUDA_CUDNN_BUDGET", saved);
     i8_cuda_get_stats(cd, n, &st);
     int fp16_dnn = 0; /* the fp16 stem's stored cuDNN config is rebuilt (and counted) */
     for (int i = 0; i < g->n_nodes; i++) fp16_dnn += own_tuned[i].kind == I8_CUDA_TACTIC_CUDNN;
