@@ -226,12 +226,25 @@ static void test_roundtrip_fp32(void **state) {
     assert_non_null(strstr(text, "\"name\":\"act_scales\""));
     assert_non_null(strstr(text, "\"precision\":\"fp32\""));
     assert_non_null(strstr(text, "\"layers\":[{\"index\":0,"));
+#ifdef INFER8_HAVE_CUDA
+    /* the CUDA memory plan's error branch: conv 'side' reads 4 channels (the CUDA kernels need
+     * multiples of 8), so the section says why instead of an arena size */
+    assert_non_null(strstr(text, "\"memory\":{\"cuda\":{\"max_batch\":"));
+    assert_non_null(strstr(text, "\"error\":\"cuda: node 'side' (conv) is not supported by the CUDA backend\""));
+    assert_null(strstr(text, "activation_arena_bytes"));
+#else
+    assert_null(strstr(text, "\"memory\""));
+#endif
     infer8_free(text);
     /* text: the bundle block, the graph listing, then the FP8 scales */
     assert_int_equal(infer8_model_describe(ctx, b, INFER8_DESCRIBE_TEXT, &text), INFER8_OK);
     const char *bundle_line = strstr(text, "bundle: "), *sections = strstr(text, "sections:\n"),
                *act = strstr(text, "\n  act_scales "), *fp8 = strstr(text, " out_scale 0.0041");
     assert_true(bundle_line == text && sections && act && fp8 && sections < act && act < fp8);
+#ifdef INFER8_HAVE_CUDA
+    assert_non_null(strstr(text, "memory (CUDA executor, max batch "));
+    assert_non_null(strstr(text, "): not planned: cuda: node 'side' (conv) is not supported"));
+#endif
     infer8_free(text);
     infer8_model_close(b);
     infer8_model_close(src);
