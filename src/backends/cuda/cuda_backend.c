@@ -468,9 +468,7 @@ static float graph_ms(cu_ctx *c, cudaGraphExec_t exec) {
  * those convs on their fastest other own kernel (cu_conv_plan.alt; session 15 measured IRv2 at
  * batch 1 slower with the TMA kernels than without). Both graphs are timed; the faster is kept,
  * and its tactics are the ones a bundle stores. INFER8_CUDA_GRAPH_CHOICE=0 keeps the tuned one. */
-static infer8_status choose_graph(cu_ctx *c, cu_batch *b, i8_err *err) {
-    const char *choice = getenv("INFER8_CUDA_GRAPH_CHOICE");
-    if (!b->exec || (choice && atoi(choice) <= 0)) return INFER8_OK;
+static infer8_status choose_plain(cu_ctx *c, cu_batch *b, i8_err *err) {
     int swapped = 0, back = 0;
     /* the plans now hold the alternatives; b->exec replays what it captured, the tuned ones */
     infer8_status rc = i8_cuda_conv_swap_alt(c, b, &swapped, err);
@@ -492,6 +490,46 @@ static infer8_status choose_graph(cu_ctx *c, cu_batch *b, i8_err *err) {
     rc = i8_cuda_conv_swap_alt(c, b, &back, err); /* the tuned tactics, which b->exec runs */
     CU_TRY(cudaStreamSynchronize(c->streams[0]));
     return rc;
+}
+
+/* INFER8_CUDA_GRAPH_WAVES=K (an experiment, session 17; see INFER8_CUDA_TMA_WAVES): the kept
+ * graph captured once more with its TMA kernels launched up to K blocks per SM instead of one
+ * persistent block per SM, same tactics. A persistent block that starts late behind a concurrent
+ * branch still owns its share of the tiles; a block per tile leaves its SM when it is done. Both
+ * graphs are timed; the faster is kept (the uint8 graph, captured later, follows b->tma_waves). */
+static infer8_status choose_waves(cu_ctx *c, cu_batch *b, i8_err *err) {
+    const char *env = getenv("INFER8_CUDA_GRAPH_WAVES");
+    const int k = env ? atoi(env) : 0;
+    if (k <= 1 || c->tma_waves || !b->exec) return INFER8_OK;
+    int tma = 0;
+    for (int i = 0; i < c->g->n_nodes; i++)
+        tma += b->tactics[i].kind == I8_CUDA_TACTIC_FP8 && b->tactics[i].variant >= I8_FP8_TMA_FIRST;
+    if (!tma) return INFER8_OK;
+    const float kept_ms = graph_ms(c, b->exec);
+    b->tma_waves = k < 64 ? k : 64;
+    cudaGraphExec_t waves = capture(c, b);
+    const float waves_ms = waves ? graph_ms(c, waves) : -1.0f;
+    b->stats.graph_persistent_ms = kept_ms, b->stats.graph_waves_ms = waves_ms;
+    if (getenv("INFER8_CUDA_DEBUG"))
+        fprintf(stderr, "cuda: batch %d: graph with %d TMA convs persistent %.4f ms, up to %d blocks per SM %.4f ms\n", b->n,
+                tma, (double)kept_ms, b->tma_waves, (double)waves_ms);
+    if (waves && waves_ms >= 0.0f && (kept_ms < 0.0f || waves_ms < kept_ms)) {
+        cudaGraphExecDestroy(b->exec);
+        b->exec = waves;
+        b->stats.graph_waves = b->tma_waves;
+        return INFER8_OK;
+    }
+    if (waves) cudaGraphExecDestroy(waves);
+    b->tma_waves = 0;
+    CU_TRY(cudaStreamSynchronize(c->streams[0]));
+    return INFER8_OK;
+}
+
+static infer8_status choose_graph(cu_ctx *c, cu_batch *b, i8_err *err) {
+    const char *choice = getenv("INFER8_CUDA_GRAPH_CHOICE");
+    if (!b->exec || (choice && atoi(choice) <= 0)) return INFER8_OK;
+    infer8_status rc = choose_plain(c, b, err);
+    return rc == INFER8_OK ? choose_waves(c, b, err) : rc;
 }
 
 static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {

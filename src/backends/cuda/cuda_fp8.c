@@ -321,7 +321,7 @@ static i8_cuda_fp8_conv_args fp8_args(const cu_ctx *c, int n, const cu_conv_sig 
     a.sh = g->sh, a.sw = g->sw, a.ph = g->ph, a.pw = g->pw, a.relu = g->relu;
     a.partial = c->ws[wsi], a.partial_bytes = CU_WORKSPACE_BYTES;
     a.counters = c->counters[wsi], a.n_counters = CU_SPLIT_COUNTERS;
-    a.tma_waves = c->tma_waves;
+    a.tma_waves = c->batches && c->batches[n].tma_waves ? c->batches[n].tma_waves : c->tma_waves;
     return a;
 }
 

@@ -84,6 +84,8 @@ typedef struct cu_batch {
     i8_cuda_tactic *preset;      /* per node or NULL */
     cudaGraphExec_t exec;
     cudaGraphExec_t exec_u8;     /* the same forward from the uint8 input (run_u8), captured on first use */
+    int tma_waves;               /* the grid its TMA kernels launch with when the whole-graph choice kept
+                                  * INFER8_CUDA_GRAPH_WAVES (i8_cuda_fp8_conv_args.tma_waves); 0: the context's */
     i8_cuda_stats stats;
 } cu_batch;
 
