@@ -437,16 +437,22 @@ EXPORT infer8_status infer8_preprocess_rgb8(infer8_context *ctx, const infer8_mo
     return s;
 }
 
+/* An encoded image decoded (within limits), resized and center cropped to uint8 HWC */
+static infer8_status decode_crop_u8(const infer8_model *m, const void *data, size_t size, const i8_limits *limits,
+                                    uint8_t *out, i8_err *err) {
+    i8_image im = {0};
+    infer8_status s = i8_image_decode(&im, data, size, "image", limits, err);
+    if (!s) s = i8_preprocess_crop_u8(&im, &m->config.pre, out, err);
+    i8_image_free(&im);
+    return s;
+}
+
 EXPORT infer8_status infer8_preprocess_encoded_u8(infer8_context *ctx, const infer8_model *m, const void *data,
                                                   size_t size, uint8_t *out) {
     if (!ctx || !m || !data || !out) return bad_arg(ctx, "infer8_preprocess_encoded_u8: NULL argument");
     i8_err err;
     i8_err_clear(&err);
-    i8_image im = {0};
-    infer8_status s = i8_image_decode(&im, data, size, "image", &ctx->limits, &err);
-    if (!s) s = i8_preprocess_crop_u8(&im, &m->config.pre, out, &err);
-    i8_image_free(&im);
-    return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
+    return decode_crop_u8(m, data, size, &ctx->limits, out, &err) ? i8_ctx_fail(ctx, &err) : INFER8_OK;
 }
 
 /* ---- classification ---- */
@@ -554,13 +560,7 @@ typedef struct crop_job {
 static infer8_status crop_one(crop_job *j, int i, i8_image *scratch) {
     i8_err *err = &j->errs[i];
     uint8_t *out = j->crops + (size_t)i * j->per_image;
-    if (j->data) {
-        i8_image im = {0};
-        infer8_status s = i8_image_decode(&im, j->data[i], j->sizes[i], "image", j->limits, err);
-        if (!s) s = i8_preprocess_crop_u8(&im, &j->m->config.pre, out, err);
-        i8_image_free(&im);
-        return s;
-    }
+    if (j->data) return decode_crop_u8(j->m, j->data[i], j->sizes[i], j->limits, out, err);
     if (!j->pixels[i]) return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "image is NULL");
     rgb8_copy(scratch, j->pixels[i], j->stride);
     return i8_preprocess_crop_u8(scratch, &j->m->config.pre, out, err);

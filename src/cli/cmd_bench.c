@@ -290,18 +290,15 @@ int cmd_bench(int argc, char **argv) {
             }
     }
 
-    /* JSON document */
+    /* JSON document, made once in memory: printed (--json) and / or written atomically (-o) */
     if (json || out_path) {
-        char tmp_path[4096] = "";
-        FILE *f = stdout;
-        if (out_path) {
-            snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", out_path, (long)getpid());
-            f = fopen(tmp_path, "w");
-            if (!f) {
-                fprintf(stderr, "infer8 bench: error (i/o error): %s: %s\n", tmp_path, strerror(errno));
-                rc = EXIT_INPUT;
-                goto done;
-            }
+        char *doc = NULL;
+        size_t doc_len = 0;
+        FILE *f = open_memstream(&doc, &doc_len);
+        if (!f) {
+            fprintf(stderr, "infer8 bench: error (out of memory): JSON document\n");
+            rc = EXIT_RUNTIME;
+            goto done;
         }
         struct utsname un;
         uname(&un);
@@ -354,21 +351,26 @@ int cmd_bench(int argc, char **argv) {
                 fprintf(f, "}%s\n", b == n_batches - 1 && m == n_models - 1 ? "" : ",");
             }
         fprintf(f, "  ]\n}\n");
+        if (fclose(f) != 0 || !doc) {
+            fprintf(stderr, "infer8 bench: error (out of memory): JSON document\n");
+            free(doc);
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
         if (out_path) {
-            int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
-            bad |= fclose(f) != 0;
+            char tmp_path[4096];
+            snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", out_path, (long)getpid());
+            FILE *o = fopen(tmp_path, "w");
+            int bad = !o || fwrite(doc, 1, doc_len, o) != doc_len || fflush(o) != 0 || fsync(fileno(o)) != 0;
+            if (o) bad |= fclose(o) != 0;
             if (bad || rename(tmp_path, out_path) != 0) {
-                fprintf(stderr, "infer8 bench: error (i/o error): cannot write %s\n", out_path);
+                fprintf(stderr, "infer8 bench: error (i/o error): cannot write %s: %s\n", out_path, strerror(errno));
                 unlink(tmp_path);
                 rc = EXIT_INPUT;
-            } else if (json) { /* --json and -o: the same document on stdout too */
-                FILE *in = fopen(out_path, "r");
-                char buf[4096];
-                size_t got;
-                while (in && (got = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, got, stdout);
-                if (in) fclose(in);
             }
         }
+        if (json && rc == 0) fwrite(doc, 1, doc_len, stdout); /* with -o too, once it is written */
+        free(doc);
     }
 done:
     for (int m = 0; m < n_models; m++) infer8_model_close(handles[m]), host_batch_free(&hosts[m]);

@@ -32,7 +32,12 @@ for path in sys.argv[1:3]:
     assert rows[0]["x_vs_first"] == 1.0 and rows[2]["x_vs_first"] == 1.0
 print(f"ok: --input {mode}: 4 rows, median / min / max / images/s / x consistent")
 PY
+  cmp -s "$WORK/stdout-$mode.json" "$WORK/bench-$mode.json" || fail "--json with -o: stdout differs from the file"
 done
+# -o into a missing folder: exit 2 naming the file, and --json prints nothing it could not write
+expect_fail 2 "cannot write $WORK/no-such-dir/b.json" "$INFER8" bench "$snap" --batch 1 --rounds 1 --iters 1 --json \
+  -o "$WORK/no-such-dir/b.json"
+[ ! -s "$WORK/stdout" ] || fail "bench printed a document it could not write"
 expect_fail 64 "--input must be forward, f32 or u8, not 'bytes'" "$INFER8" bench "$snap" --input bytes
 expect_fail 64 "--rounds" "$INFER8" bench "$snap" --rounds 0
 expect_fail 64 "give at least one MODEL" "$INFER8" bench --input u8

@@ -498,15 +498,14 @@ static infer8_status choose_plain(cu_ctx *c, cu_batch *b, i8_err *err) {
  * branch still owns its share of the tiles; a block per tile leaves its SM when it is done. Both
  * graphs are timed; the faster is kept (the uint8 graph, captured later, follows b->tma_waves). */
 static infer8_status choose_waves(cu_ctx *c, cu_batch *b, i8_err *err) {
-    const char *env = getenv("INFER8_CUDA_GRAPH_WAVES");
-    const int k = env ? atoi(env) : 0;
-    if (k <= 1 || c->tma_waves || !b->exec) return INFER8_OK;
+    const int k = i8_cuda_env_waves("INFER8_CUDA_GRAPH_WAVES");
+    if (!k || c->tma_waves || !b->exec) return INFER8_OK;
     int tma = 0;
     for (int i = 0; i < c->g->n_nodes; i++)
         tma += b->tactics[i].kind == I8_CUDA_TACTIC_FP8 && b->tactics[i].variant >= I8_FP8_TMA_FIRST;
     if (!tma) return INFER8_OK;
     const float kept_ms = graph_ms(c, b->exec);
-    b->tma_waves = k < 64 ? k : 64;
+    b->tma_waves = k;
     cudaGraphExec_t waves = capture(c, b);
     const float waves_ms = waves ? graph_ms(c, waves) : -1.0f;
     b->stats.graph_persistent_ms = kept_ms, b->stats.graph_waves_ms = waves_ms;
@@ -520,7 +519,7 @@ static infer8_status choose_waves(cu_ctx *c, cu_batch *b, i8_err *err) {
         return INFER8_OK;
     }
     if (waves) cudaGraphExecDestroy(waves);
-    b->tma_waves = 0;
+    b->tma_waves = c->tma_waves;
     CU_TRY(cudaStreamSynchronize(c->streams[0]));
     return INFER8_OK;
 }
@@ -545,6 +544,7 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
     if (!b->node_plan || !b->varpack || !b->tactics) return err->code;
     for (int i = 0; i < nn; i++) b->node_plan[i] = -1;
     memset(&b->stats, 0, sizeof b->stats);
+    b->tma_waves = c->tma_waves; /* what tuning and capture launch; choose_waves may widen it */
     c->cudnn_spent_s = 0; /* the cuDNN plan-building budget applies per batch size */
     double t0 = now_s();
     for (int i = 0; i < nn; i++) {
@@ -724,14 +724,33 @@ static infer8_status collect_forward(cu_ctx *c, cu_batch *b, i8_err *err) {
     return INFER8_OK;
 }
 
-static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_options *opts, i8_err *err) {
-    int n = g->n_nodes;
-    for (int i = 0; i < n; i++)
+/* What prepare and plan_memory both refuse: a node the backend cannot run, no output, no input
+ * node first */
+static infer8_status check_graph(const i8_graph *g, i8_err *err) {
+    for (int i = 0; i < g->n_nodes; i++)
         if (!cuda_supports_node(g, &g->nodes[i]))
             return i8_fail(err, INFER8_E_UNSUPPORTED, "cuda: node '%s' (%s) is not supported by the CUDA backend",
                            g->nodes[i].name, i8_op_name(g->nodes[i].op));
-    if (g->output < 0 || g->output >= n) return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "cuda: graph has no output");
+    if (g->output < 0 || g->output >= g->n_nodes)
+        return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "cuda: graph has no output");
     if (g->nodes[0].op != I8_OP_INPUT) return i8_fail(err, INFER8_E_UNSUPPORTED, "cuda: node 0 must be the input");
+    return INFER8_OK;
+}
+
+/* Host-only planning into c->views / c->stor (allocated, n_nodes each): every output placed (concat
+ * inputs in their slices), e4m3 twins of the tensors read as FP8 (they grow their storages before
+ * the arena is planned), then the arena by liveness */
+static infer8_status plan_memory_layout(cu_ctx *c, i8_err *err) {
+    for (int i = 0; i < c->g->n_nodes; i++) c->views[i].storage = -1;
+    infer8_status rc;
+    if ((rc = place_outputs(c, err)) || (rc = i8_cuda_fp8_plan(c, err))) return rc;
+    return plan_arena(c, err);
+}
+
+static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_options *opts, i8_err *err) {
+    int n = g->n_nodes;
+    infer8_status rc = check_graph(g, err);
+    if (rc) return rc;
     const char *force = getenv("INFER8_CUDA_TACTIC");
     c->force_kind = !force ? 0 : !strcmp(force, "own") ? I8_CUDA_TACTIC_OWN
                                : !strcmp(force, "cublaslt") ? I8_CUDA_TACTIC_CUBLASLT
@@ -766,12 +785,7 @@ static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_opti
     c->stor = i8_calloc((size_t)n, sizeof(cu_storage), err);
     c->batches = i8_calloc((size_t)c->max_batch + 1, sizeof(cu_batch), err);
     if (!c->ev || !c->rt || !c->views || !c->stor || !c->batches) return err->code;
-    for (int i = 0; i < n; i++) c->views[i].storage = -1;
-    infer8_status rc;
-    /* FP8 graphs: e4m3 twins of the tensors read as FP8 grow their storages before planning */
-    if ((rc = place_outputs(c, err)) || (rc = i8_cuda_fp8_plan(c, err)) || (rc = plan_arena(c, err)) ||
-        (rc = i8_cuda_fp8_setup(c, err)))
-        return rc;
+    if ((rc = plan_memory_layout(c, err)) || (rc = i8_cuda_fp8_setup(c, err))) return rc;
     assign_streams(c);
     for (int i = 0; i < n; i++)
         if (c->rt[i].need_event) CU_TRY(cudaEventCreateWithFlags(&c->ev[i], cudaEventDisableTiming));
@@ -825,20 +839,25 @@ static infer8_status cuda_prepare(void **ctx, i8_graph *g, const i8_backend_opti
     return INFER8_OK;
 }
 
+/* The logits of the forward just launched on stream 0, copied back (float32) once it is done */
+static infer8_status copy_logits(cu_ctx *c, int n, float *logits, i8_err *err) {
+    const i8_node *out = &c->g->nodes[c->g->output];
+    CU_TRY(cudaMemcpyAsync(logits, c->out_stage, (size_t)n * out->c * out->h * out->w * 4, cudaMemcpyDeviceToHost,
+                           c->streams[0]));
+    CU_TRY(cudaStreamSynchronize(c->streams[0]));
+    return INFER8_OK;
+}
+
 static infer8_status cuda_run(void *vctx, int n, const float *input, float *logits, i8_err *err) {
     cu_ctx *c = vctx;
     infer8_status rc = ensure_batch(c, n, err);
     if (rc) return rc;
     const i8_graph *g = c->g;
     size_t in_bytes = (size_t)n * g->input_c * g->input_h * g->input_w * 4;
-    const i8_node *out = &g->nodes[g->output];
     CU_TRY(cudaMemcpyAsync(c->in_stage, input, in_bytes, cudaMemcpyHostToDevice, c->streams[0]));
     if ((rc = c->collect_index ? collect_forward(c, &c->batches[n], err) : forward(c, &c->batches[n], err)))
         return rc;
-    CU_TRY(cudaMemcpyAsync(logits, c->out_stage, (size_t)n * out->c * out->h * out->w * 4, cudaMemcpyDeviceToHost,
-                           c->streams[0]));
-    CU_TRY(cudaStreamSynchronize(c->streams[0]));
-    return INFER8_OK;
+    return copy_logits(c, n, logits, err);
 }
 
 /* The uint8 path: the input node normalizes in_stage_u8 on the GPU (i8_cuda_input_u8_to_nhwc),
@@ -868,7 +887,6 @@ static infer8_status cuda_run_u8(void *vctx, int n, const uint8_t *input, const 
         memcpy(c->u8_std, std, sizeof c->u8_std);
     }
     cu_batch *b = &c->batches[n];
-    const i8_node *out = &g->nodes[g->output];
     CU_TRY(cudaMemcpyAsync(c->in_stage_u8, input, (size_t)n * per_image, cudaMemcpyHostToDevice, c->streams[0]));
     c->input_u8 = 1;
     if (b->exec && !b->exec_u8) b->exec_u8 = capture(c, b);
@@ -879,11 +897,7 @@ static infer8_status cuda_run_u8(void *vctx, int n, const uint8_t *input, const 
         rc = c->collect_index ? collect_forward(c, b, err) : launch_nodes(c, b, err);
     }
     c->input_u8 = 0;
-    if (rc) return rc;
-    CU_TRY(cudaMemcpyAsync(logits, c->out_stage, (size_t)n * out->c * out->h * out->w * 4, cudaMemcpyDeviceToHost,
-                           c->streams[0]));
-    CU_TRY(cudaStreamSynchronize(c->streams[0]));
-    return INFER8_OK;
+    return rc ? rc : copy_logits(c, n, logits, err);
 }
 
 static infer8_status cuda_time_forward(void *vctx, int n, int iters, double *ms, i8_err *err) {
@@ -945,11 +959,9 @@ static void cuda_describe_device(void *vctx, char *buf, size_t size) {
 static infer8_status cuda_plan_memory(const i8_graph *g, int max_batch, uint64_t *arena_bytes, i8_err *err) {
     if (!g || !arena_bytes || max_batch < 1)
         return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "cuda: memory plan needs a graph and max_batch >= 1");
+    infer8_status rc = check_graph(g, err);
+    if (rc) return rc;
     const int n = g->n_nodes;
-    for (int i = 0; i < n; i++)
-        if (!cuda_supports_node(g, &g->nodes[i]))
-            return i8_fail(err, INFER8_E_UNSUPPORTED, "cuda: node '%s' (%s) is not supported by the CUDA backend",
-                           g->nodes[i].name, i8_op_name(g->nodes[i].op));
     cu_ctx c;
     memset(&c, 0, sizeof c);
     c.g = (i8_graph *)g; /* the planners only read it */
@@ -957,10 +969,8 @@ static infer8_status cuda_plan_memory(const i8_graph *g, int max_batch, uint64_t
     c.rt = i8_calloc((size_t)n, sizeof(cu_node_rt), err);
     c.views = i8_calloc((size_t)n, sizeof(cu_view), err);
     c.stor = i8_calloc((size_t)n, sizeof(cu_storage), err);
-    infer8_status rc = c.rt && c.views && c.stor ? INFER8_OK : err->code;
-    for (int i = 0; i < n && !rc; i++) c.views[i].storage = -1;
-    if (!rc && !(rc = place_outputs(&c, err)) && !(rc = i8_cuda_fp8_plan(&c, err)) && !(rc = plan_arena(&c, err)))
-        *arena_bytes = c.arena_bytes;
+    rc = c.rt && c.views && c.stor ? plan_memory_layout(&c, err) : err->code;
+    if (!rc) *arena_bytes = c.arena_bytes;
     free(c.rt), free(c.views), free(c.stor);
     return rc;
 }

@@ -78,8 +78,7 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
      * convs sum as fast as fp16's alone, but the FP8 graph overlaps them worse (4.19 against
      * 3.42 ms); a persistent block that starts late behind a concurrent branch still owns its
      * share of the tiles. */
-    const char *waves = getenv("INFER8_CUDA_TMA_WAVES");
-    c->tma_waves = waves && atoi(waves) > 1 ? (atoi(waves) < 64 ? atoi(waves) : 64) : 0;
+    c->tma_waves = i8_cuda_env_waves("INFER8_CUDA_TMA_WAVES");
     c->fp8_only = 0;
     for (const char *v = getenv("INFER8_CUDA_FP8_VARIANT"); v && *v;) {
         char *end;
@@ -161,6 +160,12 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
     }
     free(use);
     return INFER8_OK;
+}
+
+int i8_cuda_env_waves(const char *name) {
+    const char *v = getenv(name);
+    const int k = v ? atoi(v) : 0;
+    return k > 1 ? (k < 64 ? k : 64) : 0;
 }
 
 infer8_status i8_cuda_fp8_setup(cu_ctx *c, i8_err *err) {
@@ -321,7 +326,7 @@ static i8_cuda_fp8_conv_args fp8_args(const cu_ctx *c, int n, const cu_conv_sig 
     a.sh = g->sh, a.sw = g->sw, a.ph = g->ph, a.pw = g->pw, a.relu = g->relu;
     a.partial = c->ws[wsi], a.partial_bytes = CU_WORKSPACE_BYTES;
     a.counters = c->counters[wsi], a.n_counters = CU_SPLIT_COUNTERS;
-    a.tma_waves = c->batches && c->batches[n].tma_waves ? c->batches[n].tma_waves : c->tma_waves;
+    a.tma_waves = c->batches[n].tma_waves;
     return a;
 }
 

@@ -84,8 +84,8 @@ typedef struct cu_batch {
     i8_cuda_tactic *preset;      /* per node or NULL */
     cudaGraphExec_t exec;
     cudaGraphExec_t exec_u8;     /* the same forward from the uint8 input (run_u8), captured on first use */
-    int tma_waves;               /* the grid its TMA kernels launch with when the whole-graph choice kept
-                                  * INFER8_CUDA_GRAPH_WAVES (i8_cuda_fp8_conv_args.tma_waves); 0: the context's */
+    int tma_waves;               /* the grid its TMA kernels launch with (i8_cuda_fp8_conv_args.tma_waves): the
+                                  * context's, or INFER8_CUDA_GRAPH_WAVES when the whole-graph choice kept it */
     i8_cuda_stats stats;
 } cu_batch;
 
@@ -152,6 +152,9 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err);
  * (cuda_plan_memory); the device side is i8_cuda_fp8_setup, once prepare has planned: the FP8
  * kernels' shared-memory allowance, and the cuBLASLt e4m3 GEMMs' buffers (fp8_lt). */
 infer8_status i8_cuda_fp8_setup(cu_ctx *c, i8_err *err);
+/* Blocks per SM for the TMA kernels from environment variable name (INFER8_CUDA_TMA_WAVES,
+ * INFER8_CUDA_GRAPH_WAVES): 2 to 64, or 0 (unset or below 2: one persistent block per SM) */
+int i8_cuda_env_waves(const char *name);
 /* Uploads e4m3 weight codes (recovered exactly from the dequantized graph weights), the
  * per-channel multipliers and the fp32 bias of FP8 conv node i. */
 infer8_status i8_cuda_fp8_upload(cu_ctx *c, int i, i8_err *err);
