@@ -480,20 +480,41 @@ infer8_status i8_model_ensure_backend(infer8_model *m, i8_err *err) {
     return i8_bundle_after_prepare(m, err);
 }
 
+/* n images through m's ready backend, max_batch at a time (the caller holds m->lock): floats
+ * (input), or uint8 crops (crops) that the backend normalizes (run_u8) or, when it cannot take
+ * bytes, this loop does into chunk (room for one batch) */
+static infer8_status run_batches(infer8_model *m, int n, const float *input, const uint8_t *crops, float *chunk,
+                                 float *logits, i8_err *err) {
+    const i8_graph *g = &m->graph;
+    const size_t per_image = (size_t)g->input_c * g->input_h * g->input_w;
+    const float *mean = m->config.pre.mean, *std = m->config.pre.std;
+    infer8_status s = INFER8_OK;
+    for (int done = 0; !s && done < n;) {
+        const int b = n - done < m->options.max_batch ? n - done : m->options.max_batch;
+        float *y = logits + (size_t)done * m->config.num_classes;
+        if (!crops) {
+            s = m->backend->run(m->backend_ctx, b, input + (size_t)done * per_image, y, err);
+        } else if (m->backend->run_u8) {
+            s = m->backend->run_u8(m->backend_ctx, b, crops + (size_t)done * per_image, mean, std, y, err);
+        } else {
+            for (int k = 0; k < b; k++)
+                i8_normalize_u8(crops + (size_t)(done + k) * per_image, g->input_h, g->input_w, mean, std,
+                                chunk + (size_t)k * per_image);
+            s = m->backend->run(m->backend_ctx, b, chunk, y, err);
+        }
+        done += b;
+    }
+    return s;
+}
+
 EXPORT infer8_status infer8_classify_tensor(infer8_context *ctx, infer8_model *m, int n, const float *input,
                                             float *logits) {
     if (!ctx || !m || !input || !logits || n <= 0) return bad_arg(ctx, "infer8_classify_tensor: bad argument");
     i8_err err;
     i8_err_clear(&err);
-    size_t per_image = (size_t)m->graph.input_c * m->graph.input_h * m->graph.input_w;
     pthread_mutex_lock(&m->lock);
     infer8_status s = i8_model_ensure_backend(m, &err);
-    for (int done = 0; !s && done < n;) {
-        int b = n - done < m->options.max_batch ? n - done : m->options.max_batch;
-        s = m->backend->run(m->backend_ctx, b, input + (size_t)done * per_image,
-                            logits + (size_t)done * m->config.num_classes, &err);
-        done += b;
-    }
+    if (!s) s = run_batches(m, n, input, NULL, NULL, logits, &err);
     pthread_mutex_unlock(&m->lock);
     return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
 }
@@ -508,29 +529,15 @@ EXPORT infer8_status infer8_classify_u8(infer8_context *ctx, infer8_model *m, in
         i8_fail(&err, INFER8_E_UNSUPPORTED, "infer8_classify_u8: the model takes %d input channels, not RGB", g->input_c);
         return i8_ctx_fail(ctx, &err);
     }
-    size_t per_image = (size_t)3 * g->input_h * g->input_w;
-    const float *mean = m->config.pre.mean, *std = m->config.pre.std;
     float *chunk = NULL; /* the normalized floats of one batch, when the executor cannot take bytes */
     pthread_mutex_lock(&m->lock);
     infer8_status s = i8_model_ensure_backend(m, &err);
     if (!s && !m->backend->run_u8) {
-        size_t batch = (size_t)(n < m->options.max_batch ? n : m->options.max_batch);
-        chunk = i8_malloc(per_image * sizeof(float) * batch, &err);
+        const size_t batch = (size_t)(n < m->options.max_batch ? n : m->options.max_batch);
+        chunk = i8_malloc((size_t)3 * g->input_h * g->input_w * sizeof(float) * batch, &err);
         if (!chunk) s = err.code;
     }
-    for (int done = 0; !s && done < n;) {
-        int b = n - done < m->options.max_batch ? n - done : m->options.max_batch;
-        const uint8_t *x = crops + (size_t)done * per_image;
-        float *y = logits + (size_t)done * m->config.num_classes;
-        if (m->backend->run_u8) {
-            s = m->backend->run_u8(m->backend_ctx, b, x, mean, std, y, &err);
-        } else {
-            for (int k = 0; k < b; k++)
-                i8_normalize_u8(x + (size_t)k * per_image, g->input_h, g->input_w, mean, std, chunk + (size_t)k * per_image);
-            s = m->backend->run(m->backend_ctx, b, chunk, y, &err);
-        }
-        done += b;
-    }
+    if (!s) s = run_batches(m, n, NULL, crops, chunk, logits, &err);
     pthread_mutex_unlock(&m->lock);
     free(chunk);
     return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;

@@ -55,9 +55,9 @@ cuda_tests() {
     '^\[|max rel|ms/forward|device:|tactics:|cudnn budget|SKIP|FAIL|Error|error' 60
 }
 
-# Latency of the three families at batch 1 and 32 (CUDA-graph replay, median of 7 rounds), and
-# whole host calls from float32 tensors against uint8 crops normalized on the GPU;
-# INFER8_CUDA_BENCH_ARCHES=a,b picks the families.
+# Latency of the three families at batch 1 and 32 (CUDA-graph replay, median of 7 rounds) and
+# the batch-1 profile; INFER8_CUDA_BENCH_ARCHES=a,b picks the families. Whole host calls (float32
+# tensors against uint8 crops normalized on the GPU): `infer8 bench --input f32|u8`.
 cuda_bench() {
   gpu_env >/dev/null
   INFER8_CUDA_BENCH=1 INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-30} timeout 200 \

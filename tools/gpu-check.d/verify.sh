@@ -9,7 +9,8 @@
 # kernels made tuning longer (IRv2's batch-32 bench alone took 105 s), so the bench runs batch
 # 32 first, then batch 1 in what is left. Outputs: the steps' logs and fp8_bench's tables
 # (fp8_bench_b32.md, fp8_bench_b1.md) under $OUT (packed by gpu-check beyond 8 files). Not in
-# STEPS (it repeats them): run it by name.
+# STEPS (it repeats them): run it by name. VERIFY_BENCH_ENV adds VAR=VALUE words to the bench
+# steps alone (e.g. INFER8_CUDA_GRAPH_WAVES=16: the tests keep their defaults).
 
 # verify_step SECONDS STEP [VAR=VALUE ...]: STEP in a child gpu-check (no packing of its own),
 # killed with its children after SECONDS; the step's status (124: timed out)
@@ -49,7 +50,8 @@ verify() {
     fi
     echo "verify: fp8_bench ${VERIFY_BENCH_ARCHES:-inception_resnet_v2} batch $batch within ${bench_s} s (t=$((SECONDS - t0)) s)"
     verify_step "$bench_s" fp8_bench INFER8_FP8_BENCH_ARCHES="${VERIFY_BENCH_ARCHES:-inception_resnet_v2}" \
-      INFER8_FP8_BENCH_BATCHES=$batch INFER8_CUDA_CUDNN_BUDGET=40 FP8_BENCH_TIMEOUT="$bench_s" || rc=1
+      INFER8_FP8_BENCH_BATCHES=$batch INFER8_CUDA_CUDNN_BUDGET=40 FP8_BENCH_TIMEOUT="$bench_s" \
+      ${VERIFY_BENCH_ENV:-} || rc=1
     [ -f "$OUT/fp8_bench.md" ] && mv "$OUT/fp8_bench.md" "$OUT/fp8_bench_b$batch.md"
     [ -f "$OUT/fp8_bench.log" ] && mv "$OUT/fp8_bench.log" "$OUT/fp8_bench_b$batch.log"
     grep -E "^\| (incep|fp8-layers)" "$OUT/fp8_bench_b$batch.md" 2>/dev/null

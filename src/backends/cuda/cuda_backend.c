@@ -337,7 +337,9 @@ out:
 
 /* ---------------------------------------------------------------- launching */
 
-static int launch_node(cu_ctx *c, cu_batch *b, int i, cudaStream_t s, int ws_index) {
+/* u8: the input node normalizes the uint8 images of in_stage_u8 (run_u8), else it converts the
+ * floats of in_stage */
+static int launch_node(cu_ctx *c, cu_batch *b, int i, cudaStream_t s, int ws_index, int u8) {
     const i8_graph *g = c->g;
     const i8_node *nd = &g->nodes[i];
     int n = b->n;
@@ -349,9 +351,9 @@ static int launch_node(cu_ctx *c, cu_batch *b, int i, cudaStream_t s, int ws_ind
     size_t pixels = (size_t)n * nd->h * nd->w;
     switch (nd->op) {
     case I8_OP_INPUT:
-        return c->input_u8 ? i8_cuda_input_u8_to_nhwc(c->in_stage_u8, n, g->input_h, g->input_w, c->u8_mean, c->u8_std,
-                                                      y, y_ld, s)
-                           : i8_cuda_input_to_nhwc(c->in_stage, n, g->input_c, g->input_h, g->input_w, y, y_ld, s);
+        return u8 ? i8_cuda_input_u8_to_nhwc(c->in_stage_u8, n, g->input_h, g->input_w, c->u8_mean, c->u8_std,
+                                                y, y_ld, s)
+                  : i8_cuda_input_to_nhwc(c->in_stage, n, g->input_c, g->input_h, g->input_w, y, y_ld, s);
     case I8_OP_CONV: return i8_cuda_conv_launch(c, b, i, s, ws_index);
     case I8_OP_MAXPOOL:
     case I8_OP_AVGPOOL: {
@@ -391,7 +393,7 @@ static int launch_node(cu_ctx *c, cu_batch *b, int i, cudaStream_t s, int ws_ind
 
 /* Whole forward over the streams: each node waits for the events of inputs made on other
  * streams; at the end stream 0 joins every other stream (required to close a capture). */
-static int launch_all(cu_ctx *c, cu_batch *b, int *failed_node) {
+static int launch_all(cu_ctx *c, cu_batch *b, int u8, int *failed_node) {
     const i8_graph *g = c->g;
     int used[CU_STREAMS] = {0};
     for (int i = 0; i < g->n_nodes; i++) {
@@ -406,7 +408,7 @@ static int launch_all(cu_ctx *c, cu_batch *b, int *failed_node) {
                 return -1;
             }
         }
-        int rc = launch_node(c, b, i, s, si);
+        int rc = launch_node(c, b, i, s, si, u8);
         if (rc == 0 && c->rt[i].need_event && cudaEventRecord(c->ev[i], s) != cudaSuccess) rc = -1;
         if (rc) {
             *failed_node = i;
@@ -426,21 +428,51 @@ static int launch_all(cu_ctx *c, cu_batch *b, int *failed_node) {
     return rc;
 }
 
-/* The forward of batch b captured as a CUDA graph and instantiated; NULL when it cannot be. */
-static cudaGraphExec_t capture(cu_ctx *c, cu_batch *b) {
+cudaGraphExec_t i8_cuda_capture(cudaStream_t s, int (*launch)(void *arg), void *arg, int *launch_rc,
+                                cudaError_t *capture_err) {
     cudaGraphExec_t exec = NULL;
     cudaGraph_t graph = NULL;
-    int failed = -1, rc = -1;
-    cudaError_t e = cudaErrorUnknown;
-    if (cudaStreamBeginCapture(c->streams[0], cudaStreamCaptureModeRelaxed) == cudaSuccess) {
-        rc = launch_all(c, b, &failed);
-        e = cudaStreamEndCapture(c->streams[0], &graph);
+    int rc = -1;
+    cudaError_t e = cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+    if (e == cudaSuccess) {
+        rc = launch(arg);
+        e = cudaStreamEndCapture(s, &graph);
         if (rc == 0 && e == cudaSuccess && graph && cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess) exec = NULL;
         if (graph) cudaGraphDestroy(graph);
     }
-    if (!exec && getenv("INFER8_CUDA_DEBUG"))
-        fprintf(stderr, "cuda: capture failed (node %d, rc %d, %s)\n", failed, rc, cudaGetErrorString(e));
+    if (launch_rc) *launch_rc = rc;
+    if (capture_err) *capture_err = e;
     cudaGetLastError();
+    return exec;
+}
+
+float i8_cuda_replays_ms(cu_ctx *c, cudaStream_t s, cudaGraphExec_t exec, int replays) {
+    float ms = 0.0f;
+    if (cudaEventRecord(c->t0, s) != cudaSuccess) return -1.0f;
+    for (int i = 0; i < replays; i++)
+        if (cudaGraphLaunch(exec, s) != cudaSuccess) return -1.0f;
+    if (cudaEventRecord(c->t1, s) != cudaSuccess || cudaEventSynchronize(c->t1) != cudaSuccess ||
+        cudaEventElapsedTime(&ms, c->t0, c->t1) != cudaSuccess)
+        return -1.0f;
+    return ms;
+}
+
+typedef struct forward_launch { cu_ctx *c; cu_batch *b; int u8, failed; } forward_launch;
+
+static int launch_forward(void *arg) {
+    forward_launch *f = arg;
+    return launch_all(f->c, f->b, f->u8, &f->failed);
+}
+
+/* The forward of batch b (from the uint8 input if u8) captured as a CUDA graph and instantiated;
+ * NULL when it cannot be. */
+static cudaGraphExec_t capture(cu_ctx *c, cu_batch *b, int u8) {
+    forward_launch f = {c, b, u8, -1};
+    int rc = -1;
+    cudaError_t e = cudaErrorUnknown;
+    cudaGraphExec_t exec = i8_cuda_capture(c->streams[0], launch_forward, &f, &rc, &e);
+    if (!exec && getenv("INFER8_CUDA_DEBUG"))
+        fprintf(stderr, "cuda: capture failed (node %d, rc %d, %s)\n", f.failed, rc, cudaGetErrorString(e));
     return exec;
 }
 
@@ -448,16 +480,10 @@ static cudaGraphExec_t capture(cu_ctx *c, cu_batch *b) {
  * negative on an error. */
 static float graph_ms(cu_ctx *c, cudaGraphExec_t exec) {
     float best = INFINITY;
-    for (int i = 0; i < 3; i++)
-        if (cudaGraphLaunch(exec, c->streams[0]) != cudaSuccess) return -1.0f;
+    if (i8_cuda_replays_ms(c, c->streams[0], exec, 3) < 0.0f) return -1.0f;
     for (int r = 0; r < 5; r++) {
-        float ms = 0.0f;
-        if (cudaEventRecord(c->t0, c->streams[0]) != cudaSuccess) return -1.0f;
-        for (int i = 0; i < 10; i++)
-            if (cudaGraphLaunch(exec, c->streams[0]) != cudaSuccess) return -1.0f;
-        if (cudaEventRecord(c->t1, c->streams[0]) != cudaSuccess || cudaEventSynchronize(c->t1) != cudaSuccess ||
-            cudaEventElapsedTime(&ms, c->t0, c->t1) != cudaSuccess)
-            return -1.0f;
+        const float ms = i8_cuda_replays_ms(c, c->streams[0], exec, 10);
+        if (ms < 0.0f) return -1.0f;
         if (ms / 10.0f < best) best = ms / 10.0f;
     }
     return best;
@@ -474,7 +500,7 @@ static infer8_status choose_plain(cu_ctx *c, cu_batch *b, i8_err *err) {
     infer8_status rc = i8_cuda_conv_swap_alt(c, b, &swapped, err);
     if (rc != INFER8_OK || !swapped) return rc;
     const float tuned = graph_ms(c, b->exec);
-    cudaGraphExec_t plain = capture(c, b);
+    cudaGraphExec_t plain = capture(c, b, 0);
     const float plain_ms = plain ? graph_ms(c, plain) : -1.0f;
     b->stats.graph_tuned_ms = tuned, b->stats.graph_plain_ms = plain_ms, b->stats.graph_swapped_convs = swapped;
     if (getenv("INFER8_CUDA_DEBUG"))
@@ -506,7 +532,7 @@ static infer8_status choose_waves(cu_ctx *c, cu_batch *b, i8_err *err) {
     if (!tma) return INFER8_OK;
     const float kept_ms = graph_ms(c, b->exec);
     b->tma_waves = k;
-    cudaGraphExec_t waves = capture(c, b);
+    cudaGraphExec_t waves = capture(c, b, 0);
     const float waves_ms = waves ? graph_ms(c, waves) : -1.0f;
     b->stats.graph_persistent_ms = kept_ms, b->stats.graph_waves_ms = waves_ms;
     if (getenv("INFER8_CUDA_DEBUG"))
@@ -543,6 +569,7 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
     if (!b->tactics) b->tactics = i8_calloc((size_t)nn, sizeof(i8_cuda_tactic), err);
     if (!b->node_plan || !b->varpack || !b->tactics) return err->code;
     for (int i = 0; i < nn; i++) b->node_plan[i] = -1;
+    memset(b->tactics, 0, sizeof(i8_cuda_tactic) * (size_t)nn); /* node_take_plan counts what it replaces */
     memset(&b->stats, 0, sizeof b->stats);
     b->tma_waves = c->tma_waves; /* what tuning and capture launch; choose_waves may widen it */
     c->cudnn_spent_s = 0; /* the cuDNN plan-building budget applies per batch size */
@@ -571,7 +598,7 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
      * calibration forward never uses the graph: collect_forward) */
     b->exec = NULL;
     if (!getenv("INFER8_CUDA_NO_GRAPH") && !c->collect_index) {
-        b->exec = capture(c, b);
+        b->exec = capture(c, b, 0);
         infer8_status rc = choose_graph(c, b, err);
         if (rc != INFER8_OK) return rc;
     }
@@ -584,9 +611,9 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
 }
 
 /* The forward launched node by node (no graph) */
-static infer8_status launch_nodes(cu_ctx *c, cu_batch *b, i8_err *err) {
+static infer8_status launch_nodes(cu_ctx *c, cu_batch *b, int u8, i8_err *err) {
     int failed = -1;
-    int rc = launch_all(c, b, &failed);
+    int rc = launch_all(c, b, u8, &failed);
     if (rc)
         return i8_fail(err, INFER8_E_DEVICE, "cuda: node %d ('%s') failed to launch (status %d)", failed,
                        failed >= 0 ? c->g->nodes[failed].name : "join", rc);
@@ -598,7 +625,7 @@ static infer8_status forward(cu_ctx *c, cu_batch *b, i8_err *err) {
         CU_TRY(cudaGraphLaunch(b->exec, c->streams[0]));
         return INFER8_OK;
     }
-    return launch_nodes(c, b, err);
+    return launch_nodes(c, b, 0, err);
 }
 
 /* ---------------------------------------------------------------- ops table */
@@ -698,11 +725,11 @@ static infer8_status collect_setup(cu_ctx *c, i8_calib_hist **hist, i8_err *err)
 /* Calibration forward: every node in order on stream 0 (no graph, no concurrency, so a tensor
  * is read before any later node can reuse its memory), each requested output binned right
  * after its node; then the histograms are copied back to the host. */
-static infer8_status collect_forward(cu_ctx *c, cu_batch *b, i8_err *err) {
+static infer8_status collect_forward(cu_ctx *c, cu_batch *b, int u8, i8_err *err) {
     const i8_graph *g = c->g;
     cudaStream_t s = c->streams[0];
     for (int i = 0; i < g->n_nodes; i++) {
-        int rc = launch_node(c, b, i, s, c->rt[i].stream);
+        int rc = launch_node(c, b, i, s, c->rt[i].stream, u8);
         if (!rc && c->collect_index[i] >= 0) {
             const i8_node *nd = &g->nodes[i];
             rc = i8_cuda_calib_collect(i8_cuda_view_ptr(c, i), (size_t)b->n * nd->h * nd->w, nd->c,
@@ -855,7 +882,7 @@ static infer8_status cuda_run(void *vctx, int n, const float *input, float *logi
     const i8_graph *g = c->g;
     size_t in_bytes = (size_t)n * g->input_c * g->input_h * g->input_w * 4;
     CU_TRY(cudaMemcpyAsync(c->in_stage, input, in_bytes, cudaMemcpyHostToDevice, c->streams[0]));
-    if ((rc = c->collect_index ? collect_forward(c, &c->batches[n], err) : forward(c, &c->batches[n], err)))
+    if ((rc = c->collect_index ? collect_forward(c, &c->batches[n], 0, err) : forward(c, &c->batches[n], err)))
         return rc;
     return copy_logits(c, n, logits, err);
 }
@@ -881,22 +908,23 @@ static infer8_status cuda_run_u8(void *vctx, int n, const uint8_t *input, const 
     if (memcmp(c->u8_mean, mean, sizeof c->u8_mean) || memcmp(c->u8_std, std, sizeof c->u8_std)) {
         /* another normalization: the graphs hold the old one as kernel arguments */
         CU_TRY(cudaStreamSynchronize(c->streams[0]));
-        for (int k = 0; k <= c->max_batch; k++)
+        for (int k = 0; k <= c->max_batch; k++) {
             if (c->batches[k].exec_u8) cudaGraphExecDestroy(c->batches[k].exec_u8), c->batches[k].exec_u8 = NULL;
+            c->batches[k].u8_capture_failed = 0;
+        }
         memcpy(c->u8_mean, mean, sizeof c->u8_mean);
         memcpy(c->u8_std, std, sizeof c->u8_std);
     }
     cu_batch *b = &c->batches[n];
     CU_TRY(cudaMemcpyAsync(c->in_stage_u8, input, (size_t)n * per_image, cudaMemcpyHostToDevice, c->streams[0]));
-    c->input_u8 = 1;
-    if (b->exec && !b->exec_u8) b->exec_u8 = capture(c, b);
+    /* a capture that failed once is not tried again on every call (the float graph was made) */
+    if (b->exec && !b->exec_u8 && !b->u8_capture_failed) b->u8_capture_failed = !(b->exec_u8 = capture(c, b, 1));
     if (b->exec_u8) {
         if (cudaGraphLaunch(b->exec_u8, c->streams[0]) != cudaSuccess)
             rc = i8_fail(err, INFER8_E_DEVICE, "cuda: graph launch (uint8 input) failed");
     } else {
-        rc = c->collect_index ? collect_forward(c, b, err) : launch_nodes(c, b, err);
+        rc = c->collect_index ? collect_forward(c, b, 1, err) : launch_nodes(c, b, 1, err);
     }
-    c->input_u8 = 0;
     return rc ? rc : copy_logits(c, n, logits, err);
 }
 
@@ -929,7 +957,7 @@ static infer8_status cuda_profile(void *vctx, int n, int iters, double *ms, i8_e
     for (int it = 0; it < iters; it++)
         for (int i = 0; i < c->g->n_nodes; i++) {
             CU_TRY(cudaEventRecord(c->t0, s));
-            int lr = launch_node(c, b, i, s, c->rt[i].stream);
+            int lr = launch_node(c, b, i, s, c->rt[i].stream, 0);
             if (lr) return i8_fail(err, INFER8_E_DEVICE, "cuda: node '%s' failed (%d)", c->g->nodes[i].name, lr);
             CU_TRY(cudaEventRecord(c->t1, s));
             CU_TRY(cudaEventSynchronize(c->t1));

@@ -171,6 +171,7 @@ int i8_cuda_env_waves(const char *name) {
 infer8_status i8_cuda_fp8_setup(cu_ctx *c, i8_err *err) {
     if (!c->fp8) return INFER8_OK;
     int ce = i8_cuda_conv_fp8_setup();
+    if (!ce) ce = i8_cuda_tma_driver(&c->sm_count, &c->tma_encode_tiled, &c->tma_encode_im2col);
     if (ce) return i8_fail(err, INFER8_E_DEVICE, "cuda: FP8 kernel setup: %s", cudaGetErrorString((cudaError_t)ce));
     if (!c->fp8_lt) return INFER8_OK;
     /* B scale vector (one 1.0f per pixel) and a C matrix the e4m3-output GEMMs never read
@@ -327,6 +328,7 @@ static i8_cuda_fp8_conv_args fp8_args(const cu_ctx *c, int n, const cu_conv_sig 
     a.partial = c->ws[wsi], a.partial_bytes = CU_WORKSPACE_BYTES;
     a.counters = c->counters[wsi], a.n_counters = CU_SPLIT_COUNTERS;
     a.tma_waves = c->batches[n].tma_waves;
+    a.sm_count = c->sm_count, a.tma_encode_tiled = c->tma_encode_tiled, a.tma_encode_im2col = c->tma_encode_im2col;
     return a;
 }
 

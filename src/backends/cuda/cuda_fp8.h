@@ -53,6 +53,9 @@ typedef struct i8_cuda_fp8_conv_args {
     int tma_waves;          /* TMA kernels: a grid of up to tma_waves blocks per SM; 0 or 1: one persistent block
                              * per SM walks the tiles (the default); more: blocks that finish early give their SM
                              * to concurrent branches (INFER8_CUDA_TMA_WAVES, an experiment) */
+    int sm_count;           /* TMA kernels: the device's SM count and the driver's tensor-map encoders, looked up */
+    void *tma_encode_tiled; /* once by the backend (i8_cuda_tma_driver); 0 / NULL: looked up at each launch (the */
+    void *tma_encode_im2col;/* kernel labs) */
 } i8_cuda_fp8_conv_args;
 
 /* Allows the kernels' dynamic shared memory (up to 83 KB, the TMA kernels' up to 187 KB);
@@ -84,6 +87,9 @@ int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int t);
 /* whether variant is a TMA kernel for spatial convs (im2col-mode loads; e4m3 input) */
 int i8_cuda_conv_fp8_is_im2col(int variant);
 int i8_cuda_conv_fp8_tma_setup(void);
+/* The current device's SM count and the driver's cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col
+ * (NULL where the driver lacks one), for i8_cuda_fp8_conv_args; returns a cudaError_t. */
+int i8_cuda_tma_driver(int *sm_count, void **encode_tiled, void **encode_im2col);
 int i8_cuda_conv_fp8_tma(const i8_cuda_fp8_conv_args *a, int t, void *stream);
 
 #ifdef __cplusplus

@@ -457,8 +457,8 @@ typedef CUresult (*encode_im2col_fn)(CUtensorMap *, CUtensorMapDataType, cuuint3
                                      CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
 /* A driver entry point (a tensor-map encoder), through the runtime (no link to libcuda, which
- * machines without a GPU lack); NULL where the driver has none. Looked up per launch: no global
- * state. */
+ * machines without a GPU lack); NULL where the driver has none. No global state: the backend
+ * looks the encoders up once per context (i8_cuda_tma_driver), the labs at each launch. */
 static void *driver_fn(const char *name) {
     cudaDriverEntryPointQueryResult q;
     void *fn = NULL;
@@ -487,7 +487,8 @@ static int encode_2d(encode_tiled_fn encode, CUtensorMap *map, const void *base,
  * 128 output pixels x 128 channels (128-byte swizzle, as the tiled A boxes), pixels walked with
  * the conv's strides inside the box of filter-window corners, from -pad to the last corner. */
 static int encode_im2col(CUtensorMap *map, const i8_cuda_fp8_conv_args *a) {
-    encode_im2col_fn encode = (encode_im2col_fn)driver_fn("cuTensorMapEncodeIm2col");
+    encode_im2col_fn encode = a->tma_encode_im2col ? (encode_im2col_fn)a->tma_encode_im2col
+                                                   : (encode_im2col_fn)driver_fn("cuTensorMapEncodeIm2col");
     if (!encode) return (int)cudaErrorNotSupported;
     const uint64_t ld = (uint64_t)a->x_ld;
     cuuint64_t dims[4] = {(cuuint64_t)a->c_in, (cuuint64_t)a->w, (cuuint64_t)a->h, (cuuint64_t)a->n};
@@ -531,11 +532,12 @@ static int tma_set_smem(void) {
 template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false>
 static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2col = false) {
     typedef tma_smem<BN, S, RT, XH, PP> L;
-    int dev = 0, sm_count = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sm_count < 1)
+    int dev = 0, sm_count = a->sm_count;
+    if (sm_count < 1 && (cudaGetDevice(&dev) != cudaSuccess ||
+                         cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+                         sm_count < 1))
         return (int)cudaErrorInvalidConfiguration;
-    encode_tiled_fn encode = tma_encoder();
+    encode_tiled_fn encode = a->tma_encode_tiled ? (encode_tiled_fn)a->tma_encode_tiled : tma_encoder();
     if (!encode) return (int)cudaErrorNotSupported;
     tma_params p;
     memset(&p, 0, sizeof p);
@@ -600,6 +602,15 @@ extern "C" int i8_cuda_conv_fp8_is_im2col(int variant) {
     TMA_VARIANTS(TMA_IM2COL)
 #undef TMA_IM2COL
     return 0;
+}
+
+extern "C" int i8_cuda_tma_driver(int *sm_count, void **encode_tiled, void **encode_im2col) {
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(sm_count, cudaDevAttrMultiProcessorCount, dev);
+    *encode_tiled = (void *)tma_encoder();
+    *encode_im2col = driver_fn("cuTensorMapEncodeIm2col");
+    return (int)e;
 }
 
 extern "C" int i8_cuda_conv_fp8_tma_setup(void) {

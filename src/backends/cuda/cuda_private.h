@@ -55,6 +55,7 @@ typedef struct cu_conv_plan {
     cudnnBackendDescriptor_t desc[CU_MAX_CUDNN_DESC]; /* kept alive as long as the plan */
     int n_desc;
     int node;                    /* the conv it was tuned on (the first with this signature) */
+    int lt_bias_f16;             /* cuBLASLt fp16 conv: the bias read in fp16 (INFER8_CUDA_LOSSY_ENGINES only) */
     int dnn_deferred;            /* FP8: cuDNN e4m3 configs still to be tried (i8_cuda_conv_tune_deferred) */
     i8_cuda_tactic alt;          /* FP8 plan tuned onto a TMA kernel: the fastest checked own kernel without
                                   * TMA, for the whole-graph choice (i8_cuda_conv_swap_alt); kind NONE if none */
@@ -84,6 +85,7 @@ typedef struct cu_batch {
     i8_cuda_tactic *preset;      /* per node or NULL */
     cudaGraphExec_t exec;
     cudaGraphExec_t exec_u8;     /* the same forward from the uint8 input (run_u8), captured on first use */
+    int u8_capture_failed;       /* that capture failed: run_u8 launches node by node */
     int tma_waves;               /* the grid its TMA kernels launch with (i8_cuda_fp8_conv_args.tma_waves): the
                                   * context's, or INFER8_CUDA_GRAPH_WAVES when the whole-graph choice kept it */
     i8_cuda_stats stats;
@@ -105,7 +107,6 @@ typedef struct cu_ctx {
     float *in_stage;             /* float32 NCHW input, max_batch images */
     float *out_stage;            /* float32 NCHW output, max_batch images (written by the graph) */
     uint8_t *in_stage_u8;        /* uint8 NHWC input of run_u8, max_batch images (allocated on first use) */
-    int input_u8;                /* launch_node: the input node reads in_stage_u8 (set while run_u8 launches) */
     float u8_mean[3], u8_std[3]; /* the normalization the exec_u8 graphs hold */
     cu_view *views;
     cu_storage *stor;
@@ -115,7 +116,7 @@ typedef struct cu_ctx {
     int force_kind;              /* INFER8_CUDA_TACTIC: 0 = tune all */
     double cudnn_budget_s, cudnn_spent_s;
     int cudnn_lossy_ok; /* INFER8_CUDA_LOSSY_ENGINES=1: also time Winograd / FFT / fp16-reduction engines, and
-                         * cuBLASLt's split-K with partial sums in fp16 */
+                         * cuBLASLt's split-K with partial sums in fp16 and its bias read in fp16 */
     int fp8;                     /* the graph has FP8 convs (i8_cuda_fp8_plan) */
     int fp8_lt;                  /* INFER8_CUDA_FP8_LT=1: also try cuBLASLt e4m3 GEMMs for 1x1 FP8 convs;
                                   * 2: and let those without residual write fp16; 3: those with a
@@ -124,6 +125,8 @@ typedef struct cu_ctx {
     int fp8_dnn;                 /* try cuDNN e4m3 convolution graphs too (unless INFER8_CUDA_FP8_DNN=0) */
     int fp8_tma;                 /* try the TMA kernels (variants I8_FP8_TMA_FIRST on; unless INFER8_CUDA_FP8_TMA=0) */
     int tma_waves;               /* INFER8_CUDA_TMA_WAVES: i8_cuda_fp8_conv_args.tma_waves of every FP8 conv (0: default) */
+    int sm_count;                /* FP8: i8_cuda_tma_driver's answers, for every TMA launch */
+    void *tma_encode_tiled, *tma_encode_im2col;
     uint64_t fp8_only;           /* INFER8_CUDA_FP8_VARIANT=v[,v...]: a conv that one of these variants fits runs
                                   * the fastest of them, untried elsewhere (tests and diagnosis; 0: off) */
     float *ones;                 /* n_ones 1.0f: the per-pixel B scale vector of those GEMMs */
@@ -155,6 +158,16 @@ infer8_status i8_cuda_fp8_setup(cu_ctx *c, i8_err *err);
 /* Blocks per SM for the TMA kernels from environment variable name (INFER8_CUDA_TMA_WAVES,
  * INFER8_CUDA_GRAPH_WAVES): 2 to 64, or 0 (unset or below 2: one persistent block per SM) */
 int i8_cuda_env_waves(const char *name);
+
+/* What launch(arg) puts on stream s, captured (relaxed mode) as one CUDA graph and instantiated;
+ * NULL when the capture, the launches (*launch_rc: their status) or the instantiation fail
+ * (*capture_err: the capture's status; either pointer may be NULL). The errors an attempt left
+ * are cleared. Shared by the forward's capture and the tuner's timing. */
+cudaGraphExec_t i8_cuda_capture(cudaStream_t s, int (*launch)(void *arg), void *arg, int *launch_rc,
+                                cudaError_t *capture_err);
+/* Milliseconds of `replays` launches of exec back to back on s, between c's two timing events;
+ * < 0 on an error */
+float i8_cuda_replays_ms(cu_ctx *c, cudaStream_t s, cudaGraphExec_t exec, int replays);
 /* Uploads e4m3 weight codes (recovered exactly from the dequantized graph weights), the
  * per-channel multipliers and the fp32 bias of FP8 conv node i. */
 infer8_status i8_cuda_fp8_upload(cu_ctx *c, int i, i8_err *err);
