@@ -192,13 +192,3 @@ cJSON *i8_graph_describe_tree(const i8_graph *g, i8_err *err) {
     return root;
 }
 
-infer8_status i8_graph_describe_json(const i8_graph *g, char **out, i8_err *err) {
-    cJSON *root = i8_graph_describe_tree(g, err);
-    if (!root) return err->code;
-    char *text = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    if (!text) return i8_fail(err, INFER8_E_NOMEM, "describe: out of memory");
-    /* cJSON allocates with malloc unless hooks are installed (infer8 installs none) */
-    *out = text;
-    return INFER8_OK;
-}

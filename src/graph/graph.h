@@ -163,12 +163,12 @@ int i8_node_reads_fp8_slot(const i8_node *nd, int k);
 infer8_status i8_pass_fold_batchnorm(i8_graph *g, i8_err *err);
 infer8_status i8_pass_fuse(i8_graph *g, i8_err *err);
 
-/* Text / JSON listing: one line (object) per node with name, op, kernel, stride, padding,
- * input and output shape, act, precision; then totals. Returns a malloc'ed string. */
+/* Text listing: one line per node with name, op, kernel, stride, padding, input and output
+ * shape, act, precision; then totals. Returns a malloc'ed string. */
 infer8_status i8_graph_describe_text(const i8_graph *g, char **out, i8_err *err);
-infer8_status i8_graph_describe_json(const i8_graph *g, char **out, i8_err *err);
-/* The JSON listing as a cJSON tree that the caller owns (NULL and err when out of memory), for
- * callers that add sections to it before printing it once. */
+/* The same as JSON (an object per node, then totals): a cJSON tree that the caller owns (NULL
+ * and err when out of memory), to which infer8_model_describe adds sections before printing it
+ * once. */
 struct cJSON;
 struct cJSON *i8_graph_describe_tree(const i8_graph *g, i8_err *err);
 

@@ -37,8 +37,8 @@ fp8_bench() {
 # each run against its own fp16 graph in the same process: compare the x columns. Since session
 # 15 the backend makes this choice itself in each process (ensure_batch's whole-graph choice,
 # printed in fp8_bench's rows); the step compares two separate tunings, whose noise it includes.
-# FP8_AB_VAR and FP8_AB_VALUES run another such A/B, e.g. FP8_AB_VAR=INFER8_CUDA_TMA_WAVES
-# FP8_AB_VALUES="1 4 16" (the TMA kernels' grid, session 17's experiment for batch 32).
+# FP8_AB_VAR and FP8_AB_VALUES run another such A/B, e.g. FP8_AB_VAR=INFER8_CUDA_FP8_DNN
+# FP8_AB_VALUES="1 0" (cuDNN's e4m3 graphs in the tuning and out).
 STEPS+=(fp8_tma_ab)
 fp8_tma_ab() {
   gpu_env >/dev/null

@@ -10,7 +10,7 @@
 # 32 first, then batch 1 in what is left. Outputs: the steps' logs and fp8_bench's tables
 # (fp8_bench_b32.md, fp8_bench_b1.md) under $OUT (packed by gpu-check beyond 8 files). Not in
 # STEPS (it repeats them): run it by name. VERIFY_BENCH_ENV adds VAR=VALUE words to the bench
-# steps alone (e.g. INFER8_CUDA_GRAPH_WAVES=16: the tests keep their defaults).
+# steps alone (e.g. INFER8_CUDA_GRAPH_CHOICE=0: the tests keep their defaults).
 
 # verify_step SECONDS STEP [VAR=VALUE ...]: STEP in a child gpu-check (no packing of its own),
 # killed with its children after SECONDS; the step's status (124: timed out)

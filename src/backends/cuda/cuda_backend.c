@@ -518,43 +518,10 @@ static infer8_status choose_plain(cu_ctx *c, cu_batch *b, i8_err *err) {
     return rc;
 }
 
-/* INFER8_CUDA_GRAPH_WAVES=K (an experiment, session 17; see INFER8_CUDA_TMA_WAVES): the kept
- * graph captured once more with its TMA kernels launched up to K blocks per SM instead of one
- * persistent block per SM, same tactics. A persistent block that starts late behind a concurrent
- * branch still owns its share of the tiles; a block per tile leaves its SM when it is done. Both
- * graphs are timed; the faster is kept (the uint8 graph, captured later, follows b->tma_waves). */
-static infer8_status choose_waves(cu_ctx *c, cu_batch *b, i8_err *err) {
-    const int k = i8_cuda_env_waves("INFER8_CUDA_GRAPH_WAVES");
-    if (!k || c->tma_waves || !b->exec) return INFER8_OK;
-    int tma = 0;
-    for (int i = 0; i < c->g->n_nodes; i++)
-        tma += b->tactics[i].kind == I8_CUDA_TACTIC_FP8 && b->tactics[i].variant >= I8_FP8_TMA_FIRST;
-    if (!tma) return INFER8_OK;
-    const float kept_ms = graph_ms(c, b->exec);
-    b->tma_waves = k;
-    cudaGraphExec_t waves = capture(c, b, 0);
-    const float waves_ms = waves ? graph_ms(c, waves) : -1.0f;
-    b->stats.graph_persistent_ms = kept_ms, b->stats.graph_waves_ms = waves_ms;
-    if (getenv("INFER8_CUDA_DEBUG"))
-        fprintf(stderr, "cuda: batch %d: graph with %d TMA convs persistent %.4f ms, up to %d blocks per SM %.4f ms\n", b->n,
-                tma, (double)kept_ms, b->tma_waves, (double)waves_ms);
-    if (waves && waves_ms >= 0.0f && (kept_ms < 0.0f || waves_ms < kept_ms)) {
-        cudaGraphExecDestroy(b->exec);
-        b->exec = waves;
-        b->stats.graph_waves = b->tma_waves;
-        return INFER8_OK;
-    }
-    if (waves) cudaGraphExecDestroy(waves);
-    b->tma_waves = c->tma_waves;
-    CU_TRY(cudaStreamSynchronize(c->streams[0]));
-    return INFER8_OK;
-}
-
 static infer8_status choose_graph(cu_ctx *c, cu_batch *b, i8_err *err) {
     const char *choice = getenv("INFER8_CUDA_GRAPH_CHOICE");
     if (!b->exec || (choice && atoi(choice) <= 0)) return INFER8_OK;
-    infer8_status rc = choose_plain(c, b, err);
-    return rc == INFER8_OK ? choose_waves(c, b, err) : rc;
+    return choose_plain(c, b, err);
 }
 
 static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
@@ -571,7 +538,6 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
     for (int i = 0; i < nn; i++) b->node_plan[i] = -1;
     memset(b->tactics, 0, sizeof(i8_cuda_tactic) * (size_t)nn); /* node_take_plan counts what it replaces */
     memset(&b->stats, 0, sizeof b->stats);
-    b->tma_waves = c->tma_waves; /* what tuning and capture launch; choose_waves may widen it */
     c->cudnn_spent_s = 0; /* the cuDNN plan-building budget applies per batch size */
     double t0 = now_s();
     for (int i = 0; i < nn; i++) {

@@ -67,10 +67,6 @@ typedef struct i8_cuda_stats {
      * timed), and which one runs (graph_plain 1: the latter) */
     float graph_tuned_ms, graph_plain_ms;
     int graph_plain, graph_swapped_convs;
-    /* INFER8_CUDA_GRAPH_WAVES=K (an experiment): the kept graph's replay time before and with its
-     * TMA kernels launched up to K blocks per SM (0 when not timed), and K when the latter runs */
-    float graph_persistent_ms, graph_waves_ms;
-    int graph_waves;
     int streams_used;
     size_t arena_bytes, weight_bytes, workspace_bytes;
 } i8_cuda_stats;

@@ -54,6 +54,12 @@ static void make_sig(const cu_ctx *c, int node, cu_conv_sig *s) {
 
 /* ---------------------------------------------------------------- execution of one plan */
 
+/* The bias a cuBLASLt fp16 conv reads: fp32 (lt_setup says why), the fp16 copy only with
+ * INFER8_CUDA_LOSSY_ENGINES=1 */
+static const void *lt_bias(const cu_ctx *c, int node) {
+    return c->cudnn_lossy_ok ? c->rt[node].b16 : (const void *)c->rt[node].b32;
+}
+
 static int run_plan(cu_ctx *c, int n, cu_conv_plan *p, int node, cudaStream_t s, int wsi,
                     cudnnBackendDescriptor_t vp) {
     void *ws = c->ws[wsi];
@@ -73,7 +79,7 @@ static int run_plan(cu_ctx *c, int n, cu_conv_plan *p, int node, cudaStream_t s,
         return i8_cuda_conv_own(&a, p->tac.variant, s);
     }
     case I8_CUDA_TACTIC_CUBLASLT: {
-        const void *bias = p->lt_bias_f16 ? c->rt[node].b16 : (const void *)c->rt[node].b32;
+        const void *bias = lt_bias(c, node);
         cublasStatus_t st =
             cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias);
         if (st != CUBLAS_STATUS_SUCCESS) return (int)st;
@@ -202,9 +208,8 @@ static int lt_setup(cu_ctx *c, int n, cu_conv_plan *p, int node, cublasLtMatmulH
     uint64_t m = (uint64_t)n * g->h * g->w, k = (uint64_t)g->c_in, co = (uint64_t)g->c_out;
     cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     cublasLtEpilogue_t epi = g->relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
-    p->lt_bias_f16 = c->cudnn_lossy_ok;
-    const int32_t bias_t = p->lt_bias_f16 ? CUDA_R_16F : CUDA_R_32F;
-    const void *bias = p->lt_bias_f16 ? c->rt[node].b16 : (const void *)c->rt[node].b32;
+    const int32_t bias_t = c->cudnn_lossy_ok ? CUDA_R_16F : CUDA_R_32F;
+    const void *bias = lt_bias(c, node);
     if (cublasLtMatmulDescCreate(&p->mm, CUBLAS_COMPUTE_32F, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS ||
         cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) ||
         cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) ||

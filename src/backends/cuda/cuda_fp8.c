@@ -73,12 +73,6 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
      * branches) */
     const char *tma = getenv("INFER8_CUDA_FP8_TMA");
     c->fp8_tma = !tma || atoi(tma) > 0;
-    /* INFER8_CUDA_TMA_WAVES=K (an experiment, session 17): the TMA kernels launch up to K blocks
-     * per SM instead of one persistent block per SM, tuning included. At batch 32 IRv2's FP8
-     * convs sum as fast as fp16's alone, but the FP8 graph overlaps them worse (4.19 against
-     * 3.42 ms); a persistent block that starts late behind a concurrent branch still owns its
-     * share of the tiles. */
-    c->tma_waves = i8_cuda_env_waves("INFER8_CUDA_TMA_WAVES");
     c->fp8_only = 0;
     for (const char *v = getenv("INFER8_CUDA_FP8_VARIANT"); v && *v;) {
         char *end;
@@ -160,12 +154,6 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
     }
     free(use);
     return INFER8_OK;
-}
-
-int i8_cuda_env_waves(const char *name) {
-    const char *v = getenv(name);
-    const int k = v ? atoi(v) : 0;
-    return k > 1 ? (k < 64 ? k : 64) : 0;
 }
 
 infer8_status i8_cuda_fp8_setup(cu_ctx *c, i8_err *err) {
@@ -327,7 +315,6 @@ static i8_cuda_fp8_conv_args fp8_args(const cu_ctx *c, int n, const cu_conv_sig 
     a.sh = g->sh, a.sw = g->sw, a.ph = g->ph, a.pw = g->pw, a.relu = g->relu;
     a.partial = c->ws[wsi], a.partial_bytes = CU_WORKSPACE_BYTES;
     a.counters = c->counters[wsi], a.n_counters = CU_SPLIT_COUNTERS;
-    a.tma_waves = c->batches[n].tma_waves;
     a.sm_count = c->sm_count, a.tma_encode_tiled = c->tma_encode_tiled, a.tma_encode_im2col = c->tma_encode_im2col;
     return a;
 }

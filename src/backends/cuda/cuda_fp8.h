@@ -50,9 +50,6 @@ typedef struct i8_cuda_fp8_conv_args {
     size_t partial_bytes;
     unsigned *counters;     /* split-K tile counters, zero before and after each launch */
     int n_counters;
-    int tma_waves;          /* TMA kernels: a grid of up to tma_waves blocks per SM; 0 or 1: one persistent block
-                             * per SM walks the tiles (the default); more: blocks that finish early give their SM
-                             * to concurrent branches (INFER8_CUDA_TMA_WAVES, an experiment) */
     int sm_count;           /* TMA kernels: the device's SM count and the driver's tensor-map encoders, looked up */
     void *tma_encode_tiled; /* once by the backend (i8_cuda_tma_driver); 0 / NULL: looked up at each launch (the */
     void *tma_encode_im2col;/* kernel labs) */

@@ -526,9 +526,10 @@ static int tma_set_smem(void) {
                                      tma_smem<BN, S, RT, XH, PP>::BYTES);
 }
 
-/* one block per SM at a time (the kernel's shared memory allows no second), at most one per
- * tile: a persistent grid of one block per SM, or a->tma_waves blocks per SM (the tile loop
- * serves any grid); a fits tma_fits (i8_cuda_conv_fp8 and the lab check it first) */
+/* one persistent block per SM (the kernel's shared memory allows no second), at most one per
+ * tile; a fits tma_fits (i8_cuda_conv_fp8 and the lab check it first). Up to 16 blocks per SM,
+ * freeing SMs early for concurrent branches, ran IRv2's batch-32 FP8 graph slower (5.05 against
+ * 4.19 ms, session 18). */
 template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false>
 static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2col = false) {
     typedef tma_smem<BN, S, RT, XH, PP> L;
@@ -555,8 +556,7 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2co
     if (!rc && p.res_tma)
         rc = encode_2d(encode, &p.tr, a->res, 2, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->res_ld * 2, TMA_BM);
     if (rc) return rc;
-    const long most = (long)sm_count * (a->tma_waves > 1 ? a->tma_waves : 1);
-    const int tiles = p.m_tiles * p.n_tiles, grid = tiles < most ? tiles : (int)most;
+    const int tiles = p.m_tiles * p.n_tiles, grid = tiles < sm_count ? tiles : sm_count;
     tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1><<<grid, TMA_THREADS, L::BYTES, s>>>(p);
     return (int)cudaGetLastError();
 }

@@ -55,7 +55,6 @@ typedef struct cu_conv_plan {
     cudnnBackendDescriptor_t desc[CU_MAX_CUDNN_DESC]; /* kept alive as long as the plan */
     int n_desc;
     int node;                    /* the conv it was tuned on (the first with this signature) */
-    int lt_bias_f16;             /* cuBLASLt fp16 conv: the bias read in fp16 (INFER8_CUDA_LOSSY_ENGINES only) */
     int dnn_deferred;            /* FP8: cuDNN e4m3 configs still to be tried (i8_cuda_conv_tune_deferred) */
     i8_cuda_tactic alt;          /* FP8 plan tuned onto a TMA kernel: the fastest checked own kernel without
                                   * TMA, for the whole-graph choice (i8_cuda_conv_swap_alt); kind NONE if none */
@@ -86,8 +85,6 @@ typedef struct cu_batch {
     cudaGraphExec_t exec;
     cudaGraphExec_t exec_u8;     /* the same forward from the uint8 input (run_u8), captured on first use */
     int u8_capture_failed;       /* that capture failed: run_u8 launches node by node */
-    int tma_waves;               /* the grid its TMA kernels launch with (i8_cuda_fp8_conv_args.tma_waves): the
-                                  * context's, or INFER8_CUDA_GRAPH_WAVES when the whole-graph choice kept it */
     i8_cuda_stats stats;
 } cu_batch;
 
@@ -124,7 +121,6 @@ typedef struct cu_ctx {
     int fp8_load_fallbacks;      /* storages read as FP8 that an FP8 conv writes but that get no twin (cuda_fp8.c) */
     int fp8_dnn;                 /* try cuDNN e4m3 convolution graphs too (unless INFER8_CUDA_FP8_DNN=0) */
     int fp8_tma;                 /* try the TMA kernels (variants I8_FP8_TMA_FIRST on; unless INFER8_CUDA_FP8_TMA=0) */
-    int tma_waves;               /* INFER8_CUDA_TMA_WAVES: i8_cuda_fp8_conv_args.tma_waves of every FP8 conv (0: default) */
     int sm_count;                /* FP8: i8_cuda_tma_driver's answers, for every TMA launch */
     void *tma_encode_tiled, *tma_encode_im2col;
     uint64_t fp8_only;           /* INFER8_CUDA_FP8_VARIANT=v[,v...]: a conv that one of these variants fits runs
@@ -155,10 +151,6 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err);
  * (cuda_plan_memory); the device side is i8_cuda_fp8_setup, once prepare has planned: the FP8
  * kernels' shared-memory allowance, and the cuBLASLt e4m3 GEMMs' buffers (fp8_lt). */
 infer8_status i8_cuda_fp8_setup(cu_ctx *c, i8_err *err);
-/* Blocks per SM for the TMA kernels from environment variable name (INFER8_CUDA_TMA_WAVES,
- * INFER8_CUDA_GRAPH_WAVES): 2 to 64, or 0 (unset or below 2: one persistent block per SM) */
-int i8_cuda_env_waves(const char *name);
-
 /* What launch(arg) puts on stream s, captured (relaxed mode) as one CUDA graph and instantiated;
  * NULL when the capture, the launches (*launch_rc: their status) or the instantiation fail
  * (*capture_err: the capture's status; either pointer may be NULL). The errors an attempt left
