@@ -130,6 +130,14 @@ typedef struct infer8_open_options {
      * 3 = every cuDNN configuration of every layer, no time limit.
      * The environment variable INFER8_CUDA_CUDNN_BUDGET (seconds) overrides it. */
     int opt_level;
+    /* appended in 0.1, checkpoints only (a bundle keeps the graph it was built with): convs whose
+     * weights are split into two binary16 halves, W = fp16(W) + (W - fp16(W)), run as two convs
+     * summed in one epilogue, so that fp16 engines keep about 22 bits of those weights.
+     * Comma-separated "stem" (the family's stem, as the FP8 recipes define it) and fnmatch(3)
+     * globs on layer names; NULL = none. One more conv per split layer; for models whose fp16
+     * weight rounding in the first layers exceeds a parity budget (docs/performance.md,
+     * session 19: inception_v4 on synth weights). */
+    const char *split_weights;
 } infer8_open_options;
 #define INFER8_OPT_LEVEL_MAX 3
 void infer8_open_options_init(infer8_open_options *options);

@@ -53,6 +53,23 @@ infer8_status i8_model_apply_fp8(infer8_model *m, i8_err *err) {
     return s;
 }
 
+/* ---- split weights at open ---- */
+
+infer8_status i8_model_apply_split_weights(infer8_model *m, i8_err *err) {
+    const char *spec = m->options.split_weights;
+    m->options.split_weights = NULL; /* not owned */
+    if (!spec) return INFER8_OK;
+    if (m->bundle)
+        return i8_fail(err, INFER8_E_INVALID_ARGUMENT,
+                       "%s: --split-weights applies to checkpoints; a bundle keeps the graph it was built with", m->source);
+    uint8_t *select = NULL;
+    int count = 0, n_split = 0;
+    infer8_status s = i8_split_weights_select(&m->graph, spec, &select, &count, err);
+    if (!s) s = i8_pass_split_weights(&m->graph, select, &n_split, err);
+    free(select);
+    return s;
+}
+
 /* ---- recipe listing ---- */
 
 EXPORT infer8_status infer8_fp8_recipe_describe(infer8_context *ctx, const infer8_model *m, const char *recipe,

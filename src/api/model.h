@@ -77,6 +77,9 @@ infer8_status i8_bundle_describe_text(const infer8_model *m, const char *graph, 
  * options.fp8_recipe and options.fp8_scales_path to m->graph (checkpoints, reference device
  * only). No-op for FP32. */
 infer8_status i8_model_apply_fp8(infer8_model *m, i8_err *err);
+/* options.split_weights at open (src/api/calibrate_api.c): i8_split_weights_select then
+ * i8_pass_split_weights on m->graph; checkpoints only. No-op when NULL. */
+infer8_status i8_model_apply_split_weights(infer8_model *m, i8_err *err);
 
 /* Calibration executor (src/api/calibrate_api.c): with cuda, the CUDA backend (statistics
  * binned on the GPU through bo->collect_hist = c->hist), else the reference executor with c's

@@ -56,6 +56,7 @@ typedef struct cli_model_opts {
     const char *scales;     /* --scales: scales.json for --precision fp8 */
     long opt_level;         /* --opt-level: CUDA tuning effort 0..3, when has_opt_level */
     int has_opt_level;
+    const char *split_weights; /* --split-weights SPEC */
 } cli_model_opts;
 /* Consumes a model option at a->i if it is one; returns 1 if consumed, -1 on error. */
 int cli_model_option(cli_args *a, cli_model_opts *m);
@@ -73,6 +74,10 @@ int cli_parse_model_json(cli_args *a, cli_model_opts *mo, const char *help, cons
     "                     kernels and cuBLASLt only, 1 up to 10 s of cuDNN plans per batch size,\n"  \
     "                     2 (default) 30 s, 3 every cuDNN configuration (slowest start, fastest\n"  \
     "                     run); bundles with tactics stored for this GPU skip the tuning\n"
+#define CLI_SPLIT_WEIGHTS_HELP                                                                     \
+    "  --split-weights S  checkpoints: run these convs as two, their weights split into fp16 halves\n" \
+    "                     (W = fp16(W) + rest), so fp16 engines keep ~22 bits of them; S: \"stem\"\n" \
+    "                     and / or layer-name globs, comma-separated (e.g. stem,features.6.*)\n"
 #define CLI_MODEL_OPTIONS_HELP                                                                     \
     "  --arch ARCH        family of a bare .safetensors file (inception_resnet_v2, inception_v4,\n" \
     "                     inception_v3); read from config.json otherwise\n"                          \
@@ -88,6 +93,7 @@ int cli_parse_model_json(cli_args *a, cli_model_opts *mo, const char *help, cons
     "  --precision P      fp32 (default) or fp8: emulate FP8 on the reference executor with\n"     \
     "                     --recipe R (default, residual-fp8[:A-B], recipe.json) and --scales F\n"  \
     "                     (scales.json from infer8 calibrate); see docs/fp8.md\n"                  \
+    CLI_SPLIT_WEIGHTS_HELP                                                                         \
     CLI_OPT_LEVEL_HELP
 
 int cmd_synth(int argc, char **argv);

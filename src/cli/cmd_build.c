@@ -8,7 +8,8 @@
 #include "cli/cli.h"
 
 static const char *const build_help =
-    "usage: infer8 build MODEL --precision fp32|fp16|fp8 [--max-batch N] [--device cpu|cuda] -o OUT.bundle\n"
+    "usage: infer8 build MODEL --precision fp32|fp16|fp8 [--max-batch N] [--device cpu|cuda]\n"
+    "                    [--split-weights S] -o OUT.bundle\n"
     "       infer8 build MODEL --precision fp8 --recipe R (--scales F | --calib-images SRC) -o OUT.bundle\n"
     "\n"
     "Writes MODEL (a snapshot folder, a bare .safetensors file with --arch, or a bundle) as one\n"
@@ -28,6 +29,7 @@ static const char *const build_help =
     "  --device cpu|cuda  cuda: tune CUDA tactics on this GPU for batch 1 and N and store them\n"
     "                     (restored when the bundle runs on a GPU of the same name)\n"
     CLI_OPT_LEVEL_HELP
+    CLI_SPLIT_WEIGHTS_HELP
     "  --arch ARCH        family of a bare .safetensors file\n"
     "  -o, --output FILE  the bundle to write\n";
 
@@ -40,7 +42,7 @@ static double now_s(void) {
 int cmd_build(int argc, char **argv) {
     cli_args a = {argc, argv, 1, "build"};
     const char *model_path = NULL, *out = NULL, *prec = "fp32", *device = "cpu", *arch = NULL, *v = NULL;
-    const char *recipe = NULL, *scales = NULL, *calib_images = NULL;
+    const char *recipe = NULL, *scales = NULL, *calib_images = NULL, *split_weights = NULL;
     long max_batch = 32, calib_count = 500, opt_level = 2;
     int error = 0;
     while (a.i < argc && !error) {
@@ -51,7 +53,8 @@ int cmd_build(int argc, char **argv) {
         if (cli_opt_value(&a, "--precision", &prec, &error) || cli_opt_value(&a, "--device", &device, &error) ||
             cli_opt_value(&a, "--arch", &arch, &error) || cli_opt_value(&a, "-o", &out, &error) ||
             cli_opt_value(&a, "--output", &out, &error) || cli_opt_value(&a, "--recipe", &recipe, &error) ||
-            cli_opt_value(&a, "--scales", &scales, &error) || cli_opt_value(&a, "--calib-images", &calib_images, &error))
+            cli_opt_value(&a, "--scales", &scales, &error) || cli_opt_value(&a, "--calib-images", &calib_images, &error) ||
+            cli_opt_value(&a, "--split-weights", &split_weights, &error))
             continue;
         if (cli_opt_value(&a, "--calib-count", &v, &error)) {
             if (!error && !cli_parse_int("build", "--calib-count", v, 0, 10000000, &calib_count)) return EXIT_USAGE;
@@ -114,6 +117,7 @@ int cmd_build(int argc, char **argv) {
         scales = scales_tmp;
         printf("calibrated %s over %s: activation scales in %s\n", model_path, calib_images, scales_tmp);
     }
+    oo.split_weights = split_weights;
     if (fp8) {
         oo.precision = INFER8_PRECISION_FP8;
         oo.fp8_recipe = recipe ? recipe : "default";

@@ -150,6 +150,7 @@ int cli_model_option(cli_args *a, cli_model_opts *m) {
     }
     if (cli_opt_value(a, "--recipe", &m->recipe, &error)) return error ? -1 : 1;
     if (cli_opt_value(a, "--scales", &m->scales, &error)) return error ? -1 : 1;
+    if (cli_opt_value(a, "--split-weights", &m->split_weights, &error)) return error ? -1 : 1;
     if (cli_opt_value(a, "--opt-level", &v, &error)) {
         if (error || !cli_parse_int(a->cmd, "--opt-level", v, 0, INFER8_OPT_LEVEL_MAX, &m->opt_level)) return -1;
         m->has_opt_level = 1;
@@ -239,6 +240,7 @@ infer8_status cli_open_model(infer8_context *ctx, const char *path, const cli_mo
     if (m->precision && !strcmp(m->precision, "fp8")) o.precision = INFER8_PRECISION_FP8;
     o.fp8_recipe = m->recipe;
     o.fp8_scales_path = m->scales;
+    o.split_weights = m->split_weights;
     infer8_limits lim = m->limits;
     lim.struct_size = sizeof lim;
     infer8_status s = infer8_set_limits(ctx, &lim); /* zero fields keep the defaults */

@@ -162,6 +162,13 @@ int i8_node_reads_fp8_slot(const i8_node *nd, int k);
 /* Passes (each validates its result). */
 infer8_status i8_pass_fold_batchnorm(i8_graph *g, i8_err *err);
 infer8_status i8_pass_fuse(i8_graph *g, i8_err *err);
+/* Splits each conv k with select[k] (select: g->n_nodes flags) into two whose weights sum to its
+ * own: a new conv "<name>.lo" with W - fp16(W) (no bias, no act), inserted before it, and the
+ * conv itself with fp16(W), its bias and act, reading "<name>.lo" as a fused residual of scale 1
+ * (split_weights.c says why). Selected nodes must be convs that are not FP8 and have no fused
+ * residual (INFER8_E_INVALID_ARGUMENT names the first that is). *n_split: convs split. On a
+ * failure after the checks (out of memory) the graph is left unusable: free it. */
+infer8_status i8_pass_split_weights(i8_graph *g, const uint8_t *select, int *n_split, i8_err *err);
 
 /* Text listing: one line per node with name, op, kernel, stride, padding, input and output
  * shape, act, precision; then totals. Returns a malloc'ed string. */

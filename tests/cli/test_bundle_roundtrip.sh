@@ -36,25 +36,9 @@ for a, b in zip(lines(f"{work}/{arch}.ckpt.json"), lines(f"{work}/{arch}.fp16.js
     assert a["top"][0]["index"] == b["top"][0]["index"], f"{arch}: fp16 bundle changes the top-1" 
     assert rel > 0, "fp16 logits identical to fp32: weights not rounded?"
 # independent reader of the documented layout: fp16 kernels == numpy float16 of the fp32 ones
-import numpy as np, struct
-def tensors(path):
-    d = open(path, "rb").read()
-    n = struct.unpack_from("<I", d, 32)[0]
-    secs = {}
-    for i in range(n):
-        e = 64 + 64 * i
-        secs[d[e:e + 24].split(b"\0")[0].decode()] = struct.unpack_from("<QQ", d, e + 32)
-    (go, gl), (wo, wl) = secs["graph"], secs["weights"]
-    nn, nw = struct.unpack_from("<II", d, go + 4)
-    out = {}
-    for i in range(nw):
-        r = go + 128 + nn * 256 + i * 192
-        name = d[r:r + 128].split(b"\0")[0].decode()
-        st, = struct.unpack_from("<I", d, r + 168)
-        off, nb = struct.unpack_from("<QQ", d, r + 176)
-        dt = {0: "<f4", 1: "<f2"}[st]
-        out[name] = np.frombuffer(d, dtype=dt, count=nb // np.dtype(dt).itemsize, offset=wo + off)
-    return out
+import numpy as np
+sys.path.insert(0, os.path.join(os.environ["SRC"], "tests", "lib"))
+from bundle_tensors import tensors  # written from docs/bundle-format.md
 t32, t16 = tensors(f"{work}/{arch}.fp32.bundle"), tensors(f"{work}/{arch}.fp16.bundle")
 assert t32.keys() == t16.keys()
 n16 = 0

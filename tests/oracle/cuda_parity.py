@@ -24,8 +24,8 @@ import logit_parity  # tests/oracle/, next to this script
 MAX_REL, MAX_KL = 1e-2, 1e-4
 
 
-def infer8_logits(cli, snapshot, images, device, batch):
-    cmd = [cli, "classify", snapshot, "--device", device, "--json", "--topk", "1"]
+def infer8_logits(cli, snapshot, images, device, batch, extra=()):
+    cmd = [cli, "classify", snapshot, "--device", device, "--json", "--topk", "1", *extra]
     if batch:
         cmd += ["--batch", str(batch), "--max-batch", str(max(batch, 1))]
     t0 = time.time()
@@ -49,6 +49,8 @@ def main():
     ap.add_argument("--images", required=True)
     ap.add_argument("--infer8", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--cuda-args", default="", help="more infer8 classify options for the GPU runs, e.g. "
+                    "'--split-weights stem' (recorded in --out)")
     args = ap.parse_args()
     torch.set_grad_enabled(False)
     torch.backends.cudnn.enabled = False
@@ -77,10 +79,10 @@ def main():
     result = {"arch": args.arch, "images": len(images), "timm": timm.__version__, "torch": torch.__version__,
               "thresholds": {"top1_agreement": 1.0, "max_rel_error": MAX_REL, "mean_kl": MAX_KL},
               "cpu_reference_vs_timm": compare(timm_logits, ref), "torch_fp16_vs_timm": compare(timm_logits, torch_fp16),
-              "cuda_fp16": {}}
+              "cuda_args": args.cuda_args, "cuda_fp16": {}}
     ok = True
     for batch in (1, 32):
-        cuda, t = infer8_logits(args.infer8, args.snapshot, images, "cuda", batch)
+        cuda, t = infer8_logits(args.infer8, args.snapshot, images, "cuda", batch, args.cuda_args.split())
         row = {"vs_cpu_reference": compare(ref, cuda), "vs_timm": compare(timm_logits, cuda), "seconds": round(t, 1)}
         result["cuda_fp16"][f"batch{batch}"] = row
         ok = ok and row["vs_cpu_reference"]["pass"] and row["vs_timm"]["pass"]

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i8.h"
 #include "graph/graph.h"
 
 static int add_w(i8_graph *g, const char *name, int ndim, const int64_t *shape, const float *values) {
@@ -277,6 +278,104 @@ static void test_compact_rejects_dangling(void **state) {
     i8_graph_free(&g);
 }
 
+/* Split weights on the fused graph (input, conv1+relu, pool, conv2+residual, conv3, conv3.act,
+ * cat, global_pool, fc): conv1 and conv3 each gain a "<name>.lo" conv just before them, read as
+ * their fused residual; every index after them shifts; hi is fp16-exact and hi + lo is the
+ * original kernel bit for bit. */
+static void test_split_weights(void **state) {
+    (void)state;
+    i8_graph g = {0};
+    i8_err err = {0};
+    build_fuse_graph(&g);
+    assert_int_equal(i8_pass_fuse(&g, &err), INFER8_OK);
+    const int c1w = g.nodes[1].weight, c3w = g.nodes[4].weight;
+    float orig1[36], orig3[36];
+    memcpy(orig1, g.weights[c1w].data, sizeof orig1);
+    memcpy(orig3, g.weights[c3w].data, sizeof orig3);
+    uint8_t sel[9] = {0};
+    sel[1] = sel[4] = 1;
+    int n_split = -1;
+    assert_int_equal(i8_pass_split_weights(&g, sel, &n_split, &err), INFER8_OK);
+    assert_int_equal(n_split, 2);
+    assert_int_equal(g.n_nodes, 11);
+    const char *names[11] = {"input", "conv1.lo", "conv1", "pool", "conv2", "conv3.lo", "conv3", "conv3.act", "cat",
+                             "global_pool", "fc"};
+    for (int i = 0; i < 11; i++) assert_string_equal(g.nodes[i].name, names[i]);
+    for (int k = 1; k <= 5; k += 4) { /* the lo convs */
+        const i8_node *lo = &g.nodes[k], *hi = &g.nodes[k + 1];
+        assert_int_equal(lo->op, I8_OP_CONV);
+        assert_int_equal(lo->n_inputs, 1);
+        assert_int_equal(lo->inputs[0], hi->inputs[0]);
+        assert_int_equal(lo->bias, -1);
+        assert_int_equal(lo->act, I8_ACT_NONE);
+        assert_int_equal(lo->residual, -1);
+        assert_int_equal(lo->kh, hi->kh);
+        assert_int_equal(hi->n_inputs, 2);
+        assert_int_equal(hi->residual, k);
+        assert_int_equal(hi->inputs[1], k);
+        assert_float_equal(hi->residual_scale, 1.0f, 0.0f);
+        assert_true(hi->bias >= 0);
+        for (int e = 0; e < 36; e++) {
+            const float h = g.weights[hi->weight].data[e], l = g.weights[lo->weight].data[e];
+            const float want = k == 1 ? orig1[e] : orig3[e];
+            assert_true(i8_f16_to_f32(i8_f32_to_f16(h)) == h); /* hi is a binary16 value */
+            assert_true(h + l == want);                          /* and the rest is exact */
+            if (want != 0.0f && h != want) assert_true(l != 0.0f);
+        }
+    }
+    assert_string_equal(g.weights[g.nodes[1].weight].name, "conv1.weight.lo");
+    assert_int_equal(g.nodes[2].act, I8_ACT_RELU);   /* conv1 keeps its act ... */
+    assert_int_equal(g.nodes[1].act, I8_ACT_NONE);   /* ... its rest has none */
+    assert_int_equal(g.nodes[0].op, I8_OP_INPUT);
+    assert_int_equal(g.nodes[3].inputs[0], 2);       /* pool reads conv1 */
+    assert_int_equal(g.nodes[4].residual, 3);        /* conv2's residual x is the pool */
+    assert_int_equal(g.nodes[4].inputs[1], 3);
+    assert_int_equal(g.nodes[5].inputs[0], 4);       /* conv3.lo reads conv2 */
+    assert_int_equal(g.nodes[7].inputs[0], 6);       /* conv3.act reads conv3 */
+    assert_int_equal(g.nodes[8].inputs[0], 7);
+    assert_int_equal(g.nodes[8].inputs[1], 6);
+    assert_int_equal(g.output, 10);
+    /* a w33 value such as 0.1 is not a binary16: the split must have moved something */
+    assert_true(g.weights[g.nodes[1].weight].data[1] != 0.0f);
+    i8_graph_free(&g);
+}
+
+/* What cannot be split is refused by name and leaves the graph as it was. */
+static void test_split_weights_rejects(void **state) {
+    (void)state;
+    static const struct {
+        int node;
+        int fp8;
+        const char *want;
+    } cases[] = {{3, 0, "conv2' already has a fused residual"}, {2, 0, "'pool' is a maxpool"}, {4, 1, "'conv3' runs FP8"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        i8_graph g = {0};
+        i8_err err = {0};
+        build_fuse_graph(&g);
+        assert_int_equal(i8_pass_fuse(&g, &err), INFER8_OK);
+        if (cases[c].fp8) g.nodes[cases[c].node].precision = I8_PREC_FP8;
+        uint8_t sel[9] = {0};
+        sel[1] = 1;
+        sel[cases[c].node] = 1;
+        int n_split = -1;
+        const float w0 = g.weights[g.nodes[1].weight].data[1];
+        assert_int_equal(i8_pass_split_weights(&g, sel, &n_split, &err), INFER8_E_INVALID_ARGUMENT);
+        if (!strstr(err.msg, cases[c].want)) fail_msg("case %zu: '%s' lacks '%s'", c, err.msg, cases[c].want);
+        assert_int_equal(g.n_nodes, 9);
+        assert_true(g.weights[g.nodes[1].weight].data[1] == w0); /* checked before anything changed */
+        i8_graph_free(&g);
+    }
+    i8_graph g = {0};
+    i8_err err = {0};
+    build_fuse_graph(&g);
+    uint8_t none[11] = {0};
+    int n_split = -1;
+    assert_int_equal(i8_pass_split_weights(&g, none, &n_split, &err), INFER8_OK);
+    assert_int_equal(n_split, 0);
+    assert_int_equal(g.n_nodes, 11);
+    i8_graph_free(&g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fold_no_bias),
@@ -286,6 +385,8 @@ int main(void) {
         cmocka_unit_test(test_fuse),
         cmocka_unit_test(test_fuse_residual_needs_1x1_bias),
         cmocka_unit_test(test_compact_rejects_dangling),
+        cmocka_unit_test(test_split_weights),
+        cmocka_unit_test(test_split_weights_rejects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

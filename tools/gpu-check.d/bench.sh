@@ -38,3 +38,23 @@ bench_peers() {
       --snapshot "$WORK/$arch" --out "$OUT/peers-$arch.json" || return 1
   done
 }
+
+# What --split-weights costs (issue 4 item 6: inception_v4's synth weights need the stem split to
+# meet the parity limits): each BENCH_ARCHES snapshot and its fp16 bundle built with
+# --split-weights ${SPLIT_SPEC:-stem}, in one interleaved run (the ratio column is to the first
+# model, so give one family at a time). Not in STEPS: run it by name.
+bench_split() {
+  gpu_env >/dev/null
+  bench_snapshots || return 1
+  local models=() arch
+  for arch in $BENCH_ARCHES; do
+    "$INFER8" build "$WORK/$arch" --precision fp16 --split-weights "${SPLIT_SPEC:-stem}" \
+      -o "$WORK/$arch.split.bundle" >"$OUT/build-split-$arch.log" 2>&1 || { tail -n 3 "$OUT/build-split-$arch.log"; return 1; }
+    models+=("$WORK/$arch" "$WORK/$arch.split.bundle")
+  done
+  "$INFER8" bench "${models[@]}" --device cuda --batch ${BENCH_BATCHES:-1,32} --rounds 7 --iters 200 \
+    -o "$OUT/infer8-split.json" 2>"$OUT/bench_split.log"
+  local rc=$?
+  tail -n 5 "$OUT/bench_split.log"
+  return $rc
+}

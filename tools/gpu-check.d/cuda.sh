@@ -87,7 +87,8 @@ cuda_lab() {
 # Issue 4 item 6: GPU fp16 logits vs the CPU fp32 reference and vs timm (fp32, its own
 # transform) on synth seed-0 snapshots, 64 generated images, batch 1 and 32
 # (tests/oracle/cuda_parity.py; thresholds top-1 100%, max rel 1e-2, mean KL 1e-4).
-# PARITY_ARCHES overrides the families.
+# PARITY_ARCHES overrides the families; PARITY_CUDA_ARGS adds classify options to the GPU runs
+# (e.g. "--split-weights stem": inception_v4's synth weights need it, docs/performance.md session 19).
 STEPS+=(parity)
 parity() {
   gpu_env >/dev/null
@@ -97,7 +98,8 @@ parity() {
   for arch in ${PARITY_ARCHES:-inception_resnet_v2 inception_v4 inception_v3}; do
     snapshot "$arch" >/dev/null || return 1
     INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-5} python3 tests/oracle/cuda_parity.py --arch "$arch" \
-      --snapshot "$w/$arch" --images "$w/parity-images" --infer8 "$cli" --out "$OUT/parity-$arch.json" || rc=1
+      --snapshot "$w/$arch" --images "$w/parity-images" --infer8 "$cli" --out "$OUT/parity-$arch.json" \
+      --cuda-args "${PARITY_CUDA_ARGS:-}" || rc=1
   done
   return $rc
 }
