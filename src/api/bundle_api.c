@@ -390,6 +390,21 @@ EXPORT void infer8_build_options_init(infer8_build_options *o) {
     o->opt_level = 2;
 }
 
+/* build_options.split_weights: the convs split by --split-weights (i8_pass_split_weights), when any */
+static int add_split_convs(cJSON *bopt, const i8_graph *g) {
+    cJSON *list = NULL;
+    for (int k = 0; k < g->n_nodes; k++) {
+        if (!i8_node_is_split(g, k)) continue;
+        if (!list && !(list = cJSON_AddArrayToObject(bopt, "split_weights"))) return 0;
+        cJSON *name = cJSON_CreateString(g->nodes[k].name);
+        if (!name || !cJSON_AddItemToArray(list, name)) {
+            cJSON_Delete(name);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static const char *precision_name(infer8_precision p) {
     return p == INFER8_PRECISION_FP16 ? "fp16" : p == INFER8_PRECISION_FP8 ? "fp8" : "fp32";
 }
@@ -507,7 +522,7 @@ EXPORT infer8_status infer8_build(infer8_context *ctx, const infer8_model *m, co
          cJSON_AddNumberToObject(bopt, "max_batch", o.max_batch) &&
          cJSON_AddStringToObject(bopt, "device", o.device == INFER8_DEVICE_CUDA ? "cuda" : "cpu") &&
          (o.device != INFER8_DEVICE_CUDA || cJSON_AddNumberToObject(bopt, "opt_level", o.opt_level)) &&
-         cJSON_AddItemToObject(prov, "build_options", bopt);
+         add_split_convs(bopt, &m->graph) && cJSON_AddItemToObject(prov, "build_options", bopt);
     if (ok) bopt = NULL;
     ok = ok && cJSON_AddItemToObject(h, "provenance", prov);
     if (ok) prov = NULL;

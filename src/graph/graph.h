@@ -169,6 +169,9 @@ infer8_status i8_pass_fuse(i8_graph *g, i8_err *err);
  * residual (INFER8_E_INVALID_ARGUMENT names the first that is). *n_split: convs split. On a
  * failure after the checks (out of memory) the graph is left unusable: free it. */
 infer8_status i8_pass_split_weights(i8_graph *g, const uint8_t *select, int *n_split, i8_err *err);
+/* Whether node k is the fp16(W) half of a split conv: a conv whose fused residual is the conv
+ * "<its name>.lo" (for the build's provenance, which lists them). */
+int i8_node_is_split(const i8_graph *g, int k);
 
 /* Text listing: one line per node with name, op, kernel, stride, padding, input and output
  * shape, act, precision; then totals. Returns a malloc'ed string. */

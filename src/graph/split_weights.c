@@ -101,3 +101,11 @@ infer8_status i8_pass_split_weights(i8_graph *g, const uint8_t *select, int *n_s
     if ((st = i8_graph_validate(g, err)) != INFER8_OK) return i8_err_prefix(err, "split weights: result");
     return INFER8_OK;
 }
+
+int i8_node_is_split(const i8_graph *g, int k) {
+    const i8_node *nd = &g->nodes[k];
+    if (nd->op != I8_OP_CONV || nd->residual < 0) return 0;
+    const i8_node *lo = &g->nodes[nd->residual];
+    const size_t n = strlen(nd->name);
+    return lo->op == I8_OP_CONV && !strncmp(lo->name, nd->name, n) && !strcmp(lo->name + n, ".lo");
+}

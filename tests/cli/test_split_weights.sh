@@ -2,9 +2,9 @@
 # built with --split-weights stem stores each stem conv as fp16(W) and an fp16 rest
 # "<name>.lo" that sum to the fp32 checkpoint's folded kernel to ~22 bits (read here with numpy
 # from the documented layout, an independent reader), the graph gains one conv per split layer,
-# the fp16 emulation (--device ref --fp16-activations) moves closer to fp32 than the plain fp16
-# bundle, the fp32 checkpoint split on the CPU backends keeps its logits, and bad specs and
-# bundles are refused with exit 2.
+# the header's provenance lists the split convs, the fp16 emulation (--device ref
+# --fp16-activations) moves closer to fp32 than the plain fp16 bundle, the fp32 checkpoint split
+# on the CPU backends keeps its logits, and bad specs and bundles are refused with exit 2.
 source "$SRC/tests/lib/common.sh"
 snap=$(snapshot inception_v3)
 "$INFER8" gen-images --count 4 --seed 11 -o "$WORK/img" >/dev/null || fail "gen-images"
@@ -41,6 +41,10 @@ stem = ["Conv2d_1a_3x3", "Conv2d_2a_3x3", "Conv2d_2b_3x3", "Conv2d_3b_1x1", "Con
 assert lo == sorted(s + ".lo" for s in stem), lo
 assert len(split) == len(plain) + len(stem), (len(split), len(plain))
 print(f"ok: {len(lo)} stem convs split: {', '.join(lo)}")
+def build_options(path):
+    return json.load(open(path))["bundle"]["header"]["provenance"]["build_options"]
+assert build_options(f"{work}/split.inspect.json")["split_weights"] == stem, build_options(f"{work}/split.inspect.json")
+assert "split_weights" not in build_options(f"{work}/fp16.inspect.json")
 
 t32, ts = tensors(f"{work}/fp32.bundle"), tensors(f"{work}/split.bundle")
 los = [k for k in ts if k.endswith(".lo")]
