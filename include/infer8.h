@@ -126,7 +126,8 @@ typedef struct infer8_open_options {
     /* appended in 0.1: CUDA tuning effort when the executor picks each layer's implementation
      * by timing it on this GPU (bundles with stored tactics for this GPU skip it):
      * 0 = own kernels and cuBLASLt only, no cuDNN plans (fastest start);
-     * 1 = up to 10 s of cuDNN plan building per batch size; 2 (default) = 30 s;
+     * 1 = up to 10 s of cuDNN plan building per batch size; 2 (default) = 30 s (once spent, each
+     * fp16 conv left still tries cuDNN's first configuration);
      * 3 = every cuDNN configuration of every layer, no time limit.
      * The environment variable INFER8_CUDA_CUDNN_BUDGET (seconds) overrides it. */
     int opt_level;

@@ -72,8 +72,9 @@ int cli_parse_model_json(cli_args *a, cli_model_opts *mo, const char *help, cons
 #define CLI_OPT_LEVEL_HELP                                                                         \
     "  --opt-level N      cuda: how hard each layer's implementation is tuned on this GPU: 0 own\n"  \
     "                     kernels and cuBLASLt only, 1 up to 10 s of cuDNN plans per batch size,\n"  \
-    "                     2 (default) 30 s, 3 every cuDNN configuration (slowest start, fastest\n"  \
-    "                     run); bundles with tactics stored for this GPU skip the tuning\n"
+    "                     2 (default) 30 s (then cuDNN's first choice for each fp16 conv left),\n" \
+    "                     3 every cuDNN configuration (slowest start, fastest run); bundles\n"      \
+    "                     with tactics stored for this GPU skip the tuning\n"
 #define CLI_SPLIT_WEIGHTS_HELP                                                                     \
     "  --split-weights S  checkpoints: run these convs as two, their weights split into fp16 halves\n" \
     "                     (W = fp16(W) + rest), so fp16 engines keep ~22 bits of them; S: \"stem\"\n" \
