@@ -549,6 +549,13 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
     if (rc != INFER8_OK) return rc;
     CU_TRY(cudaStreamSynchronize(c->streams[0]));
     b->stats.tune_seconds = now_s() - t0;
+    /* how far the cuDNN budget reached depends on how fast plans build on this machine */
+    if (!b->preset && getenv("INFER8_CUDA_DEBUG"))
+        fprintf(stderr,
+                "cuda: batch %d: %d conv problems tuned in %.1f s; cuDNN budget %.0f s %s, %d fp16 problems after it "
+                "(cuDNN's first config only)\n",
+                n, b->stats.problems, b->stats.tune_seconds, c->cudnn_budget_s,
+                c->cudnn_spent_s > c->cudnn_budget_s ? "spent" : "not spent", b->stats.cudnn_after_budget);
     if (b->preset && getenv("INFER8_CUDA_DEBUG"))
         fprintf(stderr, "cuda: batch %d: %d stored tactics kept, %d tuned again (%.2f s)\n", n, b->stats.presets_kept,
                 b->stats.presets_retuned, b->stats.tune_seconds);

@@ -61,6 +61,8 @@ typedef struct i8_cuda_stats {
     int presets_kept;            /* convs that run the tactic preset for them (i8_cuda_preset_tactics) */
     int presets_retuned;         /* convs with a preset that did not run here and were tuned again */
     double tune_seconds;
+    int cudnn_after_budget;      /* fp16 problems tuned once the cuDNN budget was spent: cuDNN's
+                                  * first config only (dnn_tune) */
     int graph_captured;
     /* the whole-graph choice (ensure_batch): the captured graph's replay time as tuned conv by
      * conv and with the TMA kernels' convs on their fastest other own kernel (0 when not

@@ -617,6 +617,7 @@ static void dnn_tune(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node, float *b
      * at batch 32 instead of 1.89 (session 19). FP8 problems keep the hard stop: their own
      * kernels compete and their e4m3 configs are slow to build. */
     if (want_rank < 0 && (c->cudnn_budget_s <= 0.0 || (fp8 && c->cudnn_spent_s > c->cudnn_budget_s))) return;
+    if (want_rank < 0 && c->cudnn_spent_s > c->cudnn_budget_s) b->stats.cudnn_after_budget++;
     double t_start = now_s();
     cudnnBackendDescriptor_t graph = NULL, cfg[MAX_CUDNN_CFGS];
     int saved_desc = p->n_desc;
