@@ -12,8 +12,6 @@
 
 #include "graph/graph.h"
 
-static float round_f16(float v) { return i8_f16_to_f32(i8_f32_to_f16(v)); }
-
 infer8_status i8_pass_split_weights(i8_graph *g, const uint8_t *select, int *n_split, i8_err *err) {
     int count = 0;
     for (int k = 0; k < g->n_nodes; k++) {
@@ -44,7 +42,7 @@ infer8_status i8_pass_split_weights(i8_graph *g, const uint8_t *select, int *n_s
     }
     infer8_status st = INFER8_OK;
     int j = 0;
-    for (int k = 0; k < n_old && !st; k++) {
+    for (int k = 0; k < n_old; k++) {
         i8_node nd = g->nodes[k];
         for (int i = 0; i < nd.n_inputs; i++) nd.inputs[i] = map[nd.inputs[i]];
         if (nd.residual >= 0) nd.residual = map[nd.residual];
@@ -58,7 +56,7 @@ infer8_status i8_pass_split_weights(i8_graph *g, const uint8_t *select, int *n_s
                 break;
             }
             for (size_t e = 0; e < n; e++) {
-                const float hi = round_f16(w->data[e]);
+                const float hi = i8_f16_to_f32(i8_f32_to_f16(w->data[e]));
                 lo[e] = w->data[e] - hi; /* exact: W and hi share their leading bits */
                 w->data[e] = hi;
             }

@@ -20,10 +20,11 @@ grep -qx "| inception_resnet_v2 | default | 1 | tma=1 bench=1 budget=40 |" "$WOR
 [ -s "$out/fp8_tma_ab_0.md" ] && [ -s "$out/fp8_tma_ab_1.md" ] || fail "the two runs' tables are not in \$OUT"
 FP8_AB_ARCH=inception_v4 FP8_AB_BATCH=32 run_ab >"$WORK/ab32.txt" || fail "fp8_tma_ab (v4, b32) failed"
 grep -q "| inception_v4 | default | 32 | tma=0 " "$WORK/ab32.txt" || fail "FP8_AB_ARCH / FP8_AB_BATCH not passed on: $(cat "$WORK/ab32.txt")"
+rm -f "$out"/fp8_tma_ab_*.md # the tables checked next must be this run's
 FP8_AB_VAR=INFER8_CUDA_FP8_DNN FP8_AB_VALUES="1 0" FP8_AB_BATCH=32 run_ab >"$WORK/dnn.txt" || fail "fp8_tma_ab (cuDNN e4m3) failed"
 grep -qx "| inception_resnet_v2 | default | 32 | tma= bench=1 budget=40 dnn=0 |" "$WORK/dnn.txt" ||
   fail "FP8_AB_VAR / FP8_AB_VALUES not run: $(cat "$WORK/dnn.txt")"
-grep -qx "INFER8_CUDA_FP8_DNN=1:" "$WORK/dnn.txt" && [ -s "$out/fp8_tma_ab_0.md" ] || fail "no dnn=1 run or no table: $(cat "$WORK/dnn.txt")"
+grep -qx "INFER8_CUDA_FP8_DNN=1:" "$WORK/dnn.txt" && [ -s "$out/fp8_tma_ab_1.md" ] && [ -s "$out/fp8_tma_ab_0.md" ] || fail "no dnn=1 run or no table: $(cat "$WORK/dnn.txt")"
 STANDIN_FAIL=1 run_ab >"$WORK/abfail.txt" && fail "a failing benchmark run gave exit 0"
 grep -q "fp8_tma_ab: exit 1" "$WORK/abfail.txt" || fail "no failure reported: $(cat "$WORK/abfail.txt")"
 echo "ok: fp8_tma_ab runs the benchmark with the TMA kernels out and in (or another variable's values), at the batch asked for"

@@ -616,8 +616,9 @@ static void dnn_tune(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node, float *b
      * plans slowly had spent the budget part way through inception_v3, which then ran 3.30 ms
      * at batch 32 instead of 1.89 (session 19). FP8 problems keep the hard stop: their own
      * kernels compete and their e4m3 configs are slow to build. */
-    if (want_rank < 0 && (c->cudnn_budget_s <= 0.0 || (fp8 && c->cudnn_spent_s > c->cudnn_budget_s))) return;
-    if (want_rank < 0 && c->cudnn_spent_s > c->cudnn_budget_s) b->stats.cudnn_after_budget++;
+    const int tuning = want_rank < 0, spent = tuning && c->cudnn_spent_s > c->cudnn_budget_s;
+    if (tuning && (c->cudnn_budget_s <= 0.0 || (fp8 && spent))) return;
+    b->stats.cudnn_after_budget += spent;
     double t_start = now_s();
     cudnnBackendDescriptor_t graph = NULL, cfg[MAX_CUDNN_CFGS];
     int saved_desc = p->n_desc;
@@ -629,7 +630,7 @@ static void dnn_tune(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node, float *b
     int chosen_cfg = -1;
     for (int i = 0; i < ncfg; i++) {
         if (want_rank >= 0 && i != want_rank) continue;
-        if (want_rank < 0 && (i > 0 || fp8) && c->cudnn_spent_s + (now_s() - t_start) > c->cudnn_budget_s) break;
+        if (tuning && (i > 0 || fp8) && c->cudnn_spent_s + (now_s() - t_start) > c->cudnn_budget_s) break;
         int64_t ws = 0, eng = dnn_engine_index(cfg[i]);
         if (want_rank >= 0 && eng != want_engine) continue;
         if (want_rank < 0 && !fp8 && !c->cudnn_lossy_ok && dnn_engine_lossy(cfg[i])) continue; /* a stored tactic is kept */

@@ -467,7 +467,6 @@ static void *driver_fn(const char *name) {
         return NULL;
     return fn;
 }
-static encode_tiled_fn tma_encoder(void) { return (encode_tiled_fn)driver_fn("cuTensorMapEncodeTiled"); }
 
 /* 2-D tensor map of 1- or 2-byte elements (e4m3 codes or fp16): rows x cols, row stride `ld`
  * bytes, boxes of box_rows rows x 128 bytes, 128-byte swizzle; rows and columns past the
@@ -486,9 +485,7 @@ static int encode_2d(encode_tiled_fn encode, CUtensorMap *map, const void *base,
 /* The e4m3 input [n][h][w][c_in] (pixel stride x_ld bytes) as an im2col map for conv a: boxes of
  * 128 output pixels x 128 channels (128-byte swizzle, as the tiled A boxes), pixels walked with
  * the conv's strides inside the box of filter-window corners, from -pad to the last corner. */
-static int encode_im2col(CUtensorMap *map, const i8_cuda_fp8_conv_args *a) {
-    encode_im2col_fn encode = a->tma_encode_im2col ? (encode_im2col_fn)a->tma_encode_im2col
-                                                   : (encode_im2col_fn)driver_fn("cuTensorMapEncodeIm2col");
+static int encode_im2col(encode_im2col_fn encode, CUtensorMap *map, const i8_cuda_fp8_conv_args *a) {
     if (!encode) return (int)cudaErrorNotSupported;
     const uint64_t ld = (uint64_t)a->x_ld;
     cuuint64_t dims[4] = {(cuuint64_t)a->c_in, (cuuint64_t)a->w, (cuuint64_t)a->h, (cuuint64_t)a->n};
@@ -533,12 +530,11 @@ static int tma_set_smem(void) {
 template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false>
 static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2col = false) {
     typedef tma_smem<BN, S, RT, XH, PP> L;
-    int dev = 0, sm_count = a->sm_count;
-    if (sm_count < 1 && (cudaGetDevice(&dev) != cudaSuccess ||
-                         cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-                         sm_count < 1))
-        return (int)cudaErrorInvalidConfiguration;
-    encode_tiled_fn encode = a->tma_encode_tiled ? (encode_tiled_fn)a->tma_encode_tiled : tma_encoder();
+    int sm_count = a->sm_count;
+    void *tiled = a->tma_encode_tiled, *im2col_fn = a->tma_encode_im2col;
+    if (sm_count < 1 && (i8_cuda_tma_driver(&sm_count, &tiled, &im2col_fn) != 0 || sm_count < 1))
+        return (int)cudaErrorInvalidConfiguration; /* the labs look the driver facts up at each launch */
+    encode_tiled_fn encode = (encode_tiled_fn)tiled;
     if (!encode) return (int)cudaErrorNotSupported;
     tma_params p;
     memset(&p, 0, sizeof p);
@@ -548,7 +544,7 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2co
     p.chunks = (a->c_in + FP8_BK - 1) / FP8_BK;
     p.KB = im2col ? a->kh * a->kw * p.chunks : (p.K + FP8_BK - 1) / FP8_BK;
     p.m_tiles = (p.M + TMA_BM - 1) / TMA_BM, p.n_tiles = (a->c_out + BN - 1) / BN;
-    int rc = im2col ? encode_im2col(&p.ta, a)
+    int rc = im2col ? encode_im2col((encode_im2col_fn)im2col_fn, &p.ta, a)
                     : encode_2d(encode, &p.ta, a->x, XH ? 2 : 1, (uint64_t)p.M, (uint64_t)p.K,
                                 (uint64_t)a->x_ld * (XH ? 2 : 1), TMA_BM);
     if (!rc) rc = encode_2d(encode, &p.tb, a->wq, 1, (uint64_t)a->c_out, (uint64_t)p.K, (uint64_t)p.K, BN);
@@ -608,7 +604,7 @@ extern "C" int i8_cuda_tma_driver(int *sm_count, void **encode_tiled, void **enc
     int dev = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(sm_count, cudaDevAttrMultiProcessorCount, dev);
-    *encode_tiled = (void *)tma_encoder();
+    *encode_tiled = driver_fn("cuTensorMapEncodeTiled");
     *encode_im2col = driver_fn("cuTensorMapEncodeIm2col");
     return (int)e;
 }
