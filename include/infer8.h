@@ -139,6 +139,17 @@ typedef struct infer8_open_options {
      * weight rounding in the first layers exceeds a parity budget (docs/performance.md,
      * session 19: inception_v4 on synth weights). */
     const char *split_weights;
+    /* appended in 0.1, checkpoints only: convs whose weights are rounded to binary16 adaptively
+     * instead of to nearest: rounded one input position at a time, each rounding error
+     * compensated on the weights not yet rounded through the correlations of the conv's inputs
+     * (GPTQ's error feedback), measured on adaptive_rounding_images by the reference executor;
+     * each weight stays within 2 fp16 ulps of its value. The weights stay ordinary fp16 values,
+     * so fp16 execution (CUDA, fp16 bundles) costs nothing more; for the fp16 weight rounding
+     * that --split-weights pays a conv for (docs/performance.md, session 20). Same SPEC as
+     * split_weights (not both on one model); NULL = none. */
+    const char *adaptive_rounding;
+    const char *adaptive_rounding_images; /* a folder of images or a list file, as calibration */
+    int adaptive_rounding_count;          /* images used; 0 = 16 */
 } infer8_open_options;
 #define INFER8_OPT_LEVEL_MAX 3
 void infer8_open_options_init(infer8_open_options *options);

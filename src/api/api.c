@@ -184,6 +184,7 @@ static void model_free(infer8_model *m) {
     if (m->backend && m->backend_ctx) m->backend->destroy(m->backend_ctx);
     i8_graph_free(&m->graph);
     i8_bundle_model_free(m->bundle);
+    cJSON_Delete(m->adaptive_rounding);
     i8_config_free(&m->config);
     if (m->fallback_labels) {
         for (int i = 0; i < m->config.num_classes; i++) free(m->fallback_labels[i]);
@@ -229,6 +230,7 @@ static infer8_status model_open(infer8_context *ctx, const char *path, const voi
     }
     if (!s) s = i8_model_apply_fp8(m, &err); /* open options precision fp8 (calibrate_api.c) */
     if (!s) s = i8_model_apply_split_weights(m, &err);
+    if (!s) s = i8_model_apply_adaptive_rounding(m, ctx, &err);
     if (!s) s = check_device_backend(m, &err);
     if (s) {
         model_free(m);

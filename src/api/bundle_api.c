@@ -405,6 +405,16 @@ static int add_split_convs(cJSON *bopt, const i8_graph *g) {
     return 1;
 }
 
+/* build_options.adaptive_rounding: per conv rounded by --adaptive-rounding, its output error
+ * against round-to-nearest's on the calibration images */
+static int add_adaptive_rounding(cJSON *bopt, const infer8_model *m) {
+    if (!m->adaptive_rounding) return 1;
+    cJSON *copy = cJSON_Duplicate(m->adaptive_rounding, 1);
+    if (copy && cJSON_AddItemToObject(bopt, "adaptive_rounding", copy)) return 1;
+    cJSON_Delete(copy);
+    return 0;
+}
+
 static const char *precision_name(infer8_precision p) {
     return p == INFER8_PRECISION_FP16 ? "fp16" : p == INFER8_PRECISION_FP8 ? "fp8" : "fp32";
 }
@@ -522,7 +532,8 @@ EXPORT infer8_status infer8_build(infer8_context *ctx, const infer8_model *m, co
          cJSON_AddNumberToObject(bopt, "max_batch", o.max_batch) &&
          cJSON_AddStringToObject(bopt, "device", o.device == INFER8_DEVICE_CUDA ? "cuda" : "cpu") &&
          (o.device != INFER8_DEVICE_CUDA || cJSON_AddNumberToObject(bopt, "opt_level", o.opt_level)) &&
-         add_split_convs(bopt, &m->graph) && cJSON_AddItemToObject(prov, "build_options", bopt);
+         add_split_convs(bopt, &m->graph) && add_adaptive_rounding(bopt, m) &&
+         cJSON_AddItemToObject(prov, "build_options", bopt);
     if (ok) bopt = NULL;
     ok = ok && cJSON_AddItemToObject(h, "provenance", prov);
     if (ok) prov = NULL;

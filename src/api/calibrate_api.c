@@ -10,9 +10,12 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include <cjson/cJSON.h>
+
 #include "api/model.h"
 #include "image/image.h"
 #include "quant/calibrate.h"
+#include "quant/fp16_round.h"
 #include "quant/fp8.h"
 #include "quant/quantize.h"
 #include "quant/recipe.h"
@@ -64,7 +67,7 @@ infer8_status i8_model_apply_split_weights(infer8_model *m, i8_err *err) {
                        "%s: --split-weights applies to checkpoints; a bundle keeps the graph it was built with", m->source);
     uint8_t *select = NULL;
     int count = 0, n_split = 0;
-    infer8_status s = i8_split_weights_select(&m->graph, spec, &select, &count, err);
+    infer8_status s = i8_conv_select(&m->graph, "--split-weights", spec, &select, &count, err);
     if (!s) s = i8_pass_split_weights(&m->graph, select, &n_split, err);
     free(select);
     return s;
@@ -180,6 +183,22 @@ static infer8_status list_images(const char *src, const i8_limits *lim, path_lis
     return s;
 }
 
+/* One image, decoded and preprocessed as the model's config says into dst (C x H x W floats). */
+static infer8_status load_image(infer8_context *ctx, const infer8_model *m, const char *path, float *dst, i8_err *err) {
+    uint8_t *file = NULL;
+    size_t size = 0;
+    i8_err_clear(err);
+    infer8_status s = i8_read_file(path, ctx->limits.max_image_bytes, &file, &size, err);
+    if (!s) {
+        i8_image im = {0};
+        s = i8_image_decode(&im, file, size, path, &ctx->limits, err);
+        if (!s) s = i8_preprocess(&im, &m->config.pre, dst, err);
+        i8_image_free(&im);
+    }
+    free(file);
+    return s;
+}
+
 /* ---- calibration (histograms fed by i8_calib_collect_hook, quant/calibrate.h) ---- */
 
 EXPORT void infer8_calibrate_options_init(infer8_calibrate_options *o) {
@@ -242,7 +261,6 @@ EXPORT infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *m, cons
     const i8_backend_ops *be = &i8_backend_cpu_reference;
     void *bctx = NULL;
     float *batch = NULL, *logits = NULL;
-    uint8_t *file = NULL;
     i8_scales sc;
     memset(&sc, 0, sizeof sc);
     infer8_calibrate_report rep;
@@ -271,18 +289,8 @@ EXPORT infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *m, cons
     if (o.progress) o.progress(o.progress_user, "calibrate", 0, total);
     int filled = 0;
     for (size_t i = 0; i < total; i++) {
-        size_t size = 0;
         i8_err ie;
-        i8_err_clear(&ie);
-        infer8_status is = i8_read_file(images.v[i], ctx->limits.max_image_bytes, &file, &size, &ie);
-        if (!is) {
-            i8_image im = {0};
-            is = i8_image_decode(&im, file, size, images.v[i], &ctx->limits, &ie);
-            if (!is) is = i8_preprocess(&im, &m->config.pre, batch + (size_t)filled * per_image, &ie);
-            i8_image_free(&im);
-        }
-        free(file);
-        file = NULL;
+        infer8_status is = load_image(ctx, m, images.v[i], batch + (size_t)filled * per_image, &ie);
         if (is == INFER8_E_NOMEM) {
             err = ie;
             s = is;
@@ -338,8 +346,153 @@ done:
     i8_calib_collector_free(&c);
     free(batch);
     free(logits);
-    free(file);
     i8_scales_free(&sc);
     paths_free(&images);
     return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
+}
+
+/* ---- adaptive fp16 rounding at open ---- */
+
+#define ROUNDING_MAX_ULPS 2               /* how far a weight may move from its value, fp16 ulps */
+#define ROUNDING_GRAM_BYTES (4ull << 30)  /* all selected convs' second moments held at once */
+
+typedef struct rounding_collect {
+    const uint8_t *select;
+    int last;   /* the last selected node: the forward stops after it */
+    double **H; /* per node: K x K, K = c_in * kh * kw */
+} rounding_collect;
+
+/* pre_node_hook: a selected conv's input patches into its second moments */
+static infer8_status rounding_hook(void *user, i8_graph *g, int node, int n, const float *const *inputs, i8_err *err) {
+    rounding_collect *rc = user;
+    if (node > rc->last) return I8_HOOK_STOP;
+    if (!rc->select[node]) return INFER8_OK;
+    const i8_node *nd = &g->nodes[node], *in = &g->nodes[nd->inputs[0]];
+    const i8_patch_shape ps = {in->c, in->h, in->w, nd->kh, nd->kw, nd->sh, nd->sw, nd->ph, nd->pw, nd->h, nd->w};
+    return i8_patch_gram_add(&ps, n, inputs[0], rc->H[node], err);
+}
+
+infer8_status i8_model_apply_adaptive_rounding(infer8_model *m, infer8_context *ctx, i8_err *err) {
+    const char *spec = m->options.adaptive_rounding, *src = m->options.adaptive_rounding_images;
+    const int want = m->options.adaptive_rounding_count > 0 ? m->options.adaptive_rounding_count : 16;
+    m->options.adaptive_rounding = m->options.adaptive_rounding_images = NULL; /* not owned */
+    if (!spec) return INFER8_OK;
+    if (m->bundle)
+        return i8_fail(err, INFER8_E_INVALID_ARGUMENT,
+                       "%s: --adaptive-rounding applies to checkpoints; a bundle keeps the weights it was built with",
+                       m->source);
+    if (!src)
+        return i8_fail(err, INFER8_E_INVALID_ARGUMENT,
+                       "--adaptive-rounding needs calibration images (--calib-images: a folder or a list file)");
+    i8_graph *g = &m->graph;
+    uint8_t *select = NULL;
+    int count = 0;
+    infer8_status s = i8_conv_select(g, "--adaptive-rounding", spec, &select, &count, err);
+    if (s) return s;
+    for (int k = 0; k < g->n_nodes && !s; k++)
+        if (i8_node_is_split(g, k))
+            s = i8_fail(err, INFER8_E_INVALID_ARGUMENT,
+                        "--adaptive-rounding and --split-weights (conv '%s') do not combine: use one of the two",
+                        g->nodes[k].name);
+    rounding_collect rc = {select, -1, NULL};
+    for (int k = 0; k < g->n_nodes; k++)
+        if (select[k]) rc.last = k;
+    path_list images = {0};
+    const i8_backend_ops *be = &i8_backend_cpu_reference;
+    void *bctx = NULL;
+    float *batch = NULL, *logits = NULL;
+    cJSON *report = NULL;
+    unsigned long long gram_bytes = 0;
+    for (int k = 0; k < g->n_nodes && !s; k++) {
+        if (!select[k]) continue;
+        const i8_node *nd = &g->nodes[k];
+        const i8_weight *w = &g->weights[nd->weight];
+        const int c_in = g->nodes[nd->inputs[0]].c;
+        if (nd->precision == I8_PREC_FP8)
+            s = i8_fail(err, INFER8_E_INVALID_ARGUMENT, "--adaptive-rounding: conv '%s' runs FP8 (e4m3 weights)", nd->name);
+        else if (w->ndim != 4 || w->shape[1] != c_in || w->shape[2] != nd->kh || w->shape[3] != nd->kw)
+            s = i8_fail(err, INFER8_E_INTERNAL, "--adaptive-rounding: conv '%s': kernel shape differs from its input",
+                        nd->name);
+        gram_bytes += (unsigned long long)c_in * nd->kh * nd->kw * c_in * nd->kh * nd->kw * sizeof(double);
+    }
+    if (!s && gram_bytes > ROUNDING_GRAM_BYTES)
+        s = i8_fail(err, INFER8_E_LIMIT, "--adaptive-rounding \"%s\": the %d convs' input statistics need %.1f GiB (at most %.0f); select fewer",
+                    spec, count, gram_bytes / 1073741824.0, ROUNDING_GRAM_BYTES / 1073741824.0);
+    if (!s && !(rc.H = i8_calloc((size_t)g->n_nodes, sizeof *rc.H, err))) s = INFER8_E_NOMEM;
+    for (int k = 0; k < g->n_nodes && !s; k++) {
+        if (!select[k]) continue;
+        const i8_node *nd = &g->nodes[k];
+        const size_t K = (size_t)g->nodes[nd->inputs[0]].c * nd->kh * nd->kw;
+        if (!(rc.H[k] = i8_calloc(K * K, sizeof(double), err))) s = INFER8_E_NOMEM;
+    }
+    if (!s) s = list_images(src, &m->limits, &images, err);
+    const size_t total = images.n < (size_t)want ? images.n : (size_t)want;
+    if (!s && total == 0) s = i8_fail(err, INFER8_E_INVALID_ARGUMENT, "%s: no images for --adaptive-rounding", src);
+    const int max_batch = 4;
+    const size_t per_image = (size_t)g->input_c * g->input_h * g->input_w;
+    i8_backend_options bo;
+    memset(&bo, 0, sizeof bo);
+    bo.max_batch = max_batch;
+    bo.threads = m->options.threads;
+    bo.pre_node_hook = rounding_hook;
+    bo.hook_user = &rc;
+    if (!s && (!(batch = i8_calloc((size_t)max_batch, per_image * sizeof(float), err)) ||
+               !(logits = i8_calloc((size_t)max_batch, (size_t)m->config.num_classes * sizeof(float), err))))
+        s = INFER8_E_NOMEM;
+    if (!s) s = be->prepare(&bctx, g, &bo, err);
+    int used = 0, filled = 0;
+    for (size_t i = 0; i < total && !s; i++) {
+        i8_err ie;
+        infer8_status is = load_image(ctx, m, images.v[i], batch + (size_t)filled * per_image, &ie);
+        if (is) { /* a calibration set with unreadable images is refused: they would change the weights */
+            *err = ie;
+            s = is;
+            break;
+        }
+        if (++filled == max_batch || i + 1 == total) {
+            s = be->run(bctx, filled, batch, logits, err);
+            used += filled;
+            filled = 0;
+            i8_ctx_log(ctx, 2, "adaptive rounding: %d of %zu images measured", used, total);
+        }
+    }
+    if (!s && !(report = cJSON_CreateArray())) s = i8_fail(err, INFER8_E_NOMEM, "out of memory");
+    for (int k = 0; k < g->n_nodes && !s; k++) {
+        if (!select[k]) continue;
+        const i8_node *nd = &g->nodes[k];
+        i8_weight *w = &g->weights[nd->weight];
+        const int O = (int)w->shape[0], K = (int)(w->shape[1] * w->shape[2] * w->shape[3]);
+        i8_fp16_round_report r;
+        if ((s = i8_fp16_round_adaptive(w->data, O, K, rc.H[k], ROUNDING_MAX_ULPS, &r, err))) {
+            i8_err_prefix(err, "--adaptive-rounding: conv '%s'", nd->name);
+            break;
+        }
+        const double ratio = r.error_nearest > 0 ? r.error_adaptive / r.error_nearest : 1.0;
+        i8_ctx_log(ctx, 2,
+                   "adaptive rounding: %s (K %d): output error %.3g x round-to-nearest's, %d of %d weights moved, "
+                   "damp %g, %d dead inputs",
+                   nd->name, K, ratio, r.moved, O * K, r.damp, r.dead_inputs);
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddStringToObject(o, "name", nd->name) ||
+            !cJSON_AddNumberToObject(o, "error_vs_nearest", ratio) || !cJSON_AddNumberToObject(o, "moved", r.moved) ||
+            !cJSON_AddNumberToObject(o, "images", used) || !cJSON_AddItemToArray(report, o)) {
+            cJSON_Delete(o);
+            s = i8_fail(err, INFER8_E_NOMEM, "out of memory");
+        }
+    }
+    if (!s) {
+        m->adaptive_rounding = report;
+        report = NULL;
+        i8_ctx_log(ctx, 2, "adaptive rounding: %d convs rounded on %d images (%s)", count, used, src);
+    }
+    if (bctx) be->destroy(bctx);
+    if (rc.H)
+        for (int k = 0; k < g->n_nodes; k++) free(rc.H[k]);
+    free(rc.H);
+    free(select);
+    free(batch);
+    free(logits);
+    cJSON_Delete(report);
+    paths_free(&images);
+    return s;
 }

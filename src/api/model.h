@@ -27,6 +27,7 @@ struct infer8_model {
     i8_limits limits;
     char **fallback_labels;        /* "class_<i>" when config has no label names */
     struct i8_bundle_model *bundle; /* set when opened from a bundle (src/api/bundle_api.c) */
+    struct cJSON *adaptive_rounding; /* per rounded conv, when options.adaptive_rounding was applied */
 
     /* executor state, created on first use; classify calls on one model are serialized */
     pthread_mutex_t lock;
@@ -77,7 +78,12 @@ infer8_status i8_bundle_describe_text(const infer8_model *m, const char *graph, 
  * options.fp8_recipe and options.fp8_scales_path to m->graph (checkpoints, reference device
  * only). No-op for FP32. */
 infer8_status i8_model_apply_fp8(infer8_model *m, i8_err *err);
-/* options.split_weights at open (src/api/calibrate_api.c): i8_split_weights_select then
+/* options.adaptive_rounding at open (src/api/calibrate_api.c): i8_conv_select, the selected
+ * convs' input second moments over options.adaptive_rounding_images on the reference executor,
+ * then i8_fp16_round_adaptive on each; fills m->adaptive_rounding. Checkpoints only; refuses FP8
+ * and split convs. No-op when NULL. */
+infer8_status i8_model_apply_adaptive_rounding(infer8_model *m, infer8_context *ctx, i8_err *err);
+/* options.split_weights at open (src/api/calibrate_api.c): i8_conv_select then
  * i8_pass_split_weights on m->graph; checkpoints only. No-op when NULL. */
 infer8_status i8_model_apply_split_weights(infer8_model *m, i8_err *err);
 

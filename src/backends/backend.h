@@ -6,6 +6,9 @@
 
 #include "graph/graph.h"
 
+/* pre_node_hook's "stop here" (not a status: outside infer8_status's values) */
+#define I8_HOOK_STOP ((infer8_status)1000)
+
 typedef struct i8_backend_options {
     int max_batch;
     int threads;               /* 0 = all available */
@@ -13,7 +16,8 @@ typedef struct i8_backend_options {
     /* Called (if set) before each node is computed, with the node's inputs in NHWC float32
      * ([n][h][w][c] each, input i of shape graph->nodes[node->inputs[i]]). The hook may change
      * the graph's weights of this node (used by synth to set batch-norm statistics from real
-     * activations). Reference executor only. */
+     * activations). Reference executor only. A hook that needs no later node returns
+     * I8_HOOK_STOP: run then returns INFER8_OK at once, without logits. */
     infer8_status (*pre_node_hook)(void *user, i8_graph *g, int node, int n, const float *const *inputs, i8_err *err);
     void *hook_user;
     /* Calibration statistics (struct i8_calib_hist, quant/calibrate.h): when set, every run adds

@@ -57,6 +57,9 @@ typedef struct cli_model_opts {
     long opt_level;         /* --opt-level: CUDA tuning effort 0..3, when has_opt_level */
     int has_opt_level;
     const char *split_weights; /* --split-weights SPEC */
+    const char *adaptive_rounding; /* --adaptive-rounding SPEC */
+    const char *rounding_images;   /* --rounding-images SRC */
+    long rounding_count;           /* --rounding-count N (0: the library's default) */
 } cli_model_opts;
 /* Consumes a model option at a->i if it is one; returns 1 if consumed, -1 on error. */
 int cli_model_option(cli_args *a, cli_model_opts *m);
@@ -79,6 +82,12 @@ int cli_parse_model_json(cli_args *a, cli_model_opts *mo, const char *help, cons
     "  --split-weights S  checkpoints: run these convs as two, their weights split into fp16 halves\n" \
     "                     (W = fp16(W) + rest), so fp16 engines keep ~22 bits of them; S: \"stem\"\n" \
     "                     and / or layer-name globs, comma-separated (e.g. stem,features.6.*)\n"
+#define CLI_ADAPTIVE_ROUNDING_HELP                                                                 \
+    "  --adaptive-rounding S  checkpoints: round these convs' weights to fp16 by error feedback on\n" \
+    "                     their inputs' correlations (GPTQ's method; each weight within 2 fp16\n"   \
+    "                     ulps) instead of to nearest: free at run time; S as --split-weights;\n"  \
+    "                     needs --rounding-images SRC (a folder or list file of calibration\n"     \
+    "                     images) and uses --rounding-count N of them (default 16)\n"
 #define CLI_MODEL_OPTIONS_HELP                                                                     \
     "  --arch ARCH        family of a bare .safetensors file (inception_resnet_v2, inception_v4,\n" \
     "                     inception_v3); read from config.json otherwise\n"                          \
@@ -95,6 +104,7 @@ int cli_parse_model_json(cli_args *a, cli_model_opts *mo, const char *help, cons
     "                     --recipe R (default, residual-fp8[:A-B], recipe.json) and --scales F\n"  \
     "                     (scales.json from infer8 calibrate); see docs/fp8.md\n"                  \
     CLI_SPLIT_WEIGHTS_HELP                                                                         \
+    CLI_ADAPTIVE_ROUNDING_HELP                                                                     \
     CLI_OPT_LEVEL_HELP
 
 int cmd_synth(int argc, char **argv);

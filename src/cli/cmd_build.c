@@ -9,7 +9,7 @@
 
 static const char *const build_help =
     "usage: infer8 build MODEL --precision fp32|fp16|fp8 [--max-batch N] [--device cpu|cuda]\n"
-    "                    [--split-weights S] -o OUT.bundle\n"
+    "                    [--split-weights S | --adaptive-rounding S --rounding-images SRC] -o OUT.bundle\n"
     "       infer8 build MODEL --precision fp8 --recipe R (--scales F | --calib-images SRC) -o OUT.bundle\n"
     "\n"
     "Writes MODEL (a snapshot folder, a bare .safetensors file with --arch, or a bundle) as one\n"
@@ -30,6 +30,7 @@ static const char *const build_help =
     "                     (restored when the bundle runs on a GPU of the same name)\n"
     CLI_OPT_LEVEL_HELP
     CLI_SPLIT_WEIGHTS_HELP
+    CLI_ADAPTIVE_ROUNDING_HELP
     "  --arch ARCH        family of a bare .safetensors file\n"
     "  -o, --output FILE  the bundle to write\n";
 
@@ -43,7 +44,8 @@ int cmd_build(int argc, char **argv) {
     cli_args a = {argc, argv, 1, "build"};
     const char *model_path = NULL, *out = NULL, *prec = "fp32", *device = "cpu", *arch = NULL, *v = NULL;
     const char *recipe = NULL, *scales = NULL, *calib_images = NULL, *split_weights = NULL;
-    long max_batch = 32, calib_count = 500, opt_level = 2;
+    const char *adaptive_rounding = NULL, *rounding_images = NULL;
+    long max_batch = 32, calib_count = 500, opt_level = 2, rounding_count = 0;
     int error = 0;
     while (a.i < argc && !error) {
         if (!strcmp(argv[a.i], "--help") || !strcmp(argv[a.i], "-h")) {
@@ -54,8 +56,14 @@ int cmd_build(int argc, char **argv) {
             cli_opt_value(&a, "--arch", &arch, &error) || cli_opt_value(&a, "-o", &out, &error) ||
             cli_opt_value(&a, "--output", &out, &error) || cli_opt_value(&a, "--recipe", &recipe, &error) ||
             cli_opt_value(&a, "--scales", &scales, &error) || cli_opt_value(&a, "--calib-images", &calib_images, &error) ||
-            cli_opt_value(&a, "--split-weights", &split_weights, &error))
+            cli_opt_value(&a, "--split-weights", &split_weights, &error) ||
+            cli_opt_value(&a, "--adaptive-rounding", &adaptive_rounding, &error) ||
+            cli_opt_value(&a, "--rounding-images", &rounding_images, &error))
             continue;
+        if (cli_opt_value(&a, "--rounding-count", &v, &error)) {
+            if (!error && !cli_parse_int("build", "--rounding-count", v, 1, 100000, &rounding_count)) return EXIT_USAGE;
+            continue;
+        }
         if (cli_opt_value(&a, "--calib-count", &v, &error)) {
             if (!error && !cli_parse_int("build", "--calib-count", v, 0, 10000000, &calib_count)) return EXIT_USAGE;
             continue;
@@ -118,6 +126,9 @@ int cmd_build(int argc, char **argv) {
         printf("calibrated %s over %s: activation scales in %s\n", model_path, calib_images, scales_tmp);
     }
     oo.split_weights = split_weights;
+    oo.adaptive_rounding = adaptive_rounding;
+    oo.adaptive_rounding_images = rounding_images;
+    oo.adaptive_rounding_count = (int)rounding_count;
     if (fp8) {
         oo.precision = INFER8_PRECISION_FP8;
         oo.fp8_recipe = recipe ? recipe : "default";

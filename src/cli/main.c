@@ -151,6 +151,10 @@ int cli_model_option(cli_args *a, cli_model_opts *m) {
     if (cli_opt_value(a, "--recipe", &m->recipe, &error)) return error ? -1 : 1;
     if (cli_opt_value(a, "--scales", &m->scales, &error)) return error ? -1 : 1;
     if (cli_opt_value(a, "--split-weights", &m->split_weights, &error)) return error ? -1 : 1;
+    if (cli_opt_value(a, "--adaptive-rounding", &m->adaptive_rounding, &error)) return error ? -1 : 1;
+    if (cli_opt_value(a, "--rounding-images", &m->rounding_images, &error)) return error ? -1 : 1;
+    if (cli_opt_value(a, "--rounding-count", &v, &error))
+        return error || !cli_parse_int(a->cmd, "--rounding-count", v, 1, 100000, &m->rounding_count) ? -1 : 1;
     if (cli_opt_value(a, "--opt-level", &v, &error)) {
         if (error || !cli_parse_int(a->cmd, "--opt-level", v, 0, INFER8_OPT_LEVEL_MAX, &m->opt_level)) return -1;
         m->has_opt_level = 1;
@@ -241,6 +245,9 @@ infer8_status cli_open_model(infer8_context *ctx, const char *path, const cli_mo
     o.fp8_recipe = m->recipe;
     o.fp8_scales_path = m->scales;
     o.split_weights = m->split_weights;
+    o.adaptive_rounding = m->adaptive_rounding;
+    o.adaptive_rounding_images = m->rounding_images;
+    o.adaptive_rounding_count = (int)m->rounding_count;
     infer8_limits lim = m->limits;
     lim.struct_size = sizeof lim;
     infer8_status s = infer8_set_limits(ctx, &lim); /* zero fields keep the defaults */

@@ -377,7 +377,8 @@ infer8_status i8_fp8_plan_describe(const i8_graph *g, const i8_fp8_recipe *r, co
     return INFER8_OK;
 }
 
-infer8_status i8_split_weights_select(const i8_graph *g, const char *spec, uint8_t **select, int *count, i8_err *err) {
+infer8_status i8_conv_select(const i8_graph *g, const char *option, const char *spec, uint8_t **select, int *count,
+                             i8_err *err) {
     *select = NULL;
     *count = 0;
     uint8_t *sel = i8_calloc((size_t)g->n_nodes, 1, err);
@@ -392,15 +393,15 @@ infer8_status i8_split_weights_select(const i8_graph *g, const char *spec, uint8
         if (comma) *comma = 0, p = comma + 1;
         else p = NULL;
         if (!*tok) {
-            st = i8_fail(err, INFER8_E_INVALID_ARGUMENT, "--split-weights \"%s\": empty item", spec);
+            st = i8_fail(err, INFER8_E_INVALID_ARGUMENT, "%s \"%s\": empty item", option, spec);
         } else if (!strcmp(tok, "stem")) {
             int stem_end = 0;
             if (!(st = i8_fp8_stem_end(g, &stem_end, err)))
                 for (int k = 0; k < stem_end; k++)
                     if (g->nodes[k].op == I8_OP_CONV && g->nodes[k].residual < 0) sel[k] = 1;
         } else if (!apply_pattern(g, tok, sel, 1)) {
-            st = i8_fail(err, INFER8_E_INVALID_ARGUMENT, "--split-weights \"%s\": \"%s\" matches no convolution of %s",
-                         spec, tok, g->arch);
+            st = i8_fail(err, INFER8_E_INVALID_ARGUMENT, "%s \"%s\": \"%s\" matches no convolution of %s",
+                         option, spec, tok, g->arch);
         }
     }
     free(copy);

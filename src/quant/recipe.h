@@ -86,11 +86,13 @@ infer8_status i8_fp8_plan_make(const i8_graph *g, const i8_fp8_recipe *r, i8_fp8
 infer8_status i8_fp8_plan_describe(const i8_graph *g, const i8_fp8_recipe *r, const i8_fp8_plan *p, int json,
                                    char **out, i8_err *err);
 
-/* The convs that --split-weights SPEC names (i8_pass_split_weights): SPEC is a comma-separated
+/* The convs that an option's SPEC names (--split-weights, --adaptive-rounding): SPEC is a comma-separated
  * list of "stem" (every conv of the stem, as the recipes define it) and fnmatch(3) globs on node
  * names, each of which must match a convolution. *select is a calloc'ed g->n_nodes array of
  * flags (caller frees), *count how many are set. Errors: INFER8_E_INVALID_ARGUMENT (empty item,
- * a glob matching no convolution: named), those of i8_fp8_stem_end, INFER8_E_NOMEM. */
-infer8_status i8_split_weights_select(const i8_graph *g, const char *spec, uint8_t **select, int *count, i8_err *err);
+ * a glob matching no convolution: named, with the option's name), those of i8_fp8_stem_end,
+ * INFER8_E_NOMEM. */
+infer8_status i8_conv_select(const i8_graph *g, const char *option, const char *spec, uint8_t **select, int *count,
+                             i8_err *err);
 
 #endif

@@ -290,13 +290,15 @@ static void test_memory_plan(void **state) {
 /* A synth-style hook: sets each batchnorm's statistics from its input batch (gamma 1, beta 0),
  * and at each relu checks that its input (the batchnorm output) is then standardized. */
 typedef struct hook_state {
-    int bn_calls, relu_checks, fail_at;
+    int bn_calls, relu_checks, fail_at, stop_at, last_seen;
 } hook_state;
 
 static infer8_status bn_hook(void *user, i8_graph *g, int node, int n, const float *const *inputs, i8_err *err) {
     hook_state *h = user;
     const i8_node *nd = &g->nodes[node];
     if (node == h->fail_at) return i8_fail(err, INFER8_E_INTEGRITY, "hook refuses node %d", node);
+    h->last_seen = node;
+    if (node == h->stop_at) return I8_HOOK_STOP;
     const size_t pixels = (size_t)n * nd->h * nd->w;
     if (nd->op != I8_OP_BATCHNORM && nd->op != I8_OP_RELU) return INFER8_OK;
     for (int c = 0; c < nd->c; c++) {
@@ -324,7 +326,7 @@ static void test_pre_node_hook(void **state) {
     (void)state;
     tb *t = malloc(sizeof *t);
     build_net(t, 0, 21);
-    hook_state h = {.fail_at = -1};
+    hook_state h = {.fail_at = -1, .stop_at = -1};
     i8_backend_options o = {.max_batch = 3, .pre_node_hook = bn_hook, .hook_user = &h};
     void *ctx = NULL;
     i8_err err = {0};
@@ -342,6 +344,15 @@ static void test_pre_node_hook(void **state) {
     assert_int_equal(i8_backend_cpu_reference.prepare(&ctx, &t->g, &o, &err), INFER8_OK);
     assert_int_equal(i8_backend_cpu_reference.run(ctx, 1, in, y, &err), INFER8_E_INTEGRITY);
     assert_non_null(strstr(err.msg, "hook refuses node 5"));
+    i8_backend_cpu_reference.destroy(ctx);
+
+    /* I8_HOOK_STOP ends the run at once with INFER8_OK and no logits (y keeps its poison) */
+    h.fail_at = -1, h.stop_at = 6;
+    assert_int_equal(i8_backend_cpu_reference.prepare(&ctx, &t->g, &o, &err), INFER8_OK);
+    for (int i = 0; i < 10; i++) y[i] = NAN;
+    assert_int_equal(i8_backend_cpu_reference.run(ctx, 1, in, y, &err), INFER8_OK);
+    assert_int_equal(h.last_seen, 6);
+    for (int i = 0; i < 10; i++) assert_true(isnan(y[i]));
     i8_backend_cpu_reference.destroy(ctx);
     i8_graph_free(&t->g);
     free(t), free(in);

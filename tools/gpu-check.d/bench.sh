@@ -39,18 +39,19 @@ bench_peers() {
   done
 }
 
-# What --split-weights costs (issue 4 item 6: inception_v4's synth weights need the stem split to
-# meet the parity limits): each BENCH_ARCHES snapshot and its fp16 bundle built with
-# --split-weights ${SPLIT_SPEC:-stem}, in one interleaved run (the ratio column is to the first
-# model, so give one family at a time). Not in STEPS: run it by name.
+# What a build option costs at run time (issue 4 item 6: inception_v4's synth weights need the
+# stem's fp16 rounding error reduced to meet the parity limits): each BENCH_ARCHES snapshot and
+# its fp16 bundle built with VARIANT_BUILD_ARGS (default --split-weights ${SPLIT_SPEC:-stem}; e.g.
+# "--adaptive-rounding stem --rounding-images DIR"), in one interleaved run (the ratio column is
+# to the first model, so give one family at a time). Not in STEPS: run it by name.
 bench_split() {
   gpu_env >/dev/null
   bench_snapshots || return 1
   local models=() arch
   for arch in $BENCH_ARCHES; do
-    "$INFER8" build "$WORK/$arch" --precision fp16 --split-weights "${SPLIT_SPEC:-stem}" \
-      -o "$WORK/$arch.split.bundle" >"$OUT/build-split-$arch.log" 2>&1 || { tail -n 3 "$OUT/build-split-$arch.log"; return 1; }
-    models+=("$WORK/$arch" "$WORK/$arch.split.bundle")
+    "$INFER8" build "$WORK/$arch" --precision fp16 ${VARIANT_BUILD_ARGS:---split-weights ${SPLIT_SPEC:-stem}} \
+      -o "$WORK/$arch.variant.bundle" >"$OUT/build-variant-$arch.log" 2>&1 || { tail -n 3 "$OUT/build-variant-$arch.log"; return 1; }
+    models+=("$WORK/$arch" "$WORK/$arch.variant.bundle")
   done
   "$INFER8" bench "${models[@]}" --device cuda --batch ${BENCH_BATCHES:-1,32} --rounds 7 --iters 200 \
     -o "$OUT/infer8-split.json" 2>"$OUT/bench_split.log"
