@@ -469,7 +469,7 @@ infer8_status i8_model_apply_adaptive_rounding(infer8_model *m, infer8_context *
         }
         const double ratio = r.error_nearest > 0 ? r.error_adaptive / r.error_nearest : 1.0;
         i8_ctx_log(ctx, 2,
-                   "adaptive rounding: %s (K %d): output error %.3g x round-to-nearest's, %d of %d weights moved, "
+                   "adaptive rounding: %s (K %d): output error on the calibration images %.3g x round-to-nearest's, %d of %d weights moved, "
                    "damp %g, %d dead inputs",
                    nd->name, K, ratio, r.moved, O * K, r.damp, r.dead_inputs);
         cJSON *o = cJSON_CreateObject();

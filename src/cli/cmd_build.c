@@ -101,7 +101,7 @@ int cmd_build(int argc, char **argv) {
     double t0 = now_s();
     infer8_context *ctx = infer8_context_new();
     if (!ctx) return EXIT_RUNTIME;
-    infer8_set_log(ctx, cli_log, NULL, 1);
+    infer8_set_log(ctx, cli_log, NULL, adaptive_rounding ? 2 : 1); /* adaptive rounding: progress and each conv's result */
     infer8_model *model = NULL, *check = NULL;
     int rc = 0;
     infer8_open_options oo;

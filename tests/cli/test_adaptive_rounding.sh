@@ -13,8 +13,10 @@ imgs=("$WORK"/img/*.png)
 "$INFER8" build "$snap" --precision fp32 -o "$WORK/fp32.bundle" >/dev/null || fail "build fp32"
 "$INFER8" build "$snap" --precision fp16 -o "$WORK/fp16.bundle" >/dev/null || fail "build fp16"
 "$INFER8" build "$snap" --precision fp16 --adaptive-rounding stem --rounding-images "$WORK/calib" \
-  -o "$WORK/ar.bundle" >"$WORK/build.txt" || fail "build adaptive"
+  -o "$WORK/ar.bundle" >"$WORK/build.txt" 2>"$WORK/build.err" || fail "build adaptive"
 grep -q "^built .*inception_v3, fp16" "$WORK/build.txt" || fail "build summary: $(cat "$WORK/build.txt")"
+grep -q "adaptive rounding: Conv2d_2a_3x3 (K 288): output error on the calibration images" "$WORK/build.err" &&
+  grep -q "adaptive rounding: 5 convs rounded on 4 images" "$WORK/build.err" || fail "build progress: $(cat "$WORK/build.err")"
 "$INFER8" inspect "$WORK/fp16.bundle" --json >"$WORK/fp16.inspect.json" || fail "inspect fp16"
 "$INFER8" inspect "$WORK/ar.bundle" --json >"$WORK/ar.inspect.json" || fail "inspect adaptive"
 

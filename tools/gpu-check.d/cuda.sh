@@ -87,19 +87,27 @@ cuda_lab() {
 # Issue 4 item 6: GPU fp16 logits vs the CPU fp32 reference and vs timm (fp32, its own
 # transform) on synth seed-0 snapshots, 64 generated images, batch 1 and 32
 # (tests/oracle/cuda_parity.py; thresholds top-1 100%, max rel 1e-2, mean KL 1e-4).
-# PARITY_ARCHES overrides the families; PARITY_CUDA_ARGS adds classify options to the GPU runs
-# (e.g. "--split-weights stem": inception_v4's synth weights need it, docs/performance.md session 19).
+# PARITY_ARCHES overrides the families; PARITY_CUDA_ARGS adds classify options to the GPU runs.
+# Unset, inception_v4 runs as its parity build, --adaptive-rounding stem over 16 calibration
+# images (gen-images seed 1, not the parity images): its synth stem amplifies fp16 weight
+# rounding beyond the limits (docs/performance.md, sessions 19 and 20); set PARITY_CUDA_ARGS=" "
+# for the plain build.
 STEPS+=(parity)
 parity() {
   gpu_env >/dev/null
-  local cli=$INFER8 w=$WORK arch rc=0
+  local cli=$INFER8 w=$WORK arch args rc=0
   mkdir -p "$w"
   "$cli" gen-images --count 64 --seed 20000 -o "$w/parity-images" >/dev/null || return 1
   for arch in ${PARITY_ARCHES:-inception_resnet_v2 inception_v4 inception_v3}; do
     snapshot "$arch" >/dev/null || return 1
+    args=${PARITY_CUDA_ARGS:-}
+    if [ -z "${PARITY_CUDA_ARGS+set}" ] && [ "$arch" = inception_v4 ]; then
+      [ -d "$w/rounding-images" ] || "$cli" gen-images --count 16 --seed 1 -o "$w/rounding-images" >/dev/null || return 1
+      args="--adaptive-rounding stem --rounding-images $w/rounding-images"
+    fi
     INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-5} python3 tests/oracle/cuda_parity.py --arch "$arch" \
       --snapshot "$w/$arch" --images "$w/parity-images" --infer8 "$cli" --out "$OUT/parity-$arch.json" \
-      --cuda-args "${PARITY_CUDA_ARGS:-}" || rc=1
+      --cuda-args "$args" || rc=1
   done
   return $rc
 }
