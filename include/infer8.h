@@ -143,8 +143,9 @@ typedef struct infer8_open_options {
      * instead of to nearest: rounded one input position at a time, each rounding error
      * compensated on the weights not yet rounded through the correlations of the conv's inputs
      * (GPTQ's error feedback), measured on adaptive_rounding_images by the reference executor;
-     * each weight stays within 2 fp16 ulps of its value. The weights stay ordinary fp16 values,
-     * so fp16 execution (CUDA, fp16 bundles) costs nothing more; for the fp16 weight rounding
+     * each weight stays within 2.5 fp16 ulps of its value. The weights stay ordinary fp16 values,
+     * so fp16 execution (CUDA, fp16 bundles, the fp16 stem of FP8 builds; convs the FP8 recipe
+     * makes e4m3 are refused) costs nothing more; for the fp16 weight rounding
      * that --split-weights pays a conv for (docs/performance.md, session 20). Same SPEC as
      * split_weights (not both on one model); NULL = none. */
     const char *adaptive_rounding;

@@ -228,9 +228,11 @@ static infer8_status model_open(infer8_context *ctx, const char *path, const voi
         s = i8_checkpoint_load(path, m->options.arch, &m->limits, &m->config, &m->family, &m->graph,
                                I8_CKPT_OPTIMIZE | (m->options.allow_nonfinite ? I8_CKPT_ALLOW_NONFINITE : 0), &err);
     }
-    if (!s) s = i8_model_apply_fp8(m, &err); /* open options precision fp8 (calibrate_api.c) */
-    if (!s) s = i8_model_apply_split_weights(m, &err);
+    /* adaptive rounding first: FP8 quantization rounds the convs it keeps in fp16 to nearest */
     if (!s) s = i8_model_apply_adaptive_rounding(m, ctx, &err);
+    if (!s) s = i8_model_apply_fp8(m, &err); /* open options precision fp8 (calibrate_api.c) */
+    if (!s) s = i8_model_check_adaptive_rounding(m, &err);
+    if (!s) s = i8_model_apply_split_weights(m, &err);
     if (!s) s = check_device_backend(m, &err);
     if (s) {
         model_free(m);

@@ -353,6 +353,19 @@ done:
 
 /* ---- adaptive fp16 rounding at open ---- */
 
+infer8_status i8_model_check_adaptive_rounding(const infer8_model *m, i8_err *err) {
+    const cJSON *item = NULL;
+    cJSON_ArrayForEach(item, m->adaptive_rounding) {
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(item, "name"));
+        for (int k = 0; name && k < m->graph.n_nodes; k++)
+            if (!strcmp(m->graph.nodes[k].name, name) && m->graph.nodes[k].precision == I8_PREC_FP8)
+                return i8_fail(err, INFER8_E_INVALID_ARGUMENT,
+                               "--adaptive-rounding: conv '%s' runs FP8 in this recipe (e4m3 weights); round fp16 convs only",
+                               name);
+    }
+    return INFER8_OK;
+}
+
 #define ROUNDING_MAX_ULPS 2               /* how far a weight may move from its value, fp16 ulps */
 #define ROUNDING_GRAM_BYTES (4ull << 30)  /* all selected convs' second moments held at once */
 
@@ -389,11 +402,8 @@ infer8_status i8_model_apply_adaptive_rounding(infer8_model *m, infer8_context *
     int count = 0;
     infer8_status s = i8_conv_select(g, "--adaptive-rounding", spec, &select, &count, err);
     if (s) return s;
-    for (int k = 0; k < g->n_nodes && !s; k++)
-        if (i8_node_is_split(g, k))
-            s = i8_fail(err, INFER8_E_INVALID_ARGUMENT,
-                        "--adaptive-rounding and --split-weights (conv '%s') do not combine: use one of the two",
-                        g->nodes[k].name);
+    if (m->options.split_weights)
+        s = i8_fail(err, INFER8_E_INVALID_ARGUMENT, "--adaptive-rounding and --split-weights do not combine: use one of the two");
     rounding_collect rc = {select, -1, NULL};
     for (int k = 0; k < g->n_nodes; k++)
         if (select[k]) rc.last = k;

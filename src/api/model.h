@@ -78,11 +78,15 @@ infer8_status i8_bundle_describe_text(const infer8_model *m, const char *graph, 
  * options.fp8_recipe and options.fp8_scales_path to m->graph (checkpoints, reference device
  * only). No-op for FP32. */
 infer8_status i8_model_apply_fp8(infer8_model *m, i8_err *err);
-/* options.adaptive_rounding at open (src/api/calibrate_api.c): i8_conv_select, the selected
- * convs' input second moments over options.adaptive_rounding_images on the reference executor,
- * then i8_fp16_round_adaptive on each; fills m->adaptive_rounding. Checkpoints only; refuses FP8
- * and split convs. No-op when NULL. */
+/* options.adaptive_rounding at open (src/api/calibrate_api.c), before FP8 quantization (which
+ * rounds the convs it keeps in fp16 to nearest): i8_conv_select, the selected convs' input second
+ * moments over options.adaptive_rounding_images on the reference executor, then
+ * i8_fp16_round_adaptive on each; fills m->adaptive_rounding. Checkpoints only; refuses FP8 convs
+ * and options.split_weights. No-op when NULL. */
 infer8_status i8_model_apply_adaptive_rounding(infer8_model *m, infer8_context *ctx, i8_err *err);
+/* After i8_model_apply_fp8: INVALID_ARGUMENT naming a conv that was rounded adaptively and then
+ * made FP8 by the recipe (its e4m3 weights would discard the rounding). */
+infer8_status i8_model_check_adaptive_rounding(const infer8_model *m, i8_err *err);
 /* options.split_weights at open (src/api/calibrate_api.c): i8_conv_select then
  * i8_pass_split_weights on m->graph; checkpoints only. No-op when NULL. */
 infer8_status i8_model_apply_split_weights(infer8_model *m, i8_err *err);

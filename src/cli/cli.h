@@ -84,7 +84,7 @@ int cli_parse_model_json(cli_args *a, cli_model_opts *mo, const char *help, cons
     "                     and / or layer-name globs, comma-separated (e.g. stem,features.6.*)\n"
 #define CLI_ADAPTIVE_ROUNDING_HELP                                                                 \
     "  --adaptive-rounding S  checkpoints: round these convs' weights to fp16 by error feedback on\n" \
-    "                     their inputs' correlations (GPTQ's method; each weight within 2 fp16\n"   \
+    "                     their inputs' correlations (GPTQ's method; each weight within 2.5 fp16\n" \
     "                     ulps) instead of to nearest: free at run time; S as --split-weights;\n"  \
     "                     needs --rounding-images SRC (a folder or list file of calibration\n"     \
     "                     images) and uses --rounding-count N of them (default 16)\n"

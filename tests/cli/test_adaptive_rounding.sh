@@ -17,6 +17,9 @@ imgs=("$WORK"/img/*.png)
 grep -q "^built .*inception_v3, fp16" "$WORK/build.txt" || fail "build summary: $(cat "$WORK/build.txt")"
 grep -q "adaptive rounding: Conv2d_2a_3x3 (K 288): output error on the calibration images" "$WORK/build.err" &&
   grep -q "adaptive rounding: 5 convs rounded on 4 images" "$WORK/build.err" || fail "build progress: $(cat "$WORK/build.err")"
+# an FP8 build keeps the stem in fp16: rounded the same way (before FP8 quantization)
+"$INFER8" build "$snap" --precision fp8 --calib-images "$WORK/calib" --adaptive-rounding stem \
+  --rounding-images "$WORK/calib" -o "$WORK/fp8ar.bundle" >/dev/null 2>&1 || fail "build fp8 adaptive"
 "$INFER8" inspect "$WORK/fp16.bundle" --json >"$WORK/fp16.inspect.json" || fail "inspect fp16"
 "$INFER8" inspect "$WORK/ar.bundle" --json >"$WORK/ar.inspect.json" || fail "inspect adaptive"
 
@@ -58,6 +61,10 @@ for k in ta:
         print(f"ok: {k}: within {np.max(np.abs(q - w) / ulp):.2f} ulps, {moved} of {q.size} away from nearest")
     else:
         assert np.array_equal(ta[k], t16[k]), f"{k} changed"
+t8 = tensors(f"{work}/fp8ar.bundle")
+for k in rounded:
+    assert np.array_equal(t8[k], ta[k]), f"{k}: the FP8 build's fp16 stem differs from the fp16 build's"
+print(f"ok: the FP8 build stores the same {len(rounded)} rounded stem kernels")
 
 def logits(path):
     return np.array([l["logits"] for l in map(json.loads, open(path))], dtype=np.float64)
@@ -81,6 +88,8 @@ expect_fail 2 "applies to checkpoints" "$INFER8" classify "$WORK/ar.bundle" --ad
   --rounding-images "$WORK/calib" "${imgs[@]}"
 expect_fail 2 '"Mixed_9z\*" matches no convolution' "$INFER8" classify "$snap" --adaptive-rounding "stem,Mixed_9z*" \
   --rounding-images "$WORK/calib" "${imgs[@]}"
+expect_fail 2 "conv 'Mixed_5b.branch1x1' runs FP8" "$INFER8" build "$snap" --precision fp8 --calib-images "$WORK/calib" \
+  --adaptive-rounding "Mixed_5b.branch1x1" --rounding-images "$WORK/calib" -o "$WORK/x.bundle"
 printf 'not an image' >"$WORK/broken.png"
 printf '%s\n' "$WORK/calib/$(ls "$WORK/calib" | head -1)" "$WORK/broken.png" >"$WORK/list.txt"
 expect_fail 2 "broken.png" "$INFER8" build "$snap" --precision fp16 --adaptive-rounding stem \

@@ -1,6 +1,6 @@
 """An independent reader of a bundle's weights, written from docs/bundle-format.md alone (no
-infer8 code): {tensor name: numpy array (float32 or float16, flat)}. For the CLI tests that
-check what a build stored."""
+infer8 code): {tensor name: numpy array (float32, float16, or uint8 e4m3 codes; flat)}. For the
+CLI tests that check what a build stored."""
 import struct
 
 import numpy as np
@@ -21,6 +21,6 @@ def tensors(path):
         name = d[r:r + 128].split(b"\0")[0].decode()
         st, = struct.unpack_from("<I", d, r + 168)
         off, nb = struct.unpack_from("<QQ", d, r + 176)
-        dt = {0: "<f4", 1: "<f2"}[st]
+        dt = {0: "<f4", 1: "<f2", 2: "u1"}[st]  # e4m3: the raw codes
         out[name] = np.frombuffer(d, dtype=dt, count=nb // np.dtype(dt).itemsize, offset=wo + off)
     return out
