@@ -396,14 +396,15 @@ infer8_status i8_model_apply_adaptive_rounding(infer8_model *m, infer8_context *
                        m->source);
     if (!src)
         return i8_fail(err, INFER8_E_INVALID_ARGUMENT,
-                       "--adaptive-rounding needs calibration images (--calib-images: a folder or a list file)");
+                       "--adaptive-rounding needs calibration images (--rounding-images: a folder or a list file)");
+    if (m->options.split_weights)
+        return i8_fail(err, INFER8_E_INVALID_ARGUMENT,
+                       "--adaptive-rounding and --split-weights do not combine: use one of the two");
     i8_graph *g = &m->graph;
     uint8_t *select = NULL;
     int count = 0;
     infer8_status s = i8_conv_select(g, "--adaptive-rounding", spec, &select, &count, err);
     if (s) return s;
-    if (m->options.split_weights)
-        s = i8_fail(err, INFER8_E_INVALID_ARGUMENT, "--adaptive-rounding and --split-weights do not combine: use one of the two");
     rounding_collect rc = {select, -1, NULL};
     for (int k = 0; k < g->n_nodes; k++)
         if (select[k]) rc.last = k;
@@ -412,18 +413,17 @@ infer8_status i8_model_apply_adaptive_rounding(infer8_model *m, infer8_context *
     void *bctx = NULL;
     float *batch = NULL, *logits = NULL;
     cJSON *report = NULL;
+    /* the checkpoint is fp32 here (FP8 quantization comes after: i8_model_check_adaptive_rounding) */
     unsigned long long gram_bytes = 0;
     for (int k = 0; k < g->n_nodes && !s; k++) {
         if (!select[k]) continue;
         const i8_node *nd = &g->nodes[k];
         const i8_weight *w = &g->weights[nd->weight];
-        const int c_in = g->nodes[nd->inputs[0]].c;
-        if (nd->precision == I8_PREC_FP8)
-            s = i8_fail(err, INFER8_E_INVALID_ARGUMENT, "--adaptive-rounding: conv '%s' runs FP8 (e4m3 weights)", nd->name);
-        else if (w->ndim != 4 || w->shape[1] != c_in || w->shape[2] != nd->kh || w->shape[3] != nd->kw)
+        const unsigned long long K = (unsigned long long)g->nodes[nd->inputs[0]].c * nd->kh * nd->kw;
+        if (w->ndim != 4 || (unsigned long long)(w->shape[1] * w->shape[2] * w->shape[3]) != K)
             s = i8_fail(err, INFER8_E_INTERNAL, "--adaptive-rounding: conv '%s': kernel shape differs from its input",
                         nd->name);
-        gram_bytes += (unsigned long long)c_in * nd->kh * nd->kw * c_in * nd->kh * nd->kw * sizeof(double);
+        gram_bytes += K * K * sizeof(double);
     }
     if (!s && gram_bytes > ROUNDING_GRAM_BYTES)
         s = i8_fail(err, INFER8_E_LIMIT, "--adaptive-rounding \"%s\": the %d convs' input statistics need %.1f GiB (at most %.0f); select fewer",
@@ -431,8 +431,8 @@ infer8_status i8_model_apply_adaptive_rounding(infer8_model *m, infer8_context *
     if (!s && !(rc.H = i8_calloc((size_t)g->n_nodes, sizeof *rc.H, err))) s = INFER8_E_NOMEM;
     for (int k = 0; k < g->n_nodes && !s; k++) {
         if (!select[k]) continue;
-        const i8_node *nd = &g->nodes[k];
-        const size_t K = (size_t)g->nodes[nd->inputs[0]].c * nd->kh * nd->kw;
+        const i8_weight *w = &g->weights[g->nodes[k].weight];
+        const size_t K = (size_t)(w->shape[1] * w->shape[2] * w->shape[3]);
         if (!(rc.H[k] = i8_calloc(K * K, sizeof(double), err))) s = INFER8_E_NOMEM;
     }
     if (!s) s = list_images(src, &m->limits, &images, err);

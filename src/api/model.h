@@ -81,8 +81,8 @@ infer8_status i8_model_apply_fp8(infer8_model *m, i8_err *err);
 /* options.adaptive_rounding at open (src/api/calibrate_api.c), before FP8 quantization (which
  * rounds the convs it keeps in fp16 to nearest): i8_conv_select, the selected convs' input second
  * moments over options.adaptive_rounding_images on the reference executor, then
- * i8_fp16_round_adaptive on each; fills m->adaptive_rounding. Checkpoints only; refuses FP8 convs
- * and options.split_weights. No-op when NULL. */
+ * i8_fp16_round_adaptive on each; fills m->adaptive_rounding. Checkpoints only; refuses
+ * options.split_weights. No-op when NULL. */
 infer8_status i8_model_apply_adaptive_rounding(infer8_model *m, infer8_context *ctx, i8_err *err);
 /* After i8_model_apply_fp8: INVALID_ARGUMENT naming a conv that was rounded adaptively and then
  * made FP8 by the recipe (its e4m3 weights would discard the rounding). */

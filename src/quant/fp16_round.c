@@ -120,10 +120,10 @@ infer8_status i8_fp16_round_adaptive(float *W, int O, int K, const double *H, in
                            "adaptive rounding: weight %zu (row %zu) is %g, outside binary16's range", e, e / (size_t)K,
                            (double)W[e]);
     const size_t KK = (size_t)K * K;
-    double *A = malloc(KK * sizeof *A), *U = malloc(KK * sizeof *U);
+    double *A = malloc(KK * sizeof *A), *U = malloc(KK * sizeof *U), *rows = malloc((size_t)O * K * sizeof *rows);
     float *Q = malloc((size_t)O * K * sizeof *Q);
-    if (!A || !U || !Q) {
-        free(A), free(U), free(Q);
+    if (!A || !U || !Q || !rows) {
+        free(A), free(U), free(Q), free(rows);
         return i8_fail(err, INFER8_E_NOMEM, "adaptive rounding: out of memory (K = %d)", K);
     }
     double mean_diag = 0;
@@ -149,7 +149,7 @@ infer8_status i8_fp16_round_adaptive(float *W, int O, int K, const double *H, in
         if (ok) break;
     }
     if (!ok) {
-        free(A), free(U), free(Q);
+        free(A), free(U), free(Q), free(rows);
         return i8_fail(err, INFER8_E_INVALID_ARGUMENT,
                        "adaptive rounding: the inputs' second moments are not positive definite even damped by 100%%");
     }
@@ -171,7 +171,7 @@ infer8_status i8_fp16_round_adaptive(float *W, int O, int K, const double *H, in
             A[(size_t)a * K + b] = s;
         }
     if (!cholesky(A, K)) {
-        free(A), free(U), free(Q);
+        free(A), free(U), free(Q), free(rows);
         return i8_fail(err, INFER8_E_INTERNAL, "adaptive rounding: the inverse's factorisation failed (K = %d)", K);
     }
     for (int a = 0; a < K; a++)
@@ -180,13 +180,9 @@ infer8_status i8_fp16_round_adaptive(float *W, int O, int K, const double *H, in
     int moved = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : moved)
     for (int o = 0; o < O; o++) {
-        double *w = malloc((size_t)K * sizeof *w);
+        double *w = rows + (size_t)o * K; /* the row as the feedback has moved it so far */
         const float *w0 = W + (size_t)o * K;
         float *q = Q + (size_t)o * K;
-        if (!w) { /* too little memory for K doubles: this row rounds to nearest */
-            for (int k = 0; k < K; k++) q[k] = f16_nearest(w0[k]);
-            continue;
-        }
         for (int k = 0; k < K; k++) w[k] = w0[k];
         for (int k = 0; k < K; k++) {
             const double reach = max_ulps * f16_ulp(w0[k]);
@@ -200,9 +196,9 @@ infer8_status i8_fp16_round_adaptive(float *W, int O, int K, const double *H, in
             const double *uk = U + (size_t)k * K;
             for (int j = k + 1; j < K; j++) w[j] -= e * uk[j];
         }
-        free(w);
     }
     free(U);
+    free(rows);
     if (report) {
         float *nearest = malloc((size_t)O * K * sizeof *nearest);
         report->error_nearest = NAN;

@@ -81,7 +81,7 @@ print(f"fp16 emulation vs fp32 on held-out images: plain max rel {e16:.3g} KL {k
 assert ea < 0.8 * e16 and ka < 0.6 * k16, (ea, e16, ka, k16)
 PY
 
-expect_fail 2 "needs calibration images" "$INFER8" build "$snap" --precision fp16 --adaptive-rounding stem -o "$WORK/x.bundle"
+expect_fail 2 "needs calibration images \(--rounding-images" "$INFER8" build "$snap" --precision fp16 --adaptive-rounding stem -o "$WORK/x.bundle"
 expect_fail 2 "do not combine" "$INFER8" classify "$snap" --split-weights stem --adaptive-rounding stem \
   --rounding-images "$WORK/calib" "${imgs[@]}"
 expect_fail 2 "applies to checkpoints" "$INFER8" classify "$WORK/ar.bundle" --adaptive-rounding stem \

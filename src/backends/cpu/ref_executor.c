@@ -498,13 +498,7 @@ static infer8_status ref_run(void *ctx, int n, const float *input_nchw, float *l
             const float *ins[I8_MAX_INPUTS];
             for (int j = 0; j < nd->n_inputs; j++) ins[j] = x->act[nd->inputs[j]];
             st = x->opts.pre_node_hook(x->opts.hook_user, g, k, n, ins, err);
-            if (st == I8_HOOK_STOP) { /* the hook has what it needs: no logits */
-#ifdef _OPENMP
-                omp_set_num_threads(saved_threads);
-#endif
-                return INFER8_OK;
-            }
-            if (st) break;
+            if (st) break; /* an error, or I8_HOOK_STOP: the hook has what it needs (no logits) */
             if (nd->op == I8_OP_CONV) relayout_conv(x, k); /* the hook may have changed the weights */
         }
         run_node(x, k, n, input_nchw);
@@ -521,7 +515,7 @@ static infer8_status ref_run(void *ctx, int n, const float *input_nchw, float *l
 #ifdef _OPENMP
     omp_set_num_threads(saved_threads);
 #endif
-    return st;
+    return st == I8_HOOK_STOP ? INFER8_OK : st;
 }
 
 void i8_ref_executor_memory(const void *ctx, int *buffers, size_t *arena_floats, size_t *naive_floats) {
