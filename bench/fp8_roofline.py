@@ -9,6 +9,8 @@ GPU could need in each graph: max(FLOPs / tensor-core peak, bytes / memory bandw
   FP8 graph:  FP8 convs read e4m3 input and weights (1 byte) and write the e4m3 copy (1 byte);
               a residual conv also reads the fp16 residual and writes the fp16 output beside its
               e4m3 copy (the exact residual stream, docs/fp8.md); convs kept in fp16 as above.
+              The TSV does not say which recipe ran: residual-FP8 recipes are modelled as the
+              default one here; fp8_bench prints each recipe's own bound (src/eval/roofline.c).
 
 The ratio of the sums is the most FP8 can gain on these convs if both graphs ran every conv at
 its roofline (pools, concat, input and classifier are identical in both graphs, so they only

@@ -39,6 +39,7 @@
 
 #include "backends/backend.h"
 #include "backends/cuda/cuda_fp8.h"
+#include "eval/roofline.h"
 #include "families/family.h"
 #include "image/image.h"
 #include "quant/fp8.h"
@@ -1002,6 +1003,18 @@ static void bench_arch(const char *arch, const char *recipe) {
                sb.convs_per_kind[I8_CUDA_TACTIC_FP8_DNN], choice,
                sb.convs_per_kind[1] + sb.convs_per_kind[2] + sb.convs_per_kind[3], sa.arena_bytes / 1048576.0,
                sb.arena_bytes / 1048576.0, sa.weight_bytes / 1048576.0, sb.weight_bytes / 1048576.0);
+        /* the roofline bound of this recipe's graph (eval/roofline.c: residual convs of the
+         * residual-FP8 recipes read the e4m3 copy and write fp16 only where it is read as fp16);
+         * bench/fp8_roofline.py below models every residual conv as the default recipe's */
+        char dev[256] = "";
+        i8_backend_cuda.describe_device(cb, dev, sizeof dev);
+        const i8_peaks *pk = i8_peaks_find(dev);
+        if (pk) {
+            i8_roofline rl;
+            i8_roofline_convs(&b.g, n, pk, &rl);
+            printf("  roofline bound b%d, recipe %s (%s peaks): fp16 %.3f ms, FP8 %.3f ms of convs, x %.2f\n", n, recipe,
+                   pk->gpu, rl.fp16_s * 1e3, rl.fp8_s * 1e3, rl.fp16_s / rl.fp8_s);
+        }
         fflush(stdout);
         double *pa = profile_line("fp16", ca, &a.g, n), *pb = profile_line("fp8", cb, &b.g, n);
         profile_compare(cb, &a.g, &b.g, n, pa, pb);

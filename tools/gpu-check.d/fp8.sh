@@ -14,10 +14,11 @@ fp8_tests() {
 
 # fp16 vs FP8 of the same model (IRv2 and v3, recipe default; INFER8_FP8_BENCH_RECIPE and
 # INFER8_FP8_BENCH_ARCHES override): 7 interleaved rounds of CUDA-graph replays at batch 1 and
-# 32, median (min-max) and x = fp16 / fp8, arena and weight memory, per-layer-type profile, the
-# per-conv-class comparison of the two graphs and the five convs where FP8 loses most; every
-# conv's two times and tactics in $OUT/fp8-layers-ARCH-bN.tsv, and their roofline bound
-# (bench/fp8_roofline.py).
+# 32, median (min-max) and x = fp16 / fp8, the recipe's roofline bound (eval/roofline.c on the FP8
+# graph), arena and weight memory, per-layer-type profile, the per-conv-class comparison of the two
+# graphs and the five convs where FP8 loses most; every conv's two times and tactics in
+# $OUT/fp8-layers-ARCH-bN.tsv, and their roofline bound and efficiency (bench/fp8_roofline.py, which
+# models every residual conv as the default recipe's).
 fp8_bench() {
   gpu_env >/dev/null
   INFER8_FP8_BENCH=1 INFER8_FP8_BENCH_TSV="$OUT" INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-60} timeout ${FP8_BENCH_TIMEOUT:-540} \
