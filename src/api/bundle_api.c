@@ -5,7 +5,6 @@
  *
  * Weights are converted to float32 at load (fp16 and e4m3 need converting anyway, and the
  * graph owns malloc'ed weights); the file is mapped only while it is being read. */
-#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -215,25 +214,6 @@ void i8_bundle_fill_info(const infer8_model *m, infer8_model_info *full) {
     full->source_sha256 = b ? b->sha256 : "";
 }
 
-/* Per-layer FP8 annotations for JSON: out_scale and the weight scales' count / min / max. */
-static int add_fp8_fields(const i8_graph *g, cJSON *layers) {
-    int i = 0;
-    for (cJSON *l = layers ? layers->child : NULL; l && i < g->n_nodes; l = l->next, i++) {
-        const i8_node *n = &g->nodes[i];
-        if (n->out_scale > 0 && !cJSON_AddNumberToObject(l, "out_scale", n->out_scale)) return 0;
-        if (n->precision == I8_PREC_FP8 && n->weight_scales >= 0) {
-            const i8_weight *w = &g->weights[n->weight_scales];
-            float lo = INFINITY, hi = 0;
-            for (int64_t k = 0; k < w->shape[0]; k++) lo = fminf(lo, w->data[k]), hi = fmaxf(hi, w->data[k]);
-            cJSON *o = cJSON_AddObjectToObject(l, "weight_scales");
-            if (!o || !cJSON_AddNumberToObject(o, "count", (double)w->shape[0]) || !cJSON_AddNumberToObject(o, "min", lo) ||
-                !cJSON_AddNumberToObject(o, "max", hi))
-                return 0;
-        }
-    }
-    return 1;
-}
-
 int i8_bundle_describe_json(const infer8_model *m, cJSON *root) {
     const struct i8_bundle_model *b = m->bundle;
     cJSON *hdr = cJSON_Parse(b->header_json); /* stored as JSON text; checked at load */
@@ -259,7 +239,7 @@ int i8_bundle_describe_json(const infer8_model *m, cJSON *root) {
     ok = ok && cJSON_AddItemToObject(root, "bundle", bo);
     if (ok) bo = NULL;
     cJSON_Delete(hdr), cJSON_Delete(bo), cJSON_Delete(secs);
-    return ok && add_fp8_fields(&m->graph, cJSON_GetObjectItemCaseSensitive(root, "layers"));
+    return ok;
 }
 
 infer8_status i8_bundle_describe_text(const infer8_model *m, const char *graph, char **out, i8_err *err) {
@@ -274,12 +254,6 @@ infer8_status i8_bundle_describe_text(const infer8_model *m, const char *graph, 
                          (unsigned long long)b->sections[i].offset, (unsigned long long)b->sections[i].length,
                          (unsigned long long)b->sections[i].checksum);
     i8_strbuf_append(&t, graph, strlen(graph));
-    for (int i = 0; i < m->graph.n_nodes; i++) {
-        const i8_node *n = &m->graph.nodes[i];
-        if (n->out_scale > 0 || n->precision == I8_PREC_FP8)
-            i8_strbuf_printf(&t, "  fp8 %5d %-34s out_scale %.9g%s\n", i, n->name, (double)n->out_scale,
-                             n->residual_fp8 ? " residual-fp8" : "");
-    }
     if (t.oom || !t.s) {
         free(t.s);
         return i8_fail(err, INFER8_E_NOMEM, "describe: out of memory");

@@ -1,9 +1,13 @@
 /* Human-readable and JSON listings of a graph for `infer8 inspect` and infer8_model_describe:
  * one entry per node (name, op, kernel, stride, padding, input and output shapes, act, fused
- * residual, precision), then totals (node counts per op, convolutions, parameters, MACs). */
+ * residual, precision; FP8 scales where present), then totals (node counts per op,
+ * convolutions, parameters, MACs) and, in text, the FP8 scales in a table of their own. */
 #include "graph/graph.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +33,43 @@ static void put_counts(i8_strbuf *s, const i8_graph_stats *st) {
         if (!st->count_per_op[op]) continue;
         i8_strbuf_printf(s, "%s%s %d", first ? "" : ", ", i8_op_name((i8_op)op), st->count_per_op[op]);
         first = 0;
+    }
+}
+
+/* An FP8 conv's per-output-channel weight scales: their count, smallest and largest. */
+static int64_t weight_scale_range(const i8_graph *g, const i8_node *n, float *lo, float *hi) {
+    const i8_weight *w = &g->weights[n->weight_scales];
+    *lo = INFINITY, *hi = 0;
+    for (int64_t k = 0; k < w->shape[0]; k++) *lo = fminf(*lo, w->data[k]), *hi = fmaxf(*hi, w->data[k]);
+    return w->shape[0];
+}
+
+static int is_fp8_conv(const i8_graph *g, const i8_node *n) {
+    return n->precision == I8_PREC_FP8 && n->weight_scales >= 0 && n->weight_scales < g->n_weights;
+}
+
+/* FP8 scales, one line per layer that has any: its output's e4m3 scale where an FP8 layer reads
+ * it (any op: a pool or concat feeding FP8 convs too), an FP8 conv's weight scales, and whether a
+ * residual conv reads its residual's e4m3 copy. Nothing for a graph without FP8. */
+static void put_fp8_scales(i8_strbuf *s, const i8_graph *g) {
+    int heading = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const i8_node *n = &g->nodes[i];
+        const int fp8_conv = is_fp8_conv(g, n);
+        if (!(n->out_scale > 0) && !fp8_conv && !n->residual_fp8) continue;
+        if (!heading++)
+            i8_strbuf_printf(s, "FP8 scales: the e4m3 scale of each output an FP8 layer reads (out_scale), the "
+                                "per-output-channel weight scales of each FP8 conv\n  %5s %-34s %-9s %-16s %s\n",
+                             "#", "name", "prec", "out_scale", "weight scales (count, min .. max)");
+        char out[32] = "-", wsc[80] = "-";
+        if (n->out_scale > 0) snprintf(out, sizeof out, "%.9g", (double)n->out_scale);
+        if (fp8_conv) {
+            float lo, hi;
+            const int64_t count = weight_scale_range(g, n, &lo, &hi);
+            snprintf(wsc, sizeof wsc, "%lld, %.4g .. %.4g", (long long)count, (double)lo, (double)hi);
+        }
+        i8_strbuf_printf(s, "  %5d %-34s %-9s %-16s %s%s\n", i, n->name, i8_precision_name(n->precision), out, wsc,
+                         n->residual_fp8 ? "  (residual read as e4m3)" : "");
     }
 }
 
@@ -79,6 +120,7 @@ infer8_status i8_graph_describe_text(const i8_graph *g, char **out, i8_err *err)
         commas(stats.parameters, b, sizeof b));
     i8_strbuf_printf(&s, "  MACs per image: %s (%.2f GMACs)\n", commas(stats.macs, a, sizeof a), (double)stats.macs / 1e9);
     i8_strbuf_printf(&s, "  largest activation: %s elements per image\n", commas(stats.max_activation_elems, a, sizeof a));
+    put_fp8_scales(&s, g);
     if (s.oom) {
         free(s.s);
         return i8_fail(err, INFER8_E_NOMEM, "describe: out of memory");
@@ -147,6 +189,15 @@ static cJSON *layer_json(const i8_graph *g, int i) {
     ok = ok && add(o, "block", cJSON_CreateNumber(n->block)) &&
          add(o, "macs", cJSON_CreateNumber((double)i8_node_macs(g, n))) &&
          add(o, "precision", cJSON_CreateString(i8_precision_name(n->precision)));
+    if (n->out_scale > 0) ok = ok && add(o, "out_scale", cJSON_CreateNumber(n->out_scale));
+    if (is_fp8_conv(g, n)) {
+        float lo, hi;
+        const int64_t count = weight_scale_range(g, n, &lo, &hi);
+        cJSON *w = cJSON_CreateObject();
+        ok = ok && add(o, "weight_scales", w) && add(w, "count", cJSON_CreateNumber((double)count)) &&
+             add(w, "min", cJSON_CreateNumber(lo)) && add(w, "max", cJSON_CreateNumber(hi));
+    }
+    if (n->residual_fp8) ok = ok && add(o, "residual_fp8", cJSON_CreateTrue());
     if (!ok) {
         cJSON_Delete(o);
         return NULL;

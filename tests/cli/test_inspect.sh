@@ -44,6 +44,48 @@ assert sorted({l["block"] for l in res}) == list(range(40))
 last = [l for l in res if l["block"] == 39][0]
 assert last["act"] == "none" and abs(last["residual"]["scale"] - 1.0) < 1e-7, last
 print("ok: 40 fused residual projections, the last without relu")'
+# FP8 scales of a checkpoint opened as FP8 (no bundle): inception_v3, recipe default, scales from
+# 2 images. JSON: each FP8 conv's weight scales (one per output channel, positive) and every
+# out_scale equal to scales.json's entry for that layer; text: the same, one line per layer that
+# has a scale, in the "FP8 scales" table; an fp16 listing has no such table.
+v3=$(snapshot inception_v3 0)
+"$INFER8" gen-images --count 2 --seed 3 -o "$WORK/v3img" >/dev/null
+"$INFER8" calibrate "$v3" --images "$WORK/v3img" --count 2 -o "$WORK/v3-scales.json" >/dev/null 2>&1 || fail "calibrate v3"
+"$INFER8" inspect "$v3" --precision fp8 --scales "$WORK/v3-scales.json" --json >"$WORK/v3-fp8.json" || fail "inspect --json fp8"
+"$INFER8" inspect "$v3" --precision fp8 --scales "$WORK/v3-scales.json" >"$WORK/v3-fp8.txt" || fail "inspect fp8"
+/usr/bin/python3 - "$WORK/v3-fp8.json" "$WORK/v3-fp8.txt" "$WORK/v3-scales.json" <<'PY' || fail "FP8 scales in inspect"
+import json, sys
+layers = json.load(open(sys.argv[1]))["layers"]
+text = open(sys.argv[2]).read()
+want = {k: v["scale"] for k, v in json.load(open(sys.argv[3]))["tensors"].items()}
+fp8 = [l for l in layers if l["precision"] == "fp8"]
+assert len(fp8) == 89, len(fp8)  # the default recipe's FP8 convolutions of inception_v3
+for l in fp8:
+    w = l["weight_scales"]
+    assert w["count"] == l["out"][0] and 0 < w["min"] <= w["max"], l
+scaled = [l for l in layers if "out_scale" in l]
+assert scaled and all(abs(l["out_scale"] - want[l["name"]]) <= 1e-6 * want[l["name"]] for l in scaled)
+table = text.split("\nFP8 scales: ", 1)[1].split("\n")[2:]
+rows = {}
+for line in table:
+    f = line.split()
+    if len(f) < 5 or not f[0].isdigit():
+        break
+    rows[f[1]] = f
+listed = [l for l in layers if "out_scale" in l or "weight_scales" in l]
+assert sorted(rows) == sorted(l["name"] for l in listed), (len(rows), len(listed))
+for l in listed:
+    f = rows[l["name"]]
+    assert f[2] == l["precision"], f
+    assert (f[3] == "-") == ("out_scale" not in l), f
+    if "out_scale" in l:
+        assert abs(float(f[3]) - l["out_scale"]) <= 1e-6 * l["out_scale"], f
+    if "weight_scales" in l:
+        assert f[4] == f"{l['weight_scales']['count']}," and abs(float(f[5]) / l["weight_scales"]["min"] - 1) < 1e-3, f
+print(f"ok: FP8 scales: {len(fp8)} FP8 convs with weight scales, {len(scaled)} out_scales as scales.json, {len(rows)} text rows")
+PY
+"$INFER8" inspect "$v3" | grep -q "^FP8 scales" && fail "an fp16 listing with an FP8 scales table"
+
 # The CUDA executor's activation arena, planned on the host exactly as its prepare plans it
 # (concat inputs in their slices, e4m3 twins, reuse by liveness), no GPU needed: the figures the
 # H200 reported for the same graphs (session 15, bench/results/fp8-layers-session15: fp8_bench

@@ -11,6 +11,7 @@
  *     outside the file, huge lengths and file size, too many sections, non-zero padding, and a
  *     graph record with a bad weight index behind valid checksums: each refused with the
  *     status and a message naming the section and the failed check. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -239,8 +240,21 @@ static void test_roundtrip_fp32(void **state) {
     /* text: the bundle block, the graph listing, then the FP8 scales */
     assert_int_equal(infer8_model_describe(ctx, b, INFER8_DESCRIBE_TEXT, &text), INFER8_OK);
     const char *bundle_line = strstr(text, "bundle: "), *sections = strstr(text, "sections:\n"),
-               *act = strstr(text, "\n  act_scales "), *fp8 = strstr(text, " out_scale 0.0041");
+               *act = strstr(text, "\n  act_scales "), *fp8 = strstr(text, "\nFP8 scales: ");
     assert_true(bundle_line == text && sections && act && fp8 && sections < act && act < fp8);
+    /* one line per layer with a scale: the input (read as e4m3 by the FP8 stem), the stem (its
+     * out_scale and its 4 weight scales, as the JSON's range), 'side' (residual read as e4m3) */
+    float lo = INFINITY, hi = 0;
+    const i8_weight *ws = &b->graph.weights[b->graph.nodes[1].weight_scales];
+    for (int k = 0; k < 4; k++) lo = fminf(lo, ws->data[k]), hi = fmaxf(hi, ws->data[k]);
+    char want[160];
+    snprintf(want, sizeof want, "\n      1 %-34s %-9s %-16s 4, %.4g .. %.4g\n", "stem", "fp8", "0.00410000002", (double)lo,
+             (double)hi);
+    assert_non_null(strstr(fp8, want));
+    assert_non_null(strstr(fp8, "\n      0 input                              fp32      0.0173000004     -\n"));
+    snprintf(want, sizeof want, "\n      2 %-34s %-9s %-16s -  (residual read as e4m3)\n", "side", "fp32", "-");
+    assert_non_null(strstr(fp8, want));
+    assert_null(strstr(fp8, " pool ")); /* no scale: not listed */
 #ifdef INFER8_HAVE_CUDA
     assert_non_null(strstr(text, "memory (CUDA executor, max batch "));
     assert_non_null(strstr(text, "): not planned: cuda: node 'side' (conv) is not supported"));
