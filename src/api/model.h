@@ -67,9 +67,9 @@ void i8_bundle_fill_info(const infer8_model *m, infer8_model_info *full);
  * "tuned for X, re-tuning on Y" otherwise). No-op for other backends and for checkpoints. */
 infer8_status i8_bundle_after_prepare(infer8_model *m, i8_err *err);
 /* Bundle parts of infer8_model_describe. JSON: adds a "bundle" object (header, sections, size,
- * precision) and each layer's FP8 scales to the graph's tree root (i8_graph_describe_tree);
- * 0 when out of memory. Text: the header and section listing, the graph's listing `graph`, then
- * the FP8 scales, as a new malloc'ed string. */
+ * precision) to the graph's tree root (i8_graph_describe_tree, which has each layer's FP8
+ * scales); 0 when out of memory. Text: the header and section listing, then the graph's listing
+ * `graph` (which ends with the FP8 scales), as a new malloc'ed string. */
 struct cJSON;
 int i8_bundle_describe_json(const infer8_model *m, struct cJSON *root);
 infer8_status i8_bundle_describe_text(const infer8_model *m, const char *graph, char **out, i8_err *err);

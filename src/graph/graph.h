@@ -174,9 +174,11 @@ infer8_status i8_pass_split_weights(i8_graph *g, const uint8_t *select, int *n_s
 int i8_node_is_split(const i8_graph *g, int k);
 
 /* Text listing: one line per node with name, op, kernel, stride, padding, input and output
- * shape, act, precision; then totals. Returns a malloc'ed string. */
+ * shape, act, precision; then totals; then, for an FP8 graph, the FP8 scales (out_scale, each
+ * FP8 conv's weight-scale range). Returns a malloc'ed string. */
 infer8_status i8_graph_describe_text(const i8_graph *g, char **out, i8_err *err);
-/* The same as JSON (an object per node, then totals): a cJSON tree that the caller owns (NULL
+/* The same as JSON (an object per node, with out_scale / weight_scales / residual_fp8 where
+ * present, then totals): a cJSON tree that the caller owns (NULL
  * and err when out of memory), to which infer8_model_describe adds sections before printing it
  * once. */
 struct cJSON;
