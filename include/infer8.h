@@ -284,6 +284,11 @@ void infer8_build_options_init(infer8_build_options *options);
  * a partial file under out_path. Format: docs/bundle-format.md. */
 infer8_status infer8_build(infer8_context *ctx, const infer8_model *model, const infer8_build_options *options,
                            const char *out_path);
+/* The size in bytes of the bundle infer8_build would write for these options, without writing
+ * it: no CUDA tuning (the size excludes tactic records, whatever options->device says), the
+ * rest byte for byte (how `infer8 build --precision fp8` reports the fp16 bundle it replaces). */
+infer8_status infer8_build_size(infer8_context *ctx, const infer8_model *model, const infer8_build_options *options,
+                                uint64_t *bytes);
 
 /* ---- tools: synthetic checkpoints ------------------------------------------------------------ */
 

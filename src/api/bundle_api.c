@@ -411,12 +411,14 @@ static int has_fp8(const i8_graph *g) {
     return 0;
 }
 
-EXPORT infer8_status infer8_build(infer8_context *ctx, const infer8_model *m, const infer8_build_options *options,
-                                  const char *out_path) {
+/* infer8_build (out_path) and infer8_build_size (*size_only: the file's size, nothing written;
+ * no tuning, and the source's SHA-256 not computed: its 64 hex digits have a fixed length) */
+static infer8_status build_bundle(infer8_context *ctx, const infer8_model *m, const infer8_build_options *options,
+                                  const char *out_path, uint64_t *size_only) {
     i8_err e;
     i8_err_clear(&e);
     i8_err *err = &e;
-    if (!ctx || !m || !out_path) {
+    if (!ctx || !m || (!out_path && !size_only)) {
         i8_fail(err, INFER8_E_INVALID_ARGUMENT, "infer8_build: NULL argument");
         return i8_ctx_fail(ctx, err);
     }
@@ -452,7 +454,8 @@ EXPORT infer8_status infer8_build(infer8_context *ctx, const infer8_model *m, co
     /* A model with FP8 layers built as fp32 or fp16 keeps its FP8 convs as e4m3 codes + scales
      * (lossless) and stores the other kernels in the requested precision. */
     const char *prec = precision_name(o.precision);
-    i8_ctx_log(ctx, 2, "building %s bundle of %s (%d layers) -> %s", prec, m->family->arch, m->graph.n_nodes, out_path);
+    if (size_only) o.device = INFER8_DEVICE_CPU; /* no tactic records */
+    else i8_ctx_log(ctx, 2, "building %s bundle of %s (%d layers) -> %s", prec, m->family->arch, m->graph.n_nodes, out_path);
 
     /* provenance */
     char sha[65] = "", src_file[4096] = "";
@@ -464,7 +467,8 @@ EXPORT infer8_status infer8_build(infer8_context *ctx, const infer8_model *m, co
         snprintf(src_file, sizeof src_file, "%s", src_path);
     } else {
         source_file(m->source, src_file, sizeof src_file);
-        if ((s = i8_sha256_file(src_file, sha, err))) return i8_ctx_fail(ctx, err);
+        if (size_only) memset(sha, '0', 64);
+        else if ((s = i8_sha256_file(src_file, sha, err))) return i8_ctx_fail(ctx, err);
     }
 
     i8_bundle_tactic_set *tactics = NULL;
@@ -551,8 +555,9 @@ EXPORT infer8_status infer8_build(infer8_context *ctx, const infer8_model *m, co
         if (!s) s = i8_bundle_writer_add(&w, "tactics.cuda", tac, tac_size, err);
     }
     if (!s) s = i8_bundle_writer_add(&w, "weights", blob.weights, blob.weights_size, err);
-    if (!s) s = i8_bundle_writer_write(&w, out_path, err);
-    if (!s)
+    if (!s && size_only) *size_only = i8_bundle_writer_layout(&w);
+    else if (!s) s = i8_bundle_writer_write(&w, out_path, err);
+    if (!s && !size_only)
         for (int i = 0; i < w.n_sections; i++)
             i8_ctx_log(ctx, 2, "section %-14s %12llu bytes", w.sections[i].name, (unsigned long long)w.sections[i].length);
 done:
@@ -564,4 +569,21 @@ done:
     i8_graph_blob_free(&blob);
     i8_bundle_tactics_free(tactics, n_tactics);
     return s ? i8_ctx_fail(ctx, err) : INFER8_OK;
+}
+
+EXPORT infer8_status infer8_build(infer8_context *ctx, const infer8_model *m, const infer8_build_options *options,
+                                  const char *out_path) {
+    return build_bundle(ctx, m, options, out_path, NULL);
+}
+
+EXPORT infer8_status infer8_build_size(infer8_context *ctx, const infer8_model *m, const infer8_build_options *options,
+                                       uint64_t *bytes) {
+    if (bytes) *bytes = 0;
+    if (!bytes) {
+        i8_err e;
+        i8_err_clear(&e);
+        i8_fail(&e, INFER8_E_INVALID_ARGUMENT, "infer8_build_size: NULL argument");
+        return i8_ctx_fail(ctx, &e);
+    }
+    return build_bundle(ctx, m, options, NULL, bytes);
 }

@@ -162,22 +162,28 @@ infer8_status i8_bundle_writer_add(i8_bundle_writer *w, const char *name, const 
     return INFER8_OK;
 }
 
-infer8_status i8_bundle_writer_write(i8_bundle_writer *w, const char *path, i8_err *err) {
+uint64_t i8_bundle_writer_layout(i8_bundle_writer *w) {
     uint64_t pos = I8_BUNDLE_HEADER_BYTES + (uint64_t)w->n_sections * I8_BUNDLE_ENTRY_BYTES;
+    for (int i = 0; i < w->n_sections; i++) {
+        w->sections[i].offset = align_up(pos);
+        pos = w->sections[i].offset + w->sections[i].length;
+    }
+    return pos;
+}
+
+infer8_status i8_bundle_writer_write(i8_bundle_writer *w, const char *path, i8_err *err) {
     uint8_t head[I8_BUNDLE_HEADER_BYTES + I8_BUNDLE_MAX_SECTIONS * I8_BUNDLE_ENTRY_BYTES];
     memset(head, 0, sizeof head);
+    const uint64_t file_size = i8_bundle_writer_layout(w);
     for (int i = 0; i < w->n_sections; i++) {
         i8_bundle_section *s = &w->sections[i];
-        s->offset = align_up(pos);
         s->checksum = i8_xxh3_64(s->data, (size_t)s->length);
-        pos = s->offset + s->length;
         uint8_t *e = head + I8_BUNDLE_HEADER_BYTES + i * I8_BUNDLE_ENTRY_BYTES;
         memcpy(e, s->name, strlen(s->name));
         put_u64(e + 32, s->offset);
         put_u64(e + 40, s->length);
         put_u64(e + 48, s->checksum);
     }
-    uint64_t file_size = pos;
     size_t table_bytes = (size_t)w->n_sections * I8_BUNDLE_ENTRY_BYTES;
     memcpy(head, I8_BUNDLE_MAGIC, 8);
     put_u32(head + 8, I8_BUNDLE_VERSION);

@@ -62,6 +62,8 @@ infer8_status i8_bundle_writer_add(i8_bundle_writer *w, const char *name, const 
                                    i8_err *err);
 /* Computes offsets and checksums (stored back into w->sections) and writes path. */
 infer8_status i8_bundle_writer_write(i8_bundle_writer *w, const char *path, i8_err *err);
+/* The size of the file i8_bundle_writer_write would write (offsets stored back, as it does). */
+uint64_t i8_bundle_writer_layout(i8_bundle_writer *w);
 
 /* XXH3-64 of data (seed 0). */
 uint64_t i8_xxh3_64(const void *data, size_t size);

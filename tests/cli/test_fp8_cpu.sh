@@ -102,6 +102,15 @@ EOF
 # classifier) as fp16, so its logits differ from the fp32-stem emulation of the checkpoint only
 # by that fp16 rounding; inspect lists the recipe's 89 FP8 convolutions.
 "$INFER8" build "$snap" --precision fp8 --recipe default --scales "$WORK/scales.json" -o "$WORK/v3-fp8.bundle" > "$WORK/build.log"
+# build reports the fp16 bundle it replaces, sized without writing it: the fp16 bundle built from
+# the same checkpoint path must have exactly that size (session 22: 47,750,912 bytes, FP8 0.550)
+"$INFER8" build "$snap" --precision fp16 -o "$WORK/v3-fp16.bundle" > /dev/null
+fp16_bytes=$(stat -c %s "$WORK/v3-fp16.bundle") fp8_bytes=$(stat -c %s "$WORK/v3-fp8.bundle")
+ratio=$(/usr/bin/python3 -c "print(f'{$fp8_bytes / $fp16_bytes:.3f}')")
+grep -qx "fp16 bundle of the same model: $fp16_bytes bytes (.* MiB); FP8 / fp16 = $ratio" "$WORK/build.log" \
+  || fail "build's fp16 comparison is not the fp16 bundle's $fp16_bytes bytes, ratio $ratio: $(grep '^fp16' "$WORK/build.log")"
+echo "ok: build --precision fp8 reports the fp16 bundle's size, $fp16_bytes bytes (FP8 $fp8_bytes, x $ratio)"
+rm -f "$WORK/v3-fp16.bundle"
 "$INFER8" classify "$WORK/v3-fp8.bundle" --json "$WORK"/eval/*.png > "$WORK/bundle-fp8.jsonl"
 /usr/bin/python3 - "$WORK/fp8.jsonl" "$WORK/bundle-fp8.jsonl" <<'PY'
 import json, sys
