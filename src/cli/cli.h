@@ -37,6 +37,9 @@ int cli_parse_int(const char *cmd, const char *opt, const char *text, long min, 
  * their number into *n; 0 after a usage error was reported. */
 int cli_parse_batches(const char *cmd, const char *opt, const char *text, long *out, int max, int *n);
 
+/* s as a JSON string literal (quotes, backslashes and control characters escaped) on f. */
+void cli_json_string(FILE *f, const char *s);
+
 /* Progress on stderr: a bar with ETA on a terminal, plain lines otherwise. */
 void cli_progress(void *user, const char *phase, uint64_t done, uint64_t total);
 void cli_log(void *user, int level, const char *message);

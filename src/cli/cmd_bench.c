@@ -64,17 +64,6 @@ static void summarize(bench_row *r, int n) {
     free(sorted);
 }
 
-static void json_string(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 typedef enum bench_input { INPUT_FORWARD, INPUT_F32, INPUT_U8 } bench_input;
 static const char *const input_names[] = {"forward", "f32", "u8"};
 
@@ -306,11 +295,11 @@ int cmd_bench(int argc, char **argv) {
         char stamp[64];
         strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
         fprintf(f, "{\n  \"tool\": \"infer8 %s\",\n  \"date\": \"%s\",\n  \"host\": ", infer8_version(), stamp);
-        json_string(f, un.nodename);
+        cli_json_string(f, un.nodename);
         fprintf(f, ",\n  \"device\": ");
-        json_string(f, device);
+        cli_json_string(f, device);
         fprintf(f, ",\n  \"executor\": ");
-        json_string(f, mo.device);
+        cli_json_string(f, mo.device);
         fprintf(f, ",\n  \"command\": \"infer8");
         for (int i = 0; i < argc; i++) {
             fputc(' ', f);
@@ -328,9 +317,9 @@ int cmd_bench(int argc, char **argv) {
                 infer8_model_info_init(&info);
                 infer8_model_get_info(handles[m], &info);
                 fprintf(f, "    {\"model\": ");
-                json_string(f, models[m]);
+                cli_json_string(f, models[m]);
                 fprintf(f, ", \"arch\": ");
-                json_string(f, info.arch);
+                cli_json_string(f, info.arch);
                 fprintf(f,
                         ", \"batch\": %d, \"median_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, "
                         "\"images_per_s\": %.2f, \"x_vs_first\": %.4f, \"rounds_ms\": [",
@@ -343,7 +332,7 @@ int cmd_bench(int argc, char **argv) {
                     infer8_type_time *t = profiles[b * n_models + m];
                     for (int k = 0; k < profile_counts[b * n_models + m]; k++) {
                         fprintf(f, "%s", k ? ", " : "");
-                        json_string(f, t[k].type);
+                        cli_json_string(f, t[k].type);
                         fprintf(f, ": {\"ms\": %.6f, \"layers\": %d}", t[k].ms, t[k].count);
                     }
                     fprintf(f, "}");

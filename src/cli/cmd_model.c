@@ -142,17 +142,6 @@ static const char *const classify_help =
     "  --json             one JSON object per line and image: file, top-k and all logits\n"
     "  --batch N          images per forward pass (default: all given, up to --max-batch)\n" CLI_MODEL_OPTIONS_HELP;
 
-static void print_json_string(const char *s) {
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') printf("\\%c", c);
-        else if (c < 0x20) printf("\\u%04x", c);
-        else putchar(c);
-    }
-    putchar('"');
-}
-
 int cmd_classify(int argc, char **argv) {
     cli_args a = {argc, argv, 1, "classify"};
     cli_model_opts mo = {0};
@@ -265,11 +254,11 @@ int cmd_classify(int argc, char **argv) {
             infer8_topk(model, row, (int)topk, top);
             if (json) {
                 printf("{\"image\": ");
-                print_json_string(name);
+                cli_json_string(stdout, name);
                 printf(", \"top\": [");
                 for (int k = 0; k < topk; k++) {
                     printf("%s{\"index\": %d, \"label\": ", k ? ", " : "", top[k].index);
-                    print_json_string(top[k].label);
+                    cli_json_string(stdout, top[k].label);
                     printf(", \"probability\": %.9g, \"logit\": %.9g}", top[k].probability, top[k].logit);
                 }
                 printf("], \"logits\": [");

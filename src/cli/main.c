@@ -70,6 +70,17 @@ int cli_exit_code(infer8_status s) {
     }
 }
 
+void cli_json_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
 int cli_fail(infer8_context *ctx, const char *cmd) {
     infer8_status s = infer8_errcode(ctx);
     fprintf(stderr, "infer8 %s: error (%s): %s\n", cmd, infer8_status_string(s), infer8_errmsg(ctx));

@@ -110,7 +110,23 @@ ratio=$(/usr/bin/python3 -c "print(f'{$fp8_bytes / $fp16_bytes:.3f}')")
 grep -qx "fp16 bundle of the same model: $fp16_bytes bytes (.* MiB); FP8 / fp16 = $ratio" "$WORK/build.log" \
   || fail "build's fp16 comparison is not the fp16 bundle's $fp16_bytes bytes, ratio $ratio: $(grep '^fp16' "$WORK/build.log")"
 echo "ok: build --precision fp8 reports the fp16 bundle's size, $fp16_bytes bytes (FP8 $fp8_bytes, x $ratio)"
-rm -f "$WORK/v3-fp16.bundle"
+# the same build with --json: one object, its figures those of the files on disk
+"$INFER8" build "$snap" --precision fp8 --recipe default --scales "$WORK/scales.json" -o "$WORK/v3-fp8-b.bundle" --json \
+  > "$WORK/build.json"
+/usr/bin/python3 - "$WORK/build.json" "$WORK/v3-fp8-b.bundle" "$fp16_bytes" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+size, fp16 = os.path.getsize(sys.argv[2]), int(sys.argv[3])
+assert d["bundle"] == sys.argv[2] and d["arch"] == "inception_v3" and d["precision"] == "fp8", d
+assert d["bytes"] == size, (d["bytes"], size)
+assert d["fp16_bundle_bytes"] == fp16, (d["fp16_bundle_bytes"], fp16)
+assert abs(d["fp8_over_fp16"] - size / fp16) < 1e-6, d["fp8_over_fp16"]
+names = [s["name"] for s in d["sections"]]
+assert names[0] == "header" and names[-1] == "weights" and "act_scales" in names, names
+assert sum(s["bytes"] for s in d["sections"]) < size and d["layers"] > 0 and d["convolutions"] == 94, d
+print(f"ok: build --json: {d['bytes']} bytes in {len(names)} sections, fp16 {d['fp16_bundle_bytes']}, x {d['fp8_over_fp16']:.3f}")
+PY
+rm -f "$WORK/v3-fp16.bundle" "$WORK/v3-fp8-b.bundle"
 "$INFER8" classify "$WORK/v3-fp8.bundle" --json "$WORK"/eval/*.png > "$WORK/bundle-fp8.jsonl"
 /usr/bin/python3 - "$WORK/fp8.jsonl" "$WORK/bundle-fp8.jsonl" <<'PY'
 import json, sys
