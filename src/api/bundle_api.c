@@ -411,33 +411,34 @@ static int has_fp8(const i8_graph *g) {
     return 0;
 }
 
-/* infer8_build (out_path) and infer8_build_size (*size_only: the file's size, nothing written;
- * no tuning, and the source's SHA-256 not computed: its 64 hex digits have a fixed length) */
-static infer8_status build_bundle(infer8_context *ctx, const infer8_model *m, const infer8_build_options *options,
-                                  const char *out_path, uint64_t *size_only) {
+/* infer8_build (out_path) and infer8_build_size (size_only: the file's size, nothing written;
+ * no tuning, and the source's SHA-256 not computed: its 64 hex digits have a fixed length);
+ * fn names the caller in errors */
+static infer8_status build_bundle(const char *fn, infer8_context *ctx, const infer8_model *m,
+                                  const infer8_build_options *options, const char *out_path, uint64_t *size_only) {
     i8_err e;
     i8_err_clear(&e);
     i8_err *err = &e;
     if (!ctx || !m || (!out_path && !size_only)) {
-        i8_fail(err, INFER8_E_INVALID_ARGUMENT, "infer8_build: NULL argument");
+        i8_fail(err, INFER8_E_INVALID_ARGUMENT, "%s: NULL argument", fn);
         return i8_ctx_fail(ctx, err);
     }
     infer8_build_options o;
     infer8_build_options_init(&o);
     if (options) {
         if (options->struct_size < offsetof(infer8_build_options, device) + sizeof(infer8_device)) {
-            i8_fail(err, INFER8_E_INVALID_ARGUMENT, "infer8_build: options struct_size %u too small",
+            i8_fail(err, INFER8_E_INVALID_ARGUMENT, "%s: options struct_size %u too small", fn,
                     options->struct_size);
             return i8_ctx_fail(ctx, err);
         }
         memcpy(&o, options, options->struct_size < sizeof o ? options->struct_size : sizeof o);
     }
     if (o.max_batch < 1 || o.max_batch > 4096 || (int)o.precision < 0 || o.precision > INFER8_PRECISION_FP8) {
-        i8_fail(err, INFER8_E_INVALID_ARGUMENT, "infer8_build: max_batch %d not in 1..4096 or precision %d unknown",
+        i8_fail(err, INFER8_E_INVALID_ARGUMENT, "%s: max_batch %d not in 1..4096 or precision %d unknown", fn,
                 o.max_batch, (int)o.precision);
         return i8_ctx_fail(ctx, err);
     }
-    if (i8_opt_level_check(o.opt_level, "infer8_build", err)) return i8_ctx_fail(ctx, err);
+    if (i8_opt_level_check(o.opt_level, fn, err)) return i8_ctx_fail(ctx, err);
     /* FP8: the model must already hold the quantized graph (opened with precision fp8, a recipe
      * and scales.json: i8_model_apply_fp8); its FP8 convs are stored as e4m3 codes + scales and
      * every other conv / linear kernel as fp16 (the study's recipe keeps those layers in fp16).
@@ -447,8 +448,9 @@ static infer8_status build_bundle(infer8_context *ctx, const infer8_model *m, co
         if (m->graph.nodes[i].precision == I8_PREC_FP8) model_fp8 = 1;
     if (o.precision == INFER8_PRECISION_FP8 && !model_fp8) {
         i8_fail(err, INFER8_E_UNSUPPORTED,
-                "infer8_build: precision fp8: fp8 is not available from an fp32 model; open the checkpoint with "
-                "precision fp8, a recipe and scales.json (infer8 calibrate) and build that model");
+                "%s: precision fp8: fp8 is not available from an fp32 model; open the checkpoint with "
+                "precision fp8, a recipe and scales.json (infer8 calibrate) and build that model",
+                fn);
         return i8_ctx_fail(ctx, err);
     }
     /* A model with FP8 layers built as fp32 or fp16 keeps its FP8 convs as e4m3 codes + scales
@@ -518,7 +520,7 @@ static infer8_status build_bundle(infer8_context *ctx, const infer8_model *m, co
     header = ok ? cJSON_Print(h) : NULL;
     cJSON_Delete(h), cJSON_Delete(prov), cJSON_Delete(bopt), cJSON_Delete(hints);
     if (!header) {
-        s = i8_fail(err, INFER8_E_NOMEM, "infer8_build: out of memory (header)");
+        s = i8_fail(err, INFER8_E_NOMEM, "%s: out of memory (header)", fn);
         goto done;
     }
     /* config (timm config.json layout; labels go to their own section) */
@@ -573,17 +575,11 @@ done:
 
 EXPORT infer8_status infer8_build(infer8_context *ctx, const infer8_model *m, const infer8_build_options *options,
                                   const char *out_path) {
-    return build_bundle(ctx, m, options, out_path, NULL);
+    return build_bundle("infer8_build", ctx, m, options, out_path, NULL);
 }
 
 EXPORT infer8_status infer8_build_size(infer8_context *ctx, const infer8_model *m, const infer8_build_options *options,
                                        uint64_t *bytes) {
     if (bytes) *bytes = 0;
-    if (!bytes) {
-        i8_err e;
-        i8_err_clear(&e);
-        i8_fail(&e, INFER8_E_INVALID_ARGUMENT, "infer8_build_size: NULL argument");
-        return i8_ctx_fail(ctx, &e);
-    }
-    return build_bundle(ctx, m, options, NULL, bytes);
+    return build_bundle("infer8_build_size", ctx, m, options, NULL, bytes);
 }

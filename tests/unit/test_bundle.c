@@ -142,6 +142,14 @@ static void build(infer8_model *m, infer8_precision p, const char *name) {
     infer8_status s = infer8_build(ctx, m, &o, path);
     if (s) fprintf(stderr, "%s\n", infer8_errmsg(ctx));
     assert_int_equal(s, INFER8_OK);
+    /* infer8_build_size, which writes nothing, gives the written file's size to the byte */
+    uint64_t sized = 1;
+    struct stat st;
+    assert_int_equal(infer8_build_size(ctx, m, &o, &sized), INFER8_OK);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(sized, (uint64_t)st.st_size);
+    assert_int_equal(infer8_build_size(ctx, m, &o, NULL), INFER8_E_INVALID_ARGUMENT);
+    assert_non_null(strstr(infer8_errmsg(ctx), "infer8_build_size: NULL argument"));
     infer8_context_free(ctx);
 }
 
