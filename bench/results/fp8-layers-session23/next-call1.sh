@@ -18,20 +18,17 @@
 # registers to spare, so unpatched) are the in-call reference, and session 13's lab
 # (fp8-lab-session13/call5-fp8_tma.txt) has the unpatched times of all; the spatial TMA convs' replay times with session 23's call 1 (1x7 9.6 us, 7x1 15.6, mixed_6a
 # 3x3 53.1, mixed_7a 3x3 23.5); IRv2 b1 with call 4 (x 1.050, every FP8 conv on cuDNN e4m3).
+# Through tools/gpu-check's steps (fp8_tma, fp8_tests, fp8_bench), which set up the libraries.
 cd "$(dirname "$0")/../../.."
-export GPU_CHECK_PACK=never WORK=/tmp/gpu-check-work INFER8=$PWD/build-device/bin/infer8
-STEPS=()
-for f in tools/gpu-check.d/*.sh; do . "$f"; done
-gpu_env >/dev/null
+export GPU_CHECK_PACK=never
 t0=$SECONDS
-FP8_TMA_SHAPE=b1 FP8_TMA_VARIANTS=0,8,16,24,32,36,40,44,48 FP8_TMA_TIMEOUT=100 fp8_tma 2>&1 | tail -12
+FP8_TMA_SHAPE=b1 FP8_TMA_VARIANTS=0,8,16,24,32,36,40,44,48 FP8_TMA_TIMEOUT=100 tools/gpu-check fp8_tma 2>&1 | tail -12
 echo "lab done t=$((SECONDS - t0)) s"
-INFER8_CUDA_CUDNN_BUDGET=10 timeout 280 build-device/tests/test_cuda_fp8 >"$OUT/fp8_tests.log" 2>&1
-echo "test_cuda_fp8: exit $? t=$((SECONDS - t0)) s"
+INFER8_CUDA_CUDNN_BUDGET=10 timeout 280 tools/gpu-check fp8_tests >/dev/null 2>&1
+echo "fp8_tests: exit $? t=$((SECONDS - t0)) s"
 grep -E "^\[  (PASSED|FAILED)|FAILED \]|max rel logit" "$OUT/fp8_tests.log"
-left=$((575 - (SECONDS - t0)))
-INFER8_FP8_BENCH=1 INFER8_FP8_BENCH_ARCHES=inception_resnet_v2 INFER8_FP8_BENCH_BATCHES=1,32 INFER8_FP8_BENCH_TSV="$OUT" \
-  INFER8_CUDA_CUDNN_BUDGET=60 timeout $left build-device/tests/test_cuda_fp8 >"$OUT/fp8_bench.md" 2>"$OUT/fp8_bench.log"
+INFER8_FP8_BENCH_ARCHES=inception_resnet_v2 INFER8_FP8_BENCH_BATCHES=1,32 FP8_BENCH_TIMEOUT=$((575 - (SECONDS - t0))) \
+  tools/gpu-check fp8_bench >/dev/null 2>&1
 echo "fp8_bench: exit $? t=$((SECONDS - t0)) s"
 grep -E "^\| (incep|fp8-layers)|per layer|roofline" "$OUT/fp8_bench.md"
 grep -E "fp8-dnn: (repeat_1.0.branch1.[12]|mixed_6a.branch1.1|mixed_7a.branch2.1|repeat_1.0.conv2d) b32" "$OUT/fp8_bench.log" | head

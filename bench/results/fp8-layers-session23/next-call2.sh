@@ -18,24 +18,24 @@
 # Order: the im2col test first, alone (test_fp8_im2col forces each im2col variant on 7 spatial
 # cases against the CPU emulation; a layout or descriptor mistake shows there as WRONG, a
 # transaction-count mistake as a trapped launch), and nothing else if it fails.
+# Through tools/gpu-check's steps (fp8_tests with INFER8_TEST_FILTER, fp8_bench), which set up
+# the libraries; each filtered test run's log is kept under its own name.
 cd "$(dirname "$0")/../../.."
-export GPU_CHECK_PACK=never WORK=/tmp/gpu-check-work INFER8=$PWD/build-device/bin/infer8
-STEPS=()
-for f in tools/gpu-check.d/*.sh; do . "$f"; done
-gpu_env >/dev/null
+export GPU_CHECK_PACK=never
 t0=$SECONDS
-INFER8_TEST_FILTER='test_fp8_im2col' timeout 240 build-device/tests/test_cuda_fp8 >"$OUT/im2col.log" 2>&1
+INFER8_TEST_FILTER='test_fp8_im2col' timeout 240 tools/gpu-check fp8_tests >/dev/null 2>&1
 rc=$?
+mv "$OUT/fp8_tests.log" "$OUT/im2col.log"
 echo "im2col: exit $rc t=$((SECONDS - t0)) s"; grep -E "tma128x64s4c32|OK \]|FAILED \]|ERROR" "$OUT/im2col.log" | head -20
 if [ $rc -eq 0 ]; then
-  INFER8_TEST_FILTER='test_fp8_im2col_chain' timeout 150 build-device/tests/test_cuda_fp8 >"$OUT/im2col_chain.log" 2>&1
-  echo "im2col chain: exit $?"; grep -E "chain on|OK \]|FAILED \]" "$OUT/im2col_chain.log"
-  left=$((575 - (SECONDS - t0)))
-  INFER8_FP8_BENCH=1 INFER8_FP8_BENCH_ARCHES=inception_resnet_v2 INFER8_FP8_BENCH_BATCHES=32 INFER8_FP8_BENCH_TSV="$OUT" \
-    INFER8_CUDA_CUDNN_BUDGET=60 timeout $left build-device/tests/test_cuda_fp8 >"$OUT/fp8_bench_b32.md" 2>"$OUT/fp8_bench_b32.log"
+  INFER8_TEST_FILTER='test_fp8_im2col_chain' timeout 150 tools/gpu-check fp8_tests >/dev/null 2>&1
+  echo "im2col chain: exit $?"
+  mv "$OUT/fp8_tests.log" "$OUT/im2col_chain.log"; grep -E "chain on|OK \]|FAILED \]" "$OUT/im2col_chain.log"
+  INFER8_FP8_BENCH_ARCHES=inception_resnet_v2 INFER8_FP8_BENCH_BATCHES=32 FP8_BENCH_TIMEOUT=$((575 - (SECONDS - t0))) \
+    tools/gpu-check fp8_bench >/dev/null 2>&1
   echo "fp8_bench b32: exit $? t=$((SECONDS - t0)) s"
-  grep -E "^\| (incep|fp8-layers)|per layer|roofline" "$OUT/fp8_bench_b32.md"
+  grep -E "^\| (incep|fp8-layers)|per layer|roofline" "$OUT/fp8_bench.md"
   # the Block35 3x3s: session 23's call 1 ran them on cuDNN e4m3 (x 0.82-0.90)
-  grep -E "fp8-dnn: repeat\.0\.branch(1\.1|2\.[12]) b32" "$OUT/fp8_bench_b32.log"
+  grep -E "fp8-dnn: repeat\.0\.branch(1\.1|2\.[12]) b32" "$OUT/fp8_bench.log"
 fi
 cd $OUT && tar czf /tmp/n2.tgz . && rm -rf ./* && mv /tmp/n2.tgz .
