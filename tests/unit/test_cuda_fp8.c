@@ -397,13 +397,15 @@ static void test_fp8_spatial(void **state) {
  * oracle is the CPU emulation, as for every FP8 kernel. Cases: c_in below one 128-channel chunk
  * (the chunk's other channels arrive as zeros, and the weight columns loaded with them belong to
  * the next tap) and over one, 3x3 / 5x5 / 1x7 / 7x1 padding, stride 2, non-square maps, c_out
- * not a tile multiple; batch 1 and 3 (tiles that cross images). Each case is reported, then all
- * must pass. */
+ * not a tile multiple; batch 1 and 3 (tiles that cross images). The 32-channel variant runs the
+ * cases with c_in <= 64 (c_in 32: four taps per stage; 48: the second sub-slice of each tap half
+ * zeros; a 3x3 stage ending past the last tap). Each case is reported, then all must pass. */
 typedef struct im2col_case {
     const char *name;
     int h, w, c_in, c_out, kh, kw, s, ph, pw;
 } im2col_case;
 static const im2col_case im2col_cases[] = {
+    {"3x3 pad 1, c_in 32, 19x17", 19, 17, 32, 48, 3, 3, 1, 1, 1},
     {"3x3 pad 1, c_in 48, 17x17", 17, 17, 48, 64, 3, 3, 1, 1, 1},
     {"3x3 pad 1, c_in 48, 19x17", 19, 17, 48, 64, 3, 3, 1, 1, 1},
     {"5x5 pad 2, 144 -> 48, 17x17", 17, 17, 144, 48, 5, 5, 1, 2, 2},
@@ -440,6 +442,7 @@ static void test_fp8_im2col(void **state) {
         force_spatial_variant(v);
         for (size_t k = 0; k < sizeof im2col_cases / sizeof im2col_cases[0]; k++) {
             const im2col_case *C = &im2col_cases[k];
+            if (i8_cuda_conv_fp8_im2col_span(v) < 128 && C->c_in > 64) continue; /* does not fit */
             tg t;
             tg_init(&t, 3, C->h, C->w, 40 + (uint64_t)v * 16 + k);
             int a = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
@@ -460,24 +463,26 @@ static void test_fp8_im2col(void **state) {
 }
 
 /* A chain of seven FP8 convs, six of them spatial, e4m3 copies between them, every spatial conv
- * forced onto `variant`: max rel and mean |diff| / max |ref| against the emulation. */
-static op_result im2col_chain(int variant) {
+ * forced onto `variant`: max rel and mean |diff| / max |ref| against the emulation. narrow: a
+ * chain whose spatial convs all have c_in <= 64 (the 32-channel im2col variant's range). */
+static op_result im2col_chain(int variant, int narrow) {
     force_spatial_variant(variant);
     tg t;
     tg_init(&t, 3, 19, 17, 40);
     int a = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
     int b = tg_conv(&t, "pw", a, 48, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
     int c = tg_conv(&t, "c3", b, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-    int d = tg_conv(&t, "c1x7", c, 160, 1, 7, 1, 1, 0, 3, 1, I8_ACT_RELU, -1, 1);
-    int e = tg_conv(&t, "c7x1", d, 144, 7, 1, 1, 1, 3, 0, 1, I8_ACT_RELU, -1, 1);
-    int f = tg_conv(&t, "c5", e, 48, 5, 5, 1, 1, 2, 2, 1, I8_ACT_RELU, -1, 1);
-    int h = tg_conv(&t, "c3s2p1", f, 80, 3, 3, 2, 2, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int d = tg_conv(&t, "c1x7", c, narrow ? 32 : 160, 1, 7, 1, 1, 0, 3, 1, I8_ACT_RELU, -1, 1);
+    int e = tg_conv(&t, "c7x1", d, narrow ? 48 : 144, 7, 1, 1, 1, 3, 0, 1, I8_ACT_RELU, -1, 1);
+    int f = tg_conv(&t, "c5", e, narrow ? 64 : 48, 5, 5, 1, 1, 2, 2, 1, I8_ACT_RELU, -1, 1);
+    int h = tg_conv(&t, "c3s2p1", f, narrow ? 48 : 80, 3, 3, 2, 2, 1, 1, 1, I8_ACT_RELU, -1, 1);
     int k = tg_conv(&t, "c3s2", h, 200, 3, 3, 2, 2, 0, 0, 1, I8_ACT_NONE, -1, 1);
     tg_finish(&t, k);
     int fp8[] = {b, c, d, e, f, h, k};
     const op_result r = run_case(&t, fp8, NULL, 7, 0);
-    fprintf(stderr, "  chain on %-14s max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% beyond 2e-2, top-1 %d/%d\n",
-            i8_cuda_conv_fp8_name(variant), r.rel, r.mean_rel, 100.0 * r.outliers, r.agree, r.total);
+    fprintf(stderr, "  %s chain on %-14s max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% beyond 2e-2, top-1 %d/%d\n",
+            narrow ? "narrow" : "wide", i8_cuda_conv_fp8_name(variant), r.rel, r.mean_rel, 100.0 * r.outliers, r.agree,
+            r.total);
     return r;
 }
 
@@ -491,17 +496,19 @@ static op_result im2col_chain(int variant) {
 static void test_fp8_im2col_chain(void **state) {
     (void)state;
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-    im2col_chain(1); /* qmma32x64: fp32 sums, for the report */
-    const op_result w = im2col_chain(17); /* wgmma128x64 */
     int tested = 0;
-    for (int v = I8_FP8_TMA_FIRST; v < i8_cuda_conv_fp8_variants(); v++) {
-        if (!i8_cuda_conv_fp8_is_im2col(v)) continue;
-        const op_result r = im2col_chain(v);
-        assert_true(r.mean_rel <= 1.5 * w.mean_rel + 1e-4);
-        assert_true(r.rel <= 1.5 * w.rel + 1e-2);
-        tested++;
+    for (int narrow = 0; narrow < 2; narrow++) {
+        im2col_chain(1, narrow); /* qmma32x64: fp32 sums, for the report */
+        const op_result w = im2col_chain(17, narrow); /* wgmma128x64 */
+        for (int v = I8_FP8_TMA_FIRST; v < i8_cuda_conv_fp8_variants(); v++) {
+            if (!i8_cuda_conv_fp8_is_im2col(v) || (!narrow && i8_cuda_conv_fp8_im2col_span(v) < 128)) continue;
+            const op_result r = im2col_chain(v, narrow);
+            assert_true(r.mean_rel <= 1.5 * w.mean_rel + 1e-4);
+            assert_true(r.rel <= 1.5 * w.rel + 1e-2);
+            tested++;
+        }
     }
-    assert_int_equal(tested, 3);
+    assert_int_equal(tested, 3 + 4); /* the wide chain on the three 128-channel kernels, the narrow on all four */
 }
 
 /* The persistent TMA kernels walk their tiles in a loop: the 1x1 conv 128 -> 320 at 35x35 has 145

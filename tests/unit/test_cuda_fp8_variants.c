@@ -19,14 +19,14 @@
 #ifdef INFER8_HAVE_CUDA
 #include "backends/cuda/cuda_fp8.h"
 
-enum { TMA_S4 = I8_FP8_TMA_FIRST, TMA_128, TMA_S4R, TMA_S3H, TMA_S4P, TMA_S4PR, TMA_S4C, TMA_128C, TMA_S4PC };
+enum { TMA_S4 = I8_FP8_TMA_FIRST, TMA_128, TMA_S4R, TMA_S3H, TMA_S4P, TMA_S4PR, TMA_S4C, TMA_128C, TMA_S4PC, TMA_S4C32 };
 
 static void test_numbering_and_names(void **state) {
     (void)state;
     assert_int_equal(I8_FP8_TMA_FIRST, 48);
-    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 9);
+    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 10);
     const int n = i8_cuda_conv_fp8_variants();
-    assert_int_equal(n, 57);
+    assert_int_equal(n, 58);
     /* the names stored tactics and reports refer to, in place */
     assert_string_equal(i8_cuda_conv_fp8_name(0), "qmma64x64");
     assert_string_equal(i8_cuda_conv_fp8_name(32), "wgmma64x64s2");
@@ -35,6 +35,7 @@ static void test_numbering_and_names(void **state) {
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4PR), "tma128x64s4pr");
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4C), "tma128x64s4c");
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4PC), "tma128x64s4pc");
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4C32), "tma128x64s4c32");
     assert_string_equal(i8_cuda_conv_fp8_name(n), "?");
     assert_string_equal(i8_cuda_conv_fp8_name(-1), "?");
     /* within a family a name repeats once per split-K factor; across tiles and families never */
@@ -49,8 +50,11 @@ static void test_numbering_and_names(void **state) {
         const int want = v >= I8_FP8_TMA_FIRST ? 1 : 1 << (v % I8_FP8_FAMILY_VARIANTS / 4);
         assert_int_equal(i8_cuda_conv_fp8_splits(v), want);
         assert_int_equal(i8_cuda_conv_fp8_is_wgmma(v), v >= I8_FP8_FAMILY_VARIANTS);
-        assert_int_equal(i8_cuda_conv_fp8_is_im2col(v), v == TMA_S4C || v == TMA_128C || v == TMA_S4PC);
+        assert_int_equal(i8_cuda_conv_fp8_is_im2col(v), v == TMA_S4C || v == TMA_128C || v == TMA_S4PC || v == TMA_S4C32);
     }
+    for (int v = -1; v <= n; v++)
+        assert_int_equal(i8_cuda_conv_fp8_im2col_span(v),
+                         v == TMA_S4C32 ? 32 : v >= 0 && v < n && i8_cuda_conv_fp8_is_im2col(v) ? 128 : 0);
     assert_false(i8_cuda_conv_fp8_is_im2col(n));
     assert_false(i8_cuda_conv_fp8_is_im2col(-1));
 }
@@ -89,10 +93,20 @@ static void test_fits(void **state) {
     assert_true(fits(&a, 0));
     a.res = NULL; /* a residual mode without its tensor: nothing runs it */
     for (int v = 0; v < n; v++) assert_false(fits(&a, v));
-    /* 3x3, e4m3 input: of the TMA kernels the im2col ones; the implicit-GEMM families too */
+    /* 3x3, e4m3 input: of the TMA kernels the im2col ones (at c_in 384 not the one with 32-channel
+     * sub-slices, which takes c_in up to 64); the implicit-GEMM families too */
     a = pointwise(1);
     a.kh = a.kw = 3, a.ph = a.pw = 1;
+    for (int v = I8_FP8_TMA_FIRST; v < n; v++)
+        assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v) && v != TMA_S4C32);
+    a.c_in = a.x_ld = 64;
     for (int v = I8_FP8_TMA_FIRST; v < n; v++) assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v));
+    a.c_in = a.x_ld = 48; /* the second sub-slice of each tap: 16 channels and 16 zeros */
+    assert_true(fits(&a, TMA_S4C32) && fits(&a, TMA_S4C));
+    a.c_in = a.x_ld = 80;
+    assert_false(fits(&a, TMA_S4C32));
+    assert_true(fits(&a, TMA_S4C));
+    a.c_in = a.x_ld = 384;
     assert_true(fits(&a, 0) && fits(&a, 16) && fits(&a, 32));
     a.x_fp8 = 0; /* fp16 input: no TMA kernel (the im2col ones read e4m3 codes only) */
     for (int v = I8_FP8_TMA_FIRST; v < n; v++) assert_false(fits(&a, v));

@@ -181,6 +181,27 @@ __device__ __forceinline__ void load8f(float *v, const float *p, bool vec) {
     }
 }
 
+/* A thread's 8 channels are the same in every epilogue group it takes (NT is a multiple of
+ * BN / 8): their multipliers and biases, loaded before the main loop so that the epilogue does
+ * not wait a global round trip for them in each group, one group after another (the TMA kernels'
+ * fix of session 13). ok false (a partial or unaligned group): the epilogue loads them itself. */
+struct fp8_chan8 {
+    float mult[8], bias[8];
+    bool ok;
+};
+template <int BN, int NT>
+__device__ __forceinline__ void fp8_chan_prefetch(const i8_cuda_fp8_conv_args &a, int n0, fp8_chan8 &c) {
+    static_assert(NT % (BN / 8) == 0, "a thread's epilogue channels are the same in each group");
+    const int co = n0 + (threadIdx.x % (BN / 8)) * 8;
+    c.ok = co + 8 <= a.c_out && ((uintptr_t)a.mult & 15) == 0 && ((uintptr_t)a.bias & 15) == 0;
+    if (!c.ok) return;
+    load8f(c.mult, a.mult + co, true);
+    if (a.bias) load8f(c.bias, a.bias + co, true);
+    else
+#pragma unroll
+        for (int e = 0; e < 8; e++) c.bias[e] = 0.0f;
+}
+
 /* The residual of the epilogue's groups (8 channels of a pixel each, group it of this thread at
  * idx = threadIdx.x + it * NT), loaded before the main loop so that its latency overlaps the
  * GEMM: raw bytes (16 of fp16, or 8 of e4m3 in .x/.y) of the full, aligned groups; the others
@@ -215,11 +236,12 @@ __device__ __forceinline__ void fp8_res_prefetch(const i8_cuda_fp8_conv_args &a,
 /* One group of the epilogue (8 consecutive channels of a pixel, group idx of a BM x BN tile of
  * fp32 sums in shared memory sC, row pitch ldc): per-channel scale, bias, residual, ReLU, fp16
  * and / or e4m3 stores (contract in cuda_fp8.h); full groups load and store 16 / 8 bytes at
- * once. pfv: the group's residual, prefetched (fp8_res_prefetch), or NULL. */
+ * once. pfv: the group's residual, prefetched (fp8_res_prefetch), or NULL; ch: the thread's
+ * channels' multipliers and biases (fp8_chan_prefetch). */
 template <int BN>
 __device__ __forceinline__ void fp8_epilogue_group(const i8_cuda_fp8_conv_args &a, const float *sC, int ldc, int m0,
                                                    int n0, int M, int idx, bool vec, bool vec_mb, bool vec_r,
-                                                   const uint4 *pfv) {
+                                                   const uint4 *pfv, const fp8_chan8 &ch) {
     __half *y = (__half *)a.y;
     unsigned char *yq = (unsigned char *)a.yq;
     int row = idx / (BN / 8), cc = (idx % (BN / 8)) * 8;
@@ -229,14 +251,17 @@ __device__ __forceinline__ void fp8_epilogue_group(const i8_cuda_fp8_conv_args &
     const int cnt = a.c_out - co < 8 ? a.c_out - co : 8;
     const bool full = cnt == 8;
     float v[8], mult[8], bias[8], x[8];
-    if (full) {
+    if (full && ch.ok) {
+#pragma unroll
+        for (int e = 0; e < 8; e++) mult[e] = ch.mult[e], bias[e] = ch.bias[e];
+    } else if (full) {
         load8f(mult, a.mult + co, vec_mb);
         if (a.bias) load8f(bias, a.bias + co, vec_mb);
     }
 #pragma unroll
     for (int e = 0; e < 8; e++) {
         if (!full) mult[e] = e < cnt ? a.mult[co + e] : 0.0f, bias[e] = a.bias && e < cnt ? a.bias[co + e] : 0.0f;
-        if (!a.bias) bias[e] = 0.0f;
+        if (!a.bias && !(full && ch.ok)) bias[e] = 0.0f;
     }
     if (a.res_mode != I8_FP8_RES_NONE) {
         size_t ro = (size_t)m * a.res_ld + co;
@@ -294,10 +319,11 @@ __device__ __forceinline__ void fp8_epilogue_group(const i8_cuda_fp8_conv_args &
 }
 
 /* The epilogue of a BM x BN tile, one group of 8 channels per thread at a time. use_pf: the full
- * groups' residual is in pf (fp8_res_prefetch), indexed by the unrolled group number. */
+ * groups' residual is in pf (fp8_res_prefetch), indexed by the unrolled group number; ch: the
+ * thread's channels' multipliers and biases (fp8_chan_prefetch). */
 template <int BM, int BN, int NT>
 __device__ __forceinline__ void fp8_epilogue(const i8_cuda_fp8_conv_args &a, const float *sC, int ldc, int m0, int n0,
-                                             int M, const fp8_res_pf<BM, BN, NT> &pf, bool use_pf) {
+                                             int M, const fp8_res_pf<BM, BN, NT> &pf, bool use_pf, const fp8_chan8 &ch) {
     const bool vec = (a.y_ld % 8 == 0) && (!a.y || ((uintptr_t)a.y & 15) == 0) && (!a.yq || ((uintptr_t)a.yq & 7) == 0);
     const bool vec_mb = ((uintptr_t)a.mult & 15) == 0 && ((uintptr_t)a.bias & 15) == 0;
     const bool vec_r = fp8_res_vec(a);
@@ -305,11 +331,11 @@ __device__ __forceinline__ void fp8_epilogue(const i8_cuda_fp8_conv_args &a, con
 #pragma unroll
         for (int it = 0; it < fp8_res_pf<BM, BN, NT>::N; it++) {
             const int idx = threadIdx.x + it * NT;
-            if (idx < BM * BN / 8) fp8_epilogue_group<BN>(a, sC, ldc, m0, n0, M, idx, vec, vec_mb, vec_r, &pf.v[it]);
+            if (idx < BM * BN / 8) fp8_epilogue_group<BN>(a, sC, ldc, m0, n0, M, idx, vec, vec_mb, vec_r, &pf.v[it], ch);
         }
     } else {
         for (int idx = threadIdx.x; idx < BM * BN / 8; idx += NT)
-            fp8_epilogue_group<BN>(a, sC, ldc, m0, n0, M, idx, vec, vec_mb, vec_r, nullptr);
+            fp8_epilogue_group<BN>(a, sC, ldc, m0, n0, M, idx, vec, vec_mb, vec_r, nullptr, ch);
     }
 }
 
@@ -340,6 +366,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8
     const int wm = warp / (BN / WN), wn = warp % (BN / WN);
     const fp8_block blk = fp8_block_of(a, BM, BN, splits);
     const int kt0 = blk.kt0, KT = blk.KT;
+    fp8_chan8 ch;
+    fp8_chan_prefetch<BN, NT>(a, blk.n0, ch);
+    /* the residual too, in every split's block (read-only; the last one uses it); not with 8-byte
+     * copies (unaligned channels: rare, and the 128 x 64 tile then spills) */
+    fp8_res_pf<BM, BN, NT> pf;
+    if constexpr (CH == 16) fp8_res_prefetch<BM, BN, NT>(a, blk.m0, blk.n0, blk.M, pf);
     fp8_arows<A_PER> rows;
     fp8_rows_init<BM, NT, CH>(a, blk.m0, blk.M, rows);
     auto load_tile = [&](int kt, int stage) {
@@ -402,8 +434,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8
         }
     __syncthreads();
     if (splits > 1 && !splitk_reduce<BM, BN, NT>(sC, LDC, a.partial, a.counters, splits)) return;
-    const fp8_res_pf<BM, BN, NT> no_pf = {};
-    fp8_epilogue<BM, BN, NT>(a, sC, LDC, blk.m0, blk.n0, blk.M, no_pf, false);
+    fp8_epilogue<BM, BN, NT>(a, sC, LDC, blk.m0, blk.n0, blk.M, pf, CH == 16, ch);
 }
 
 /* ---- wgmma kernel (sm_90a) ----
@@ -418,8 +449,8 @@ template <int BM, int BN, int S> struct wg_smem {
     static constexpr int BYTES = (AB > C ? AB : C) + 1024; /* + room to align the tiles to 1024 */
 };
 
-/* PF: the epilogue's residual is loaded before the main loop (fp8_res_prefetch; without split-K).
- * MINB: blocks per SM the registers must allow. */
+/* PF: the lean family (registers capped for MINB blocks per SM), which loads the epilogue's
+ * residual before the main loop without split-K only; the others (MINB 1) always do. */
 template <int BM, int BN, int S, bool PF, int MINB>
 __global__ void __launch_bounds__(BM * 2, MINB) conv_fp8_wgmma_kernel(i8_cuda_fp8_conv_args a, int splits) {
     constexpr int NT = BM * 2, CH = 16;
@@ -447,8 +478,13 @@ __global__ void __launch_bounds__(BM * 2, MINB) conv_fp8_wgmma_kernel(i8_cuda_fp
 #pragma unroll
     for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
     fp8_res_pf<BM, BN, NT> pf;
-    const bool use_pf = PF && splits == 1;
+    /* PF (registers capped): without split-K only; MINB 1: always, each split's block loading it
+     * (read-only; only the last one uses it), since batch 1's split-K tiles wait on it the most */
+    const bool use_pf = PF ? splits == 1 : MINB == 1;
     if (use_pf) fp8_res_prefetch<BM, BN, NT>(a, blk.m0, blk.n0, blk.M, pf);
+    fp8_chan8 ch;
+    ch.ok = false;
+    if constexpr (MINB == 1) fp8_chan_prefetch<BN, NT>(a, blk.n0, ch); /* else no registers to spare (spills) */
 
 #pragma unroll
     for (int st = 0; st < S - 1; st++) {
@@ -494,7 +530,7 @@ __global__ void __launch_bounds__(BM * 2, MINB) conv_fp8_wgmma_kernel(i8_cuda_fp
     }
     __syncthreads();
     if (splits > 1 && !splitk_reduce<BM, BN, NT>(sC, LDC, a.partial, a.counters, splits)) return;
-    fp8_epilogue<BM, BN, NT>(a, sC, LDC, blk.m0, blk.n0, blk.M, pf, use_pf);
+    fp8_epilogue<BM, BN, NT>(a, sC, LDC, blk.m0, blk.n0, blk.M, pf, use_pf, ch);
 }
 
 template <int BM, int BN, int WM, int WN, int CH> static int set_smem(void) {

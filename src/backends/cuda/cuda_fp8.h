@@ -83,6 +83,9 @@ const char *i8_cuda_conv_fp8_tma_name(int t);
 int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int t);
 /* whether variant is a TMA kernel for spatial convs (im2col-mode loads; e4m3 input) */
 int i8_cuda_conv_fp8_is_im2col(int variant);
+/* channels per K sub-slice of an im2col variant (128, or 32 for the one that fits c_in <= 64 only);
+ * 0 for the others */
+int i8_cuda_conv_fp8_im2col_span(int variant);
 int i8_cuda_conv_fp8_tma_setup(void);
 /* The current device's SM count and the driver's cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col
  * (NULL where the driver lacks one), for i8_cuda_fp8_conv_args; returns a cudaError_t. */

@@ -40,7 +40,8 @@ typedef struct tma_params {
     int KB;             /* 128-deep K slices per tile */
     int res_tma;        /* the producer also loads each tile's fp16 residual (variants with RT) */
     int im2col;         /* spatial conv (variants with C): K slice = one tap's 128 channels, im2col TMA */
-    int chunks;         /* im2col: 128-channel chunks per tap, ceil(c_in / 128) */
+    int chunks;         /* im2col: SW-channel chunks per tap, ceil(c_in / SW) */
+    int subs;           /* im2col: SW-deep sub-slices in all, kh kw chunks (KB = their stages) */
 } tma_params;
 
 __device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
@@ -287,15 +288,19 @@ __device__ __forceinline__ void tma_quantize_rows(const unsigned char *boxes, un
  * stage step does) and hands the stage back. W1 (one group in flight, wgmma.wait_group 1): stage
  * kb's wgmma run while stage kb - 1's sums are added, two register arrays taking turns. */
 __device__ __forceinline__ void wg_wait_1(void) { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
-template <int BN, int HALVES = 1>
+/* SW: the stage's K slice as FP8_BK / SW sub-tiles of SW-byte rows (A: TMA_BM rows each, B: BN
+ * rows; 128: one, the 128-byte swizzle), each k32 step in its sub-tile at byte kk % SW of a row */
+template <int BN, int HALVES = 1, int SW = FP8_BK>
 __device__ __forceinline__ void tma_issue(float *part, const unsigned char *tA, const unsigned char *tB) {
     wg_fence();
 #pragma unroll
     for (int kk = 0; kk < FP8_BK; kk += 32)
 #pragma unroll
         for (int h = 0; h < HALVES; h++) {
-            if (BN == 64) wgmma_n64(part + h * BN / 2, wg_desc(tA + h * 64 * FP8_BK + kk), wg_desc(tB + kk), kk > 0);
-            else wgmma_n128(part + h * BN / 2, wg_desc(tA + h * 64 * FP8_BK + kk), wg_desc(tB + kk), kk > 0);
+            const uint64_t da = wg_desc_sw<SW>(tA + (kk / SW) * TMA_BM * SW + h * 64 * SW + kk % SW),
+                           db = wg_desc_sw<SW>(tB + (kk / SW) * BN * SW + kk % SW);
+            if (BN == 64) wgmma_n64(part + h * BN / 2, da, db, kk > 0);
+            else wgmma_n128(part + h * BN / 2, da, db, kk > 0);
         }
     wg_commit();
 }
@@ -315,7 +320,7 @@ __device__ __forceinline__ void tma_retire(float *acc, float *part, uint64_t *em
  * The mainloops take turns (order barriers): tile t's starts when tile t - 1's has ended. Without
  * that, a consumer could wait on a stage's full barrier a phase early, and a parity wait cannot
  * tell that phase from the one before it (session 12: a deadlock, fp16 input at batch 32). */
-template <int BN, int S, bool RT, bool XH>
+template <int BN, int S, bool RT, bool XH, int SW = FP8_BK>
 __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigned char *sA, unsigned char *sB,
                                              unsigned char *sY, unsigned char *sQ, unsigned char *sR,
                                              unsigned char *sA8, float *sMB, uint64_t *full, uint64_t *empty,
@@ -345,7 +350,7 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
                 wg_bar(1 + c);
                 tA = myA8;
             }
-            tma_issue<BN, 2>(part, tA, tB);
+            tma_issue<BN, 2, SW>(part, tA, tB);
             wg_wait_all();
             tma_retire<BN, 2>(acc, part, &empty[stage]);
         }
@@ -366,8 +371,9 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
  * 2 the epilogue without its global stores; 3 no wgmma; 4 no TMA loads (the producer only
  * arrives, the consumers multiply whatever the stages hold). Cooperative kernels only. */
 enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS };
-template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false>
+template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK>
 __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
+    static_assert(SW == FP8_BK || (!XH && !W1), "narrow sub-slices: e4m3 input, no lab schedules");
     typedef tma_smem<BN, S, RT, XH, PP> L;
     extern __shared__ __align__(1024) unsigned char tma_raw[];
     unsigned char *smem = tma_raw + ((1024 - (__cvta_generic_to_shared(tma_raw) & 1023)) & 1023);
@@ -408,18 +414,33 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
                     mbar_arrive_expect_tx(&res_full[t & 1], L::RTILE);
                     tma_load_2d(sR + (t & 1) * L::RTILE, &p.tr, n0, m0, &res_full[t & 1]);
                 }
+                /* im2col: sub-slice sub of SW channels is tap sub / chunks (at kx, ky of the window),
+                 * its channels from (sub % chunks) * SW, B's columns from tap * c_in + c0 (past c_in:
+                 * the next tap's, times zeros from A). Counted up sub-slice by sub-slice: runtime
+                 * divisions on this one thread held back the spatial kernels (session 22: two more
+                 * per slice cost the 1x7 conv 10.2 -> 11.9 us at batch 32). Sub-slices past the last
+                 * (narrow variants: a stage's last ones) load its tap again against weight columns
+                 * past K, which arrive as zeros. */
+                int c0 = 0, kx = 0, ky = 0, tap_col = 0, sub = 0;
+                const int chunk_end = p.chunks * SW;
                 for (int kb = 0; kb < KB; kb++) {
                     mbar_wait(&empty[stage], phase ^ 1u);
                     if constexpr (AB == AB_NO_LOADS) {
                         mbar_arrive(&full[stage]);
                     } else {
                         mbar_arrive_expect_tx(&full[stage], L::STAGE); /* out-of-range rows arrive as zeros, full size */
-                        if (p.im2col) { /* slice kb: tap kb / chunks, its channels from (kb % chunks) * 128; B's
-                                         * columns past c_in are the next tap's, times zeros from A */
-                            const int tap = kb / p.chunks, c0 = (kb - tap * p.chunks) * FP8_BK;
-                            tma_load_im2col(sA + stage * L::A, &p.ta, c0, iw, ih, img, (unsigned short)(tap % p.a.kw),
-                                            (unsigned short)(tap / p.a.kw), &full[stage]);
-                            tma_load_2d(sB + stage * L::B, &p.tb, tap * p.a.c_in + c0, n0, &full[stage]);
+                        if (p.im2col) {
+#pragma unroll
+                            for (int j = 0; j < FP8_BK / SW; j++) {
+                                tma_load_im2col(sA + stage * L::A + j * TMA_BM * SW, &p.ta, c0, iw, ih, img,
+                                                (unsigned short)kx, (unsigned short)ky, &full[stage]);
+                                tma_load_2d(sB + stage * L::B + j * BN * SW, &p.tb, sub < p.subs ? tap_col + c0 : p.K,
+                                            n0, &full[stage]);
+                                if (++sub < p.subs && (c0 += SW) == chunk_end) {
+                                    c0 = 0, tap_col += p.a.c_in;
+                                    if (++kx == p.a.kw) kx = 0, ky++;
+                                }
+                            }
                         } else {
                             tma_load_2d(sA + stage * L::A, &p.ta, kb * FP8_BK, m0, &full[stage]);
                             if (XH) /* the second 64 fp16 of this 128-deep K slice */
@@ -436,7 +457,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
     }
     if constexpr (PP) { /* ping-pong: consumer warpgroup c computes whole tiles t = c, c + 2, ... (CTA-local
                * order), so one warpgroup's epilogue overlaps the other's wgmma */
-        tma_pingpong<BN, S, RT, XH>(p, wg - 1, sA, sB, sY, sQ, sR, sA8, sMB, full, empty, res_full, res_empty, order,
+        tma_pingpong<BN, S, RT, XH, SW>(p, wg - 1, sA, sB, sY, sQ, sR, sA8, sMB, full, empty, res_full, res_empty, order,
                                     res_tma, KB);
         return;
     }
@@ -477,7 +498,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
         } else
         for (int kb = 0; kb < KB; kb++) {
             mbar_wait(&full[stage], phase);
-            const unsigned char *tA = sA + stage * L::A + cw * 64 * FP8_BK, *tB = sB + stage * L::B;
+            const unsigned char *tA = sA + stage * L::A + cw * 64 * SW, *tB = sB + stage * L::B;
             if (XH) {
                 wg_bar(1 + cw); /* the previous stage's wgmma is done with sA8 in every warp */
                 tma_quantize_rows(sA + stage * L::A, sA8, cw, p.a.x_inv);
@@ -490,7 +511,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
                 for (int i = 0; i < BN / 2; i++) part[i] = 0.0f;
                 wg_commit();
             } else {
-                tma_issue<BN>(part, tA, tB);
+                tma_issue<BN, 1, SW>(part, tA, tB);
             }
             wg_wait_all();
             tma_retire<BN>(acc, part, &empty[stage]);
@@ -530,32 +551,38 @@ static void *driver_fn(const char *name) {
     return fn;
 }
 
+/* TMA's swizzle mode for rows of span bytes (128, 64 or 32), the layout wg_desc_sw<span> reads */
+static CUtensorMapSwizzle swizzle_of(int span) {
+    return span == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : span == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_32B;
+}
+
 /* 2-D tensor map of 1- or 2-byte elements (e4m3 codes or fp16): rows x cols, row stride `ld`
- * bytes, boxes of box_rows rows x 128 bytes, 128-byte swizzle; rows and columns past the
- * tensor arrive as zeros */
+ * bytes, boxes of box_rows rows x span bytes (128 unless said), swizzled over span bytes; rows
+ * and columns past the tensor arrive as zeros */
 static int encode_2d(encode_tiled_fn encode, CUtensorMap *map, const void *base, int elem_bytes, uint64_t rows,
-                     uint64_t cols, uint64_t ld, uint32_t box_rows) {
+                     uint64_t cols, uint64_t ld, uint32_t box_rows, int span = 128) {
     cuuint64_t dims[2] = {cols, rows}, strides[1] = {ld};
-    cuuint32_t box[2] = {(cuuint32_t)(128 / elem_bytes), box_rows}, estr[2] = {1, 1};
+    cuuint32_t box[2] = {(cuuint32_t)(span / elem_bytes), box_rows}, estr[2] = {1, 1};
     CUresult r = encode(map, elem_bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_UINT8, 2,
                         (void *)base, dims, strides, box, estr,
-                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_of(span), CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     return r == CUDA_SUCCESS ? 0 : (int)cudaErrorInvalidValue;
 }
 
 /* The e4m3 input [n][h][w][c_in] (pixel stride x_ld bytes) as an im2col map for conv a: boxes of
- * 128 output pixels x 128 channels (128-byte swizzle, as the tiled A boxes), pixels walked with
- * the conv's strides inside the box of filter-window corners, from -pad to the last corner. */
-static int encode_im2col(encode_im2col_fn encode, CUtensorMap *map, const i8_cuda_fp8_conv_args *a) {
+ * 128 output pixels x span channels (128, or the narrow sub-slices' 32; swizzled over span bytes,
+ * as the tiled B boxes), pixels walked with the conv's strides inside the box of filter-window
+ * corners, from -pad to the last corner. */
+static int encode_im2col(encode_im2col_fn encode, CUtensorMap *map, const i8_cuda_fp8_conv_args *a, int span) {
     if (!encode) return (int)cudaErrorNotSupported;
     const uint64_t ld = (uint64_t)a->x_ld;
     cuuint64_t dims[4] = {(cuuint64_t)a->c_in, (cuuint64_t)a->w, (cuuint64_t)a->h, (cuuint64_t)a->n};
     cuuint64_t strides[3] = {ld, ld * (uint64_t)a->w, ld * (uint64_t)a->w * (uint64_t)a->h};
     int lower[2] = {-a->pw, -a->ph}, upper[2] = {a->pw - (a->kw - 1), a->ph - (a->kh - 1)}; /* {W, H} */
     cuuint32_t estr[4] = {1, (cuuint32_t)a->sw, (cuuint32_t)a->sh, 1};
-    CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 4, (void *)a->x, dims, strides, lower, upper, FP8_BK, TMA_BM,
-                        estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+    CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 4, (void *)a->x, dims, strides, lower, upper, span, TMA_BM,
+                        estr, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_of(span),
                         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     return r == CUDA_SUCCESS ? 0 : (int)cudaErrorInvalidValue;
 }
@@ -579,9 +606,9 @@ static int tma_fits(const i8_cuda_fp8_conv_args *a, bool xh, bool im2col = false
 }
 
 /* the kernel's dynamic shared memory allowance (once per process and device, not during capture) */
-template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false>
+template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK>
 static int tma_set_smem(void) {
-    return (int)cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    return (int)cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      tma_smem<BN, S, RT, XH, PP>::BYTES);
 }
 
@@ -589,7 +616,7 @@ static int tma_set_smem(void) {
  * tile; a fits tma_fits (i8_cuda_conv_fp8 and the lab check it first). Up to 16 blocks per SM,
  * freeing SMs early for concurrent branches, ran IRv2's batch-32 FP8 graph slower (5.05 against
  * 4.19 ms, session 18). */
-template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false>
+template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK>
 static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2col = false) {
     typedef tma_smem<BN, S, RT, XH, PP> L;
     int sm_count = a->sm_count;
@@ -603,41 +630,45 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2co
     p.a = *a;
     p.im2col = im2col;
     p.M = a->n * a->ho * a->wo, p.K = a->kh * a->kw * a->c_in;
-    p.chunks = (a->c_in + FP8_BK - 1) / FP8_BK;
-    p.KB = im2col ? a->kh * a->kw * p.chunks : (p.K + FP8_BK - 1) / FP8_BK;
+    p.chunks = (a->c_in + SW - 1) / SW;
+    p.subs = a->kh * a->kw * p.chunks;
+    p.KB = im2col ? (p.subs + FP8_BK / SW - 1) / (FP8_BK / SW) : (p.K + FP8_BK - 1) / FP8_BK;
+    if (!im2col && SW != FP8_BK) return (int)cudaErrorInvalidValue; /* narrow sub-slices: im2col only */
     p.m_tiles = (p.M + TMA_BM - 1) / TMA_BM, p.n_tiles = (a->c_out + BN - 1) / BN;
-    int rc = im2col ? encode_im2col((encode_im2col_fn)im2col_fn, &p.ta, a)
+    int rc = im2col ? encode_im2col((encode_im2col_fn)im2col_fn, &p.ta, a, SW)
                     : encode_2d(encode, &p.ta, a->x, XH ? 2 : 1, (uint64_t)p.M, (uint64_t)p.K,
                                 (uint64_t)a->x_ld * (XH ? 2 : 1), TMA_BM);
-    if (!rc) rc = encode_2d(encode, &p.tb, a->wq, 1, (uint64_t)a->c_out, (uint64_t)p.K, (uint64_t)p.K, BN);
+    if (!rc) rc = encode_2d(encode, &p.tb, a->wq, 1, (uint64_t)a->c_out, (uint64_t)p.K, (uint64_t)p.K, BN, SW);
     p.res_tma = RT && (a->res_mode == I8_FP8_RES_F16 || a->res_mode == I8_FP8_RES_F16_FQ) && ((uintptr_t)a->res & 15) == 0;
     if (!rc && p.res_tma)
         rc = encode_2d(encode, &p.tr, a->res, 2, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->res_ld * 2, TMA_BM);
     if (rc) return rc;
     const int tiles = p.m_tiles * p.n_tiles, grid = tiles < sm_count ? tiles : sm_count;
-    tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1><<<grid, TMA_THREADS, L::BYTES, s>>>(p);
+    tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW><<<grid, TMA_THREADS, L::BYTES, s>>>(p);
     return (int)cudaGetLastError();
 }
 
 /* The product's TMA variants, in variant order after cuda_fp8.cu's families (stored tactics name
  * them by number: only ever append). Columns: name, BN, stages, RT, XH, PP, im2col (the spatial
- * convs: same kernels, the producer loads A in im2col mode). */
+ * convs: same kernels, the producer loads A in im2col mode), SW (bytes of K per sub-slice: 128,
+ * or 32 for small c_in, where a 128-channel chunk per tap is mostly zeros: at c_in 32 a stage
+ * holds four taps instead of one). */
 #define TMA_VARIANTS(X) \
-    X("tma128x64s4", 64, 4, false, false, false, false) X("tma128x128s3", 128, 3, false, false, false, false) \
-    X("tma128x64s4r", 64, 4, true, false, false, false) X("tma128x64s3h", 64, 3, false, true, false, false) \
-    X("tma128x64s4p", 64, 4, false, false, true, false) X("tma128x64s4pr", 64, 4, true, false, true, false) \
-    X("tma128x64s4c", 64, 4, false, false, false, true) X("tma128x128s3c", 128, 3, false, false, false, true) \
-    X("tma128x64s4pc", 64, 4, false, false, true, true)
+    X("tma128x64s4", 64, 4, false, false, false, false, 128) X("tma128x128s3", 128, 3, false, false, false, false, 128) \
+    X("tma128x64s4r", 64, 4, true, false, false, false, 128) X("tma128x64s3h", 64, 3, false, true, false, false, 128) \
+    X("tma128x64s4p", 64, 4, false, false, true, false, 128) X("tma128x64s4pr", 64, 4, true, false, true, false, 128) \
+    X("tma128x64s4c", 64, 4, false, false, false, true, 128) X("tma128x128s3c", 128, 3, false, false, false, true, 128) \
+    X("tma128x64s4pc", 64, 4, false, false, true, true, 128) X("tma128x64s4c32", 64, 4, false, false, false, true, 32)
 
 extern "C" int i8_cuda_conv_fp8_tma_variants(void) {
-#define TMA_COUNT(name, bn, st, rt, xh, pp, ic) +1
+#define TMA_COUNT(name, bn, st, rt, xh, pp, ic, sw) +1
     return 0 TMA_VARIANTS(TMA_COUNT);
 #undef TMA_COUNT
 }
 
 extern "C" const char *i8_cuda_conv_fp8_tma_name(int v) {
     static const char *const names[] = {
-#define TMA_NAME(name, bn, st, rt, xh, pp, ic) name,
+#define TMA_NAME(name, bn, st, rt, xh, pp, ic, sw) name,
         TMA_VARIANTS(TMA_NAME)
 #undef TMA_NAME
     };
@@ -646,8 +677,8 @@ extern "C" const char *i8_cuda_conv_fp8_tma_name(int v) {
 
 extern "C" int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int v) {
     int i = 0;
-#define TMA_FITS(name, bn, st, rt, xh, pp, ic) \
-    if (v == i++) return tma_fits(a, xh, ic);
+#define TMA_FITS(name, bn, st, rt, xh, pp, ic, sw) \
+    if (v == i++) return tma_fits(a, xh, ic) && (sw == FP8_BK || a->c_in <= 64); /* narrow: small c_in only */
     TMA_VARIANTS(TMA_FITS)
 #undef TMA_FITS
     return 0;
@@ -655,10 +686,19 @@ extern "C" int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int v) 
 
 extern "C" int i8_cuda_conv_fp8_is_im2col(int variant) {
     int i = I8_FP8_TMA_FIRST;
-#define TMA_IM2COL(name, bn, st, rt, xh, pp, ic) \
+#define TMA_IM2COL(name, bn, st, rt, xh, pp, ic, sw) \
     if (variant == i++) return ic;
     TMA_VARIANTS(TMA_IM2COL)
 #undef TMA_IM2COL
+    return 0;
+}
+
+extern "C" int i8_cuda_conv_fp8_im2col_span(int variant) {
+    int i = I8_FP8_TMA_FIRST;
+#define TMA_SPAN(name, bn, st, rt, xh, pp, ic, sw) \
+    if (variant == i++) return ic ? sw : 0;
+    TMA_VARIANTS(TMA_SPAN)
+#undef TMA_SPAN
     return 0;
 }
 
@@ -673,8 +713,9 @@ extern "C" int i8_cuda_tma_driver(int *sm_count, void **encode_tiled, void **enc
 
 extern "C" int i8_cuda_conv_fp8_tma_setup(void) {
     int rc = 0;
-#define TMA_SET(name, bn, st, rt, xh, pp, ic) \
-    if (!rc && !ic) rc = tma_set_smem<bn, st, rt, xh, pp>(); /* the im2col variants: the same kernels */
+#define TMA_SET(name, bn, st, rt, xh, pp, ic, sw) \
+    if (!rc && (!ic || sw != FP8_BK)) rc = tma_set_smem<bn, st, rt, xh, pp, AB_NONE, false, sw>(); /* the 128-byte \
+                                                                  im2col variants: the pointwise ones' kernels */
     TMA_VARIANTS(TMA_SET)
 #undef TMA_SET
     return rc;
@@ -683,8 +724,8 @@ extern "C" int i8_cuda_conv_fp8_tma_setup(void) {
 extern "C" int i8_cuda_conv_fp8_tma(const i8_cuda_fp8_conv_args *a, int v, void *stream) {
     cudaStream_t s = (cudaStream_t)stream;
     int i = 0;
-#define TMA_LAUNCH(name, bn, st, rt, xh, pp, ic) \
-    if (v == i++) return launch_tma<bn, st, rt, xh, pp>(a, s, ic);
+#define TMA_LAUNCH(name, bn, st, rt, xh, pp, ic, sw) \
+    if (v == i++) return launch_tma<bn, st, rt, xh, pp, AB_NONE, false, sw>(a, s, ic);
     TMA_VARIANTS(TMA_LAUNCH)
 #undef TMA_LAUNCH
     return (int)cudaErrorInvalidValue;

@@ -8,12 +8,17 @@
 
 #define FP8_BK 128 /* K bytes per stage (a 128-byte swizzle span): four k32 steps */
 
-/* shared-memory matrix descriptor: start address, leading byte offset 16 (unused with the
- * swizzle), stride byte offset 1024 (between 8-row groups), 128-byte swizzle */
-__device__ __forceinline__ uint64_t wg_desc(const unsigned char *p) {
+/* shared-memory matrix descriptor of K-major rows SW bytes wide, swizzled over SW bytes (128, 64
+ * or 32, as TMA's CU_TENSOR_MAP_SWIZZLE_*B writes them): start address, leading byte offset 16
+ * (unused: a k32 step of e4m3 never crosses a swizzle span), stride byte offset 8 rows x SW (between
+ * 8-row groups), layout type 1 / 2 / 3 for the 128- / 64- / 32-byte swizzle */
+template <int SW> __device__ __forceinline__ uint64_t wg_desc_sw(const unsigned char *p) {
+    static_assert(SW == 128 || SW == 64 || SW == 32, "a swizzle span wgmma reads");
+    constexpr uint64_t layout = SW == 128 ? 1 : SW == 64 ? 2 : 3;
     uint64_t addr = (uint64_t)__cvta_generic_to_shared(p);
-    return ((addr & 0x3FFFF) >> 4) | ((uint64_t)(16 >> 4) << 16) | ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
+    return ((addr & 0x3FFFF) >> 4) | ((uint64_t)(16 >> 4) << 16) | ((uint64_t)(8 * SW >> 4) << 32) | (layout << 62);
 }
+__device__ __forceinline__ uint64_t wg_desc(const unsigned char *p) { return wg_desc_sw<128>(p); }
 __device__ __forceinline__ void wg_fence(void) { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_wait_all(void) { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
