@@ -73,6 +73,11 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
      * branches) */
     const char *tma = getenv("INFER8_CUDA_FP8_TMA");
     c->fp8_tma = !tma || atoi(tma) > 0;
+    /* INFER8_CUDA_TMA_GRID=N: the TMA kernels launch at most N blocks (each loops over its share
+     * of the tiles) in tuning and graphs alike, and the graph's grid choice is skipped (tests:
+     * N = 1 walks every tile in one block) */
+    const char *grid = getenv("INFER8_CUDA_TMA_GRID");
+    c->tma_grid_forced = grid && atoi(grid) > 0 ? atoi(grid) : 0;
     c->fp8_only = 0;
     for (const char *v = getenv("INFER8_CUDA_FP8_VARIANT"); v && *v;) {
         char *end;
@@ -315,7 +320,11 @@ static i8_cuda_fp8_conv_args fp8_args(const cu_ctx *c, int n, const cu_conv_sig 
     a.sh = g->sh, a.sw = g->sw, a.ph = g->ph, a.pw = g->pw, a.relu = g->relu;
     a.partial = c->ws[wsi], a.partial_bytes = CU_WORKSPACE_BYTES;
     a.counters = c->counters[wsi], a.n_counters = CU_SPLIT_COUNTERS;
-    a.sm_count = c->sm_count, a.tma_encode_tiled = c->tma_encode_tiled, a.tma_encode_im2col = c->tma_encode_im2col;
+    const int cap = c->tma_grid_forced                        ? c->tma_grid_forced
+                    : c->batches && n >= 0 && n <= c->max_batch ? c->batches[n].tma_grid
+                                                                  : 0;
+    a.sm_count = cap > 0 && cap < c->sm_count ? cap : c->sm_count; /* the TMA kernels' grid */
+    a.tma_encode_tiled = c->tma_encode_tiled, a.tma_encode_im2col = c->tma_encode_im2col;
     return a;
 }
 
