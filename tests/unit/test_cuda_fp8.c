@@ -248,21 +248,6 @@ static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns,
         i8_cuda_stats sk;
         i8_cuda_get_stats(cc, ns[k], &sk);
         assert_int_equal(sk.fp8_checks_failed, 0);
-        /* a captured graph with TMA convs was also timed with their grids capped (choose_tma_grid),
-         * and the cap kept is one of those (the outputs compared above ran on it) */
-        if (sk.graph_captured && sk.fp8_tma > 0 && !getenv("INFER8_CUDA_TMA_GRID") &&
-            !getenv("INFER8_CUDA_GRAPH_CHOICE")) {
-            int sms = 0;
-            void *tiled = NULL, *im2col = NULL;
-            assert_int_equal(i8_cuda_tma_driver(&sms, &tiled, &im2col), 0);
-            for (int i = 0; i < 3; i++) assert_true(sk.graph_grid_ms[i] > 0.0f);
-            assert_true(sk.tma_grid == 0 || sk.tma_grid == sms * 3 / 4 || sk.tma_grid == sms / 2 ||
-                        sk.tma_grid == sms / 4);
-            if (report)
-                fprintf(stderr, "  %s b%d: graph %.3f ms with the TMA kernels on all SMs, %.3f / %.3f / %.3f on 3/4, 1/2, 1/4: "
-                        "kept %d blocks (0 = all)\n", g->arch, ns[k], (double)sk.graph_tuned_ms, (double)sk.graph_grid_ms[0],
-                        (double)sk.graph_grid_ms[1], (double)sk.graph_grid_ms[2], sk.tma_grid);
-        }
     }
     if (report) {
         double ms = 0;
@@ -529,15 +514,16 @@ static void test_fp8_im2col_chain(void **state) {
 /* The persistent TMA kernels walk their tiles in a loop: the 1x1 conv 128 -> 320 at 35x35 has 145
  * tiles of 128 x 64 at batch 3, more than the H200's 132 SMs, so some blocks take two tiles. The
  * output must match the emulation on the plain kernel and on the ping-pong one (its two consumers
- * alternate the block's tiles), on every SM and on a grid capped at 2 blocks. (Session 17 also launched these kernels with up to K blocks per
- * SM; session 18 measured that graph slower and the option was removed.) */
+ * alternate the block's tiles), on every SM and on a grid capped at 2 blocks. (Session 17 also
+ * launched these kernels with up to K blocks per SM; session 18 measured that graph slower and
+ * the option was removed.) */
 static void test_fp8_tma_tile_loop(void **state) {
     (void)state;
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
     static const char *const kernels[] = {"tma128x64s4", "tma128x64s4p", "tma128x64s4", "tma128x64s4p"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
-        /* the second pair on 2 blocks (INFER8_CUDA_TMA_GRID, as the graph's grid choice caps it):
-         * each block walks about 72 tiles */
+        /* the second pair on 2 blocks (INFER8_CUDA_TMA_GRID): each block walks about 72 tiles, so
+         * each stage's barriers go through many phases within one block */
         if (k < 2) assert_int_equal(unsetenv("INFER8_CUDA_TMA_GRID"), 0);
         else assert_int_equal(setenv("INFER8_CUDA_TMA_GRID", "2", 1), 0);
         int v = I8_FP8_TMA_FIRST;
@@ -1016,13 +1002,10 @@ static void bench_arch(const char *arch, const char *recipe) {
         i8_cuda_stats sa, sb;
         i8_cuda_get_stats(ca, n, &sa);
         i8_cuda_get_stats(cb, n, &sb);
-        char choice[320] = "";
-        if (sb.graph_tuned_ms > 0.0f && sb.graph_swapped_convs > 0) /* the graph had TMA convs */
-            snprintf(choice, sizeof choice,
-                     "; graph as tuned %.3f ms, TMA grids at 3/4, 1/2, 1/4 of the SMs %.3f / %.3f / %.3f ms (kept: %d "
-                     "blocks, 0 = all), %d TMA convs on other kernels %.3f ms: %s kept",
-                     (double)sb.graph_tuned_ms, (double)sb.graph_grid_ms[0], (double)sb.graph_grid_ms[1],
-                     (double)sb.graph_grid_ms[2], sb.tma_grid, sb.graph_swapped_convs, (double)sb.graph_plain_ms,
+        char choice[160] = "";
+        if (sb.graph_tuned_ms > 0.0f)
+            snprintf(choice, sizeof choice, "; graph as tuned %.3f ms, %d TMA convs on other kernels %.3f ms: %s kept",
+                     (double)sb.graph_tuned_ms, sb.graph_swapped_convs, (double)sb.graph_plain_ms,
                      sb.graph_plain ? "the latter" : "as tuned");
         printf("| %s | %s | %d | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | fp8 convs %d (own %d of which wgmma %d, TMA %d, "
                "cuBLASLt %d, cuDNN %d)%s, fp16 convs %d | arena %.1f -> %.1f MiB, weights %.1f -> %.1f MiB |\n",

@@ -489,58 +489,20 @@ static float graph_ms(cu_ctx *c, cudaGraphExec_t exec) {
     return best;
 }
 
-/* The TMA kernels are persistent: one block per SM up to their tile count, each block holding
- * most of its SM's shared memory, so a conv on them keeps the convs of concurrent branches waiting
- * for the whole GPU although, timed alone, it is the fastest. The tuned graph is therefore also
- * captured with their grids capped at 3/4, 1/2 and 1/4 of the SMs (each block loops over its
- * share of the tiles), and the fastest of the four graphs is kept, a capped one only when 1 % faster:
- * b->tma_grid, which every later capture of this batch (the uint8 graph) uses too. Returns the kept
- * graph's replay time. Session 24 measured no cap faster at batch 32 (IRv2 3.50 ms on all SMs, 3.90
- * / 4.53 / 6.77 capped; v3 and v4 likewise), and v3 at batch 1 1.6 % faster on 3/4 of them. */
-static float choose_tma_grid(cu_ctx *c, cu_batch *b, float full_ms) {
-    static const int quarters[3] = {3, 2, 1};
-    int tma = 0;
-    for (int i = 0; i < b->n_plans; i++)
-        tma += b->plans[i].tac.kind == I8_CUDA_TACTIC_FP8 && b->plans[i].tac.variant >= I8_FP8_TMA_FIRST;
-    if (!tma || full_ms < 0.0f || c->tma_grid_forced || c->sm_count < 4) return full_ms;
-    float best = full_ms;
-    int best_grid = 0;
-    for (int i = 0; i < 3; i++) {
-        b->tma_grid = c->sm_count * quarters[i] / 4;
-        cudaGraphExec_t capped = capture(c, b, 0);
-        const float ms = capped ? graph_ms(c, capped) : -1.0f;
-        b->stats.graph_grid_ms[i] = ms;
-        if (getenv("INFER8_CUDA_DEBUG"))
-            fprintf(stderr, "cuda: batch %d: graph with the TMA kernels on %d of %d SMs %.4f ms (on all %.4f ms)\n",
-                    b->n, b->tma_grid, c->sm_count, (double)ms, (double)full_ms);
-        if (capped && ms >= 0.0f && ms < 0.99f * best) { /* 1 % at least: not a replay's noise */
-            cudaGraphExecDestroy(b->exec);
-            b->exec = capped, best = ms, best_grid = b->tma_grid;
-        } else if (capped) {
-            cudaGraphExecDestroy(capped);
-        }
-    }
-    b->tma_grid = b->stats.tma_grid = best_grid;
-    return best;
-}
-
 /* The tuner times each conv alone, but a TMA kernel holds whole SMs (one block each, most of
  * their shared memory) while concurrent branches wait for room: the forward may be faster with
  * those convs on their fastest other own kernel (cu_conv_plan.alt; session 15 measured IRv2 at
- * batch 1 slower with the TMA kernels than without). Both graphs are timed (the plain one with
- * the grid cap choose_tma_grid kept); the faster is kept, and its tactics are the ones a bundle
- * stores. INFER8_CUDA_GRAPH_CHOICE=0 keeps the tuned one on all SMs. */
+ * batch 1 slower with the TMA kernels than without). Both graphs are timed; the faster is kept,
+ * and its tactics are the ones a bundle stores. INFER8_CUDA_GRAPH_CHOICE=0 keeps the tuned one. */
 static infer8_status choose_plain(cu_ctx *c, cu_batch *b, i8_err *err) {
     int swapped = 0, back = 0;
-    const float full = graph_ms(c, b->exec);
-    const float tuned = choose_tma_grid(c, b, full); /* b->exec: the tuned tactics, with the kept grid cap */
-    b->stats.graph_tuned_ms = full;
     /* the plans now hold the alternatives; b->exec replays what it captured, the tuned ones */
     infer8_status rc = i8_cuda_conv_swap_alt(c, b, &swapped, err);
     if (rc != INFER8_OK || !swapped) return rc;
+    const float tuned = graph_ms(c, b->exec);
     cudaGraphExec_t plain = capture(c, b, 0);
     const float plain_ms = plain ? graph_ms(c, plain) : -1.0f;
-    b->stats.graph_plain_ms = plain_ms, b->stats.graph_swapped_convs = swapped;
+    b->stats.graph_tuned_ms = tuned, b->stats.graph_plain_ms = plain_ms, b->stats.graph_swapped_convs = swapped;
     if (getenv("INFER8_CUDA_DEBUG"))
         fprintf(stderr, "cuda: batch %d: graph as tuned %.4f ms, with %d TMA convs on other kernels %.4f ms\n", b->n,
                 (double)tuned, swapped, (double)plain_ms);
@@ -576,7 +538,6 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
     for (int i = 0; i < nn; i++) b->node_plan[i] = -1;
     memset(b->tactics, 0, sizeof(i8_cuda_tactic) * (size_t)nn); /* node_take_plan counts what it replaces */
     memset(&b->stats, 0, sizeof b->stats);
-    b->tma_grid = 0; /* tuning times the TMA kernels on every SM; choose_tma_grid caps the graph's */
     c->cudnn_spent_s = 0; /* the cuDNN plan-building budget applies per batch size */
     double t0 = now_s();
     for (int i = 0; i < nn; i++) {

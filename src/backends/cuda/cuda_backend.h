@@ -69,10 +69,6 @@ typedef struct i8_cuda_stats {
      * timed), and which one runs (graph_plain 1: the latter) */
     float graph_tuned_ms, graph_plain_ms;
     int graph_plain, graph_swapped_convs;
-    /* the tuned graph with the TMA kernels' grids capped at 3/4, 1/2 and 1/4 of the SMs (0 when
-     * not timed), and the cap kept (tma_grid blocks; 0: one per SM) */
-    float graph_grid_ms[3];
-    int tma_grid;
     int streams_used;
     size_t arena_bytes, weight_bytes, workspace_bytes;
 } i8_cuda_stats;
