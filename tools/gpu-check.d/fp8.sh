@@ -195,7 +195,7 @@ fp8_ncu() {
   for v in ${FP8_NCU_VARIANTS:-32 17}; do
     FP8_LAB_SHAPE=${FP8_NCU_SHAPE:-"Block17 up 1x1 384->1088 @17 b32"} FP8_LAB_MODE=${FP8_NCU_MODE:-2} FP8_LAB_VARIANT=$v \
       timeout 120 "$ncu" --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-      --section WarpStateStats --section SchedulerStats --section LaunchStats --section SourceCounters -k regex:conv_fp8 --launch-count 1 \
+      --section WarpStateStats --section SchedulerStats --section LaunchStats --section SourceCounters -k regex:'conv_fp8|tma_fp8' --launch-count 1 \
       build-device/bin/fp8_lab >"$OUT/ncu-v$v.txt" 2>&1 || rc=1
     echo "fp8_ncu: variant $v"
     grep -E "Duration|Throughput|Occupancy|Registers Per|Eligible|Issued Warp|No Eligible|Cycles Per Issued|[Ss]tall" "$OUT/ncu-v$v.txt"
