@@ -12,6 +12,16 @@ fp8_tests() {
   gpu_test fp8_tests test_cuda_fp8 540 '^\[|max rel|ms/forward|top-1|tactics restored|restored vs|SKIP|FAIL|Error|error|prepare|run:' 60
 }
 
+# The im2col TMA kernels' tests alone (test_fp8_im2col: each im2col variant forced on the spatial
+# cases it fits; test_fp8_im2col_chain: on chains of spatial convs), against the CPU FP8
+# emulation, for a kernel change before anything else runs: $OUT/fp8_im2col.log. Not in STEPS
+# (fp8_tests runs them too).
+fp8_im2col() {
+  gpu_env >/dev/null
+  INFER8_TEST_FILTER='test_fp8_im2col*' gpu_test fp8_im2col test_cuda_fp8 ${FP8_IM2COL_TIMEOUT:-240} \
+    'tma128|chain on|^\[|WRONG|FAIL|Error|error' 60
+}
+
 # fp16 vs FP8 of the same model (IRv2 and v3, recipe default; INFER8_FP8_BENCH_RECIPE and
 # INFER8_FP8_BENCH_ARCHES override): 7 interleaved rounds of CUDA-graph replays at batch 1 and
 # 32, median (min-max) and x = fp16 / fp8, the recipe's roofline bound (eval/roofline.c on the FP8

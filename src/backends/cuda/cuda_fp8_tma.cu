@@ -39,7 +39,8 @@ typedef struct tma_params {
     int M, K, m_tiles, n_tiles;
     int KB;             /* 128-deep K slices per tile */
     int res_tma;        /* the producer also loads each tile's fp16 residual (variants with RT) */
-    int im2col;         /* spatial conv (variants with C): K slice = one tap's 128 channels, im2col TMA */
+    int im2col;         /* spatial conv (variants with C): A loaded in TMA's im2col mode, a K slice being
+                         * FP8_BK / SW sub-slices of one tap's SW channels each */
     int chunks;         /* im2col: SW-channel chunks per tap, ceil(c_in / SW) */
     int subs;           /* im2col: SW-deep sub-slices in all, kh kw chunks (KB = their stages) */
 } tma_params;
@@ -684,15 +685,6 @@ extern "C" int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int v) 
     return 0;
 }
 
-extern "C" int i8_cuda_conv_fp8_is_im2col(int variant) {
-    int i = I8_FP8_TMA_FIRST;
-#define TMA_IM2COL(name, bn, st, rt, xh, pp, ic, sw) \
-    if (variant == i++) return ic;
-    TMA_VARIANTS(TMA_IM2COL)
-#undef TMA_IM2COL
-    return 0;
-}
-
 extern "C" int i8_cuda_conv_fp8_im2col_span(int variant) {
     int i = I8_FP8_TMA_FIRST;
 #define TMA_SPAN(name, bn, st, rt, xh, pp, ic, sw) \
@@ -701,6 +693,8 @@ extern "C" int i8_cuda_conv_fp8_im2col_span(int variant) {
 #undef TMA_SPAN
     return 0;
 }
+
+extern "C" int i8_cuda_conv_fp8_is_im2col(int variant) { return i8_cuda_conv_fp8_im2col_span(variant) > 0; }
 
 extern "C" int i8_cuda_tma_driver(int *sm_count, void **encode_tiled, void **encode_im2col) {
     int dev = 0;
