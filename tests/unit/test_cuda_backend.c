@@ -161,6 +161,15 @@ static void check_graph_b(tg *t, const int *ns, int count, double tol, const cha
                     g->arch, n, ms, s.graph_captured, s.streams_used, s.convs_per_kind[1], s.convs_per_kind[2],
                     s.convs_per_kind[3], s.problems, s.cudnn_plans_tried, s.cudnn_plans_failed, s.tune_seconds,
                     s.arena_bytes / 1048576.0, s.weight_bytes / 1048576.0);
+            /* INFER8_CUDA_PRIORITY=2 (test_priority_streams): the graph that ran, both replays
+             * and the uint8 graph, put its critical path, part of the nodes, on the
+             * high-priority streams */
+            const char *prio = getenv("INFER8_CUDA_PRIORITY");
+            if (prio && atoi(prio) == 2) {
+                fprintf(stderr, "  %s n=%d: %d of %d nodes at high priority\n", g->arch, n, s.prio_nodes, g->n_nodes);
+                assert_int_equal(s.graph_prio, 1);
+                assert_true(s.prio_nodes > 0 && s.prio_nodes < g->n_nodes);
+            }
         }
     }
     /* every conv got a tactic of a real kind; forced kinds are used where they fit; no cuBLASLt
@@ -457,6 +466,14 @@ static void check_family(const char *arch)
 static void test_inception_v3(void **state) { (void)state; check_family("inception_v3"); }
 static void test_inception_v4(void **state) { (void)state; check_family("inception_v4"); }
 static void test_inception_resnet_v2(void **state) { (void)state; check_family("inception_resnet_v2"); }
+/* The critical path on high-priority streams, kept whatever it times (INFER8_CUDA_PRIORITY=2):
+ * the forward must compute the same as on the default streams, at batch 1 and 4 */
+static void test_priority_streams(void **state) {
+    (void)state;
+    setenv("INFER8_CUDA_PRIORITY", "2", 1);
+    check_family("inception_resnet_v2");
+    unsetenv("INFER8_CUDA_PRIORITY");
+}
 
 /* ------------------------------------------------------------ benchmark mode ------------- */
 
@@ -513,9 +530,11 @@ static int bench_main(void)
             ms = r[3];
             i8_cuda_stats s;
             i8_cuda_get_stats(c, n, &s);
-            printf("| %s | %d | %.3f | %.3f | %.3f | %.1f | %d/%d/%d | %s |\n", archs[a], n, ms, r[0], r[6],
-                   s.tune_seconds, s.convs_per_kind[1], s.convs_per_kind[2], s.convs_per_kind[3],
-                   s.graph_captured ? "yes" : "NO");
+            printf("| %s | %d | %.3f | %.3f | %.3f | %.1f | %d/%d/%d | %s; default priority %.3f ms, %d critical-path nodes "
+                   "at high priority %.3f ms%s |\n",
+                   archs[a], n, ms, r[0], r[6], s.tune_seconds, s.convs_per_kind[1], s.convs_per_kind[2],
+                   s.convs_per_kind[3], s.graph_captured ? "yes" : "NO", (double)s.graph_noprio_ms, s.prio_nodes,
+                   (double)s.graph_prio_ms, s.graph_prio == 1 ? " (kept)" : "");
             fflush(stdout);
         }
         /* profile at batch 1 (nodes one at a time, outside the graph) */
@@ -557,6 +576,7 @@ int main(void) {
         cmocka_unit_test(test_inception_v3),
         cmocka_unit_test(test_inception_v4),
         cmocka_unit_test(test_inception_resnet_v2),
+        cmocka_unit_test(test_priority_streams),
     };
     return i8_gpu_test_run("test_cuda_backend", tests, sizeof tests / sizeof tests[0], "INFER8_CUDA_BENCH", bench_main);
 }

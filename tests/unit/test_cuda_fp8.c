@@ -161,6 +161,8 @@ static float *emulation_logits(i8_graph *g, const float *in, int images, int n, 
  * test_fp8_tma_tile_loop: the node that must have run expect_node_variant (-1: no such check) */
 static int expect_spatial_variant = -1;
 static int expect_node = -1, expect_node_variant = -1;
+/* what compare_fp8 saw of the priority choice (choose_priority) at its last batch size */
+static i8_cuda_stats last_stats;
 
 static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns, int count, double *rel_out,
                         int *agree_out, int *total_out, double *mean_rel_out, double *outlier_out, int report,
@@ -240,6 +242,7 @@ static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns,
     }
     i8_cuda_stats s;
     i8_cuda_get_stats(cc, ns[count - 1], &s);
+    last_stats = s;
     assert_int_equal(s.fp8_load_fallbacks, fallbacks);
     /* every candidate kernel the tuner timed faster agreed with the reference mma.sync kernel: a
      * rejection is a wrong kernel or a wrong check (until session 14 the check's input upload
@@ -430,6 +433,7 @@ static int im2col_teardown(void **state) {
     expect_node = expect_node_variant = -1;
     unsetenv("INFER8_CUDA_FP8_VARIANT");
     unsetenv("INFER8_CUDA_FP8_DNN");
+    unsetenv("INFER8_CUDA_PRIORITY");
     return 0;
 }
 
@@ -547,6 +551,46 @@ static void test_fp8_tma_tile_loop(void **state) {
         assert_true(ok);
     }
     assert_int_equal(unsetenv("INFER8_CUDA_TMA_GRID"), 0);
+}
+
+static int variant_named(const char *name) {
+    for (int v = 0; v < i8_cuda_conv_fp8_variants(); v++)
+        if (!strcmp(i8_cuda_conv_fp8_name(v), name)) return v;
+    fail_msg("no FP8 variant %s", name);
+    return -1;
+}
+
+/* The critical path on high-priority streams, kept untimed (INFER8_CUDA_PRIORITY=2), with FP8
+ * convs on both kinds of stream: a long branch of three 1x1 convs (on the path) beside a short
+ * one of one (off it), joined by a concat; the own kernels only (one TMA, one cp.async wgmma),
+ * so each lane runs persistent TMA kernels too. The output must match the emulation. */
+static void test_fp8_priority(void **state) {
+    (void)state;
+    char val[32];
+    snprintf(val, sizeof val, "%d,%d", variant_named("tma128x64s4"), variant_named("wgmma128x64"));
+    assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
+    assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
+    assert_int_equal(setenv("INFER8_CUDA_PRIORITY", "2", 1), 0);
+    tg t;
+    tg_init(&t, 3, 35, 35, 91);
+    int a = tg_conv(&t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int l1 = tg_conv(&t, "long.0", a, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int l2 = tg_conv(&t, "long.1", l1, 256, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int l3 = tg_conv(&t, "long.2", l2, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int sh = tg_conv(&t, "short", a, 320, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int cat = tg_concat(&t, "cat", 2, (int[]){l3, sh});
+    tg_finish(&t, cat);
+    const int n_nodes = t.g.n_nodes;
+    int f[] = {l1, l2, l3, sh};
+    const op_result r = run_case(&t, f, NULL, 4, 0);
+    const int ok = fp8_op_close(r.rel, r.mean_rel, r.outliers);
+    fprintf(stderr,
+            "  critical path at high priority (%d of %d nodes): max rel diff %.3g, mean |diff| / max |ref| %.3g, "
+            "%.4f%% beyond 2e-2: %s\n",
+            last_stats.prio_nodes, n_nodes, r.rel, r.mean_rel, 100.0 * r.outliers, ok ? "ok" : "WRONG");
+    assert_true(ok);
+    assert_int_equal(last_stats.graph_prio, 1);
+    assert_true(last_stats.prio_nodes > 0 && last_stats.prio_nodes < n_nodes); /* the short conv is off the path */
 }
 
 /* x -> branch convs -> fused residual conv (reads x as residual); then a second block */
@@ -1002,11 +1046,19 @@ static void bench_arch(const char *arch, const char *recipe) {
         i8_cuda_stats sa, sb;
         i8_cuda_get_stats(ca, n, &sa);
         i8_cuda_get_stats(cb, n, &sb);
-        char choice[160] = "";
+        char choice[480] = "";
         if (sb.graph_tuned_ms > 0.0f)
             snprintf(choice, sizeof choice, "; graph as tuned %.3f ms, %d TMA convs on other kernels %.3f ms: %s kept",
                      (double)sb.graph_tuned_ms, sb.graph_swapped_convs, (double)sb.graph_plain_ms,
                      sb.graph_plain ? "the latter" : "as tuned");
+        for (int k = 0; k < 2; k++) { /* the priority choice of each graph (choose_priority) */
+            const i8_cuda_stats *st = k ? &sb : &sa;
+            const size_t used = strlen(choice);
+            if (st->graph_prio_ms > 0.0f && used < sizeof choice)
+                snprintf(choice + used, sizeof choice - used, "; %s graph %.3f ms, %d critical-path nodes at high priority %.3f ms%s",
+                         k ? "fp8" : "fp16", (double)st->graph_noprio_ms, st->prio_nodes, (double)st->graph_prio_ms,
+                         st->graph_prio ? " (kept)" : "");
+        }
         printf("| %s | %s | %d | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | fp8 convs %d (own %d of which wgmma %d, TMA %d, "
                "cuBLASLt %d, cuDNN %d)%s, fp16 convs %d | arena %.1f -> %.1f MiB, weights %.1f -> %.1f MiB |\n",
                arch, recipe, n, ra[3], ra[0], ra[6], rb[3], rb[0], rb[6], ra[3] / rb[3],
@@ -1068,6 +1120,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_fp8_im2col, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_im2col_chain, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_tma_tile_loop, im2col_teardown),
+        cmocka_unit_test_teardown(test_fp8_priority, im2col_teardown),
         cmocka_unit_test(test_fp8_residual),
         cmocka_unit_test(test_fp8_residual_fp8),
         cmocka_unit_test(test_fp8_dual_output_and_concat),

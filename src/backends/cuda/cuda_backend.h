@@ -69,6 +69,11 @@ typedef struct i8_cuda_stats {
      * timed), and which one runs (graph_plain 1: the latter) */
     float graph_tuned_ms, graph_plain_ms;
     int graph_plain, graph_swapped_convs;
+    /* the priority choice (choose_priority): the graph's replay time with every node at the
+     * default priority and with the critical path's prio_nodes on high-priority streams (< 0
+     * when not timed, 0 when not tried), and which one runs (graph_prio 1: the latter) */
+    float graph_noprio_ms, graph_prio_ms;
+    int graph_prio, prio_nodes;
     int streams_used;
     size_t arena_bytes, weight_bytes, workspace_bytes;
 } i8_cuda_stats;

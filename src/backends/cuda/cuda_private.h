@@ -82,6 +82,8 @@ typedef struct cu_batch {
     cudnnBackendDescriptor_t *varpack; /* per node (cuDNN tactics only) */
     i8_cuda_tactic *tactics;     /* per node */
     i8_cuda_tactic *preset;      /* per node or NULL */
+    unsigned char *prio;         /* per node, 1: on the critical path, launched on its lane's high-priority
+                                  * stream (choose_priority); NULL: every node at the default priority */
     cudaGraphExec_t exec;
     cudaGraphExec_t exec_u8;     /* the same forward from the uint8 input (run_u8), captured on first use */
     int u8_capture_failed;       /* that capture failed: run_u8 launches node by node */
@@ -95,6 +97,11 @@ typedef struct cu_ctx {
     cudnnHandle_t dnn;
     cublasLtHandle_t lt;
     cudaStream_t streams[CU_STREAMS];
+    /* the same lanes at the device's greatest stream priority (NULL where it has none): a node
+     * on the critical path runs there, so the block scheduler serves it before the branches
+     * that have slack (choose_priority) */
+    cudaStream_t streams_hi[CU_STREAMS];
+    cudaEvent_t lane_ev[CU_STREAMS]; /* orders a lane's nodes across its two streams */
     cudaEvent_t *ev;             /* per node */
     cudaEvent_t join[CU_STREAMS], t0, t1;
     void *ws[CU_STREAMS];
