@@ -473,3 +473,32 @@ void i8_graph_compute_stats(const i8_graph *g, i8_graph_stats *s) {
         if (!stat) s->parameters += weight_elems(&g->weights[wi]);
     }
 }
+
+infer8_status i8_graph_critical_path(const i8_graph *g, const double *cost, double slack, unsigned char *on_path,
+                                     int *count, double *longest_out, i8_err *err) {
+    const int n = g->n_nodes;
+    /* head[i]: the longest chain ending with i; tail[i]: the longest starting with it */
+    double *head = i8_calloc((size_t)(n ? n : 1) * 2, sizeof(double), err), *tail = head + n, longest = 0.0;
+    if (!head) return INFER8_E_NOMEM;
+    for (int i = 0; i < n; i++) { /* inputs come before their readers (i8_graph_validate) */
+        const i8_node *nd = &g->nodes[i];
+        for (int k = 0; k < nd->n_inputs; k++)
+            if (head[nd->inputs[k]] > head[i]) head[i] = head[nd->inputs[k]];
+        head[i] += cost[i];
+        tail[i] = cost[i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        const i8_node *nd = &g->nodes[i];
+        for (int k = 0; k < nd->n_inputs; k++) {
+            const int p = nd->inputs[k];
+            if (cost[p] + tail[i] > tail[p]) tail[p] = cost[p] + tail[i];
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (head[i] + tail[i] - cost[i] > longest) longest = head[i] + tail[i] - cost[i];
+    *count = 0;
+    for (int i = 0; i < n; i++) *count += on_path[i] = head[i] + tail[i] - cost[i] >= longest - slack;
+    if (longest_out) *longest_out = longest;
+    free(head);
+    return INFER8_OK;
+}

@@ -148,6 +148,13 @@ uint64_t i8_node_macs(const i8_graph *g, const i8_node *n);
  * array of g->n_nodes counts that the caller frees. Fails only with INFER8_E_NOMEM. */
 infer8_status i8_graph_count_uses(const i8_graph *g, int **uses, i8_err *err);
 
+/* The critical path of a valid graph whose node i costs cost[i] (>= 0): the longest chain of
+ * dependent nodes. Sets on_path[i] = 1 for each node whose longest chain through it costs at
+ * least the longest chain's cost minus slack, else 0; *count gets how many, *longest (may be
+ * NULL) that cost. Fails only with INFER8_E_NOMEM. */
+infer8_status i8_graph_critical_path(const i8_graph *g, const double *cost, double slack, unsigned char *on_path,
+                                     int *count, double *longest, i8_err *err);
+
 /* Static names: "conv", "batchnorm", ... ("removed" for I8_OP_COUNT); "fp32", "fp16", "fp8". */
 const char *i8_op_name(i8_op op);
 const char *i8_precision_name(i8_precision p);

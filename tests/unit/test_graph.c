@@ -1,6 +1,6 @@
 /* Graph IR: validation accepts a correct hand-built graph and rejects broken ones with a
- * message naming the node; stats against hand-computed MACs and parameters; describe JSON
- * parses back with one entry per node. */
+ * message naming the node; stats against hand-computed MACs and parameters; the critical
+ * path against hand-computed chains; describe JSON parses back with one entry per node. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -90,6 +90,36 @@ static void test_valid_graph_and_stats(void **state) {
     assert_string_equal(i8_op_name(I8_OP_GLOBAL_AVGPOOL), "global_avgpool");
     assert_string_equal(i8_op_name(I8_OP_COUNT), "removed");
     assert_string_equal(i8_precision_name(I8_PREC_FP8), "fp8");
+    i8_graph_free(&g);
+}
+
+/* build_small's two branches after stem.act: pool (4) and side (5), joined by mix (6). With side
+ * costing 3 and every other node 1, the longest chain is 0 1 2 3 5 6 7 8 (cost 10); the one
+ * through pool costs 8, so pool is on the path only with a slack of 2 or more. */
+static void test_critical_path(void **state) {
+    (void)state;
+    i8_graph g = {0};
+    i8_err err = {0};
+    build_small(&g);
+    double cost[9] = {1, 1, 1, 1, 1, 3, 1, 1, 1}, longest = 0;
+    unsigned char on[9];
+    int count = -1;
+    assert_int_equal(i8_graph_critical_path(&g, cost, 0.0, on, &count, &longest, &err), INFER8_OK);
+    static const unsigned char want[9] = {1, 1, 1, 1, 0, 1, 1, 1, 1};
+    assert_memory_equal(on, want, 9);
+    assert_int_equal(count, 8);
+    assert_true(longest == 10.0);
+    assert_int_equal(i8_graph_critical_path(&g, cost, 1.5, on, &count, NULL, &err), INFER8_OK);
+    assert_int_equal(count, 8);
+    assert_int_equal(on[4], 0);
+    assert_int_equal(i8_graph_critical_path(&g, cost, 2.0, on, &count, NULL, &err), INFER8_OK);
+    assert_int_equal(count, 9);
+    /* the pool made dearer than the side conv takes the path over */
+    cost[4] = 4;
+    assert_int_equal(i8_graph_critical_path(&g, cost, 0.0, on, &count, &longest, &err), INFER8_OK);
+    assert_int_equal(on[4], 1);
+    assert_int_equal(on[5], 0);
+    assert_true(longest == 11.0);
     i8_graph_free(&g);
 }
 
@@ -236,6 +266,7 @@ static void test_describe_json(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_graph_and_stats),
+        cmocka_unit_test(test_critical_path),
         cmocka_unit_test(test_rejects_concat_channels),
         cmocka_unit_test(test_rejects_concat_spatial),
         cmocka_unit_test(test_rejects_forward_input),

@@ -531,39 +531,10 @@ static infer8_status choose_plain(cu_ctx *c, cu_batch *b, i8_err *err) {
     return rc;
 }
 
-/* Marks the nodes on the forward's critical path: the longest chain of dependent nodes, each
- * conv weighted by its tuned time (tactic ms) and every other node by NONCONV_MS. A node whose
- * longest chain through it is within SLACK_MS of the longest is on it. Returns how many. */
+/* Node costs for the critical path: each conv's tuned time (tactic ms), every other node
+ * NONCONV_MS; nodes on chains within SLACK_MS of the longest count as on it. */
 #define NONCONV_MS 0.002
 #define SLACK_MS 0.0005
-static int critical_path(const cu_ctx *c, const cu_batch *b, unsigned char *prio, double *work) {
-    const i8_graph *g = c->g;
-    const int n = g->n_nodes;
-    double *w = work, *head = work + n, *tail = work + 2 * n, longest = 0.0;
-    for (int i = 0; i < n; i++) {
-        const double t = b->tactics[i].ms;
-        w[i] = g->nodes[i].op == I8_OP_CONV && t > 0.0 ? t : NONCONV_MS;
-        head[i] = 0.0, tail[i] = w[i];
-    }
-    for (int i = 0; i < n; i++) { /* nodes are in topological order */
-        const i8_node *nd = &g->nodes[i];
-        for (int j = 0; j < nd->n_inputs; j++)
-            if (head[nd->inputs[j]] > head[i]) head[i] = head[nd->inputs[j]];
-        head[i] += w[i];
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        const i8_node *nd = &g->nodes[i];
-        for (int j = 0; j < nd->n_inputs; j++) {
-            const int p = nd->inputs[j];
-            if (w[p] + tail[i] > tail[p]) tail[p] = w[p] + tail[i];
-        }
-    }
-    for (int i = 0; i < n; i++)
-        if (head[i] + tail[i] - w[i] > longest) longest = head[i] + tail[i] - w[i];
-    int marked = 0;
-    for (int i = 0; i < n; i++) marked += prio[i] = head[i] + tail[i] - w[i] >= longest - SLACK_MS;
-    return marked;
-}
 
 /* Concurrent branches share the SMs, and by default the block scheduler serves their kernels
  * alike, so a branch with slack can delay the one every later node waits for. The forward is
@@ -576,13 +547,18 @@ static infer8_status choose_priority(cu_ctx *c, cu_batch *b, i8_err *err) {
     const int mode = env ? atoi(env) : 1, n = c->g->n_nodes;
     if (mode <= 0 || !b->exec || !c->streams_hi[0] || c->streams_used < 2) return INFER8_OK;
     unsigned char *prio = i8_calloc((size_t)n, 1, err);
-    double *work = i8_calloc((size_t)n * 3, sizeof(double), err);
-    if (!prio || !work) {
-        free(prio), free(work);
-        return err->code;
+    double *cost = i8_calloc((size_t)n, sizeof(double), err);
+    infer8_status rc = prio && cost ? INFER8_OK : err->code;
+    for (int i = 0; i < n && !rc; i++) {
+        const double t = b->tactics[i].ms;
+        cost[i] = c->g->nodes[i].op == I8_OP_CONV && t > 0.0 ? t : NONCONV_MS;
     }
-    b->stats.prio_nodes = critical_path(c, b, prio, work);
-    free(work);
+    if (!rc) rc = i8_graph_critical_path(c->g, cost, SLACK_MS, prio, &b->stats.prio_nodes, NULL, err);
+    free(cost);
+    if (rc) {
+        free(prio);
+        return rc;
+    }
     b->prio = prio;
     cudaGraphExec_t with = capture(c, b, 0);
     float plain_ms = -1.0f, prio_ms = -1.0f;
