@@ -29,16 +29,25 @@ fp8_im2col() {
 # graphs and the five convs where FP8 loses most; every conv's two times and tactics in
 # $OUT/fp8-layers-ARCH-bN.tsv, and their roofline bound and efficiency (bench/fp8_roofline.py, which
 # models every residual conv as the default recipe's).
+# FP8_BENCH_INTO=NAME writes everything under $OUT/NAME instead (several runs in one call) and
+# prints only the rows, the roofline lines and the whole-graph choices.
 fp8_bench() {
   gpu_env >/dev/null
-  INFER8_FP8_BENCH=1 INFER8_FP8_BENCH_TSV="$OUT" INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-60} timeout ${FP8_BENCH_TIMEOUT:-540} \
-    build-device/tests/test_cuda_fp8 >"$OUT/fp8_bench.md" 2>"$OUT/fp8_bench.log"
+  local dir="$OUT${FP8_BENCH_INTO:+/$FP8_BENCH_INTO}"
+  mkdir -p "$dir" || return 1
+  INFER8_FP8_BENCH=1 INFER8_FP8_BENCH_TSV="$dir" INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-60} timeout ${FP8_BENCH_TIMEOUT:-540} \
+    build-device/tests/test_cuda_fp8 >"$dir/fp8_bench.md" 2>"$dir/fp8_bench.log"
   local rc=$?
-  tail -20 "$OUT/fp8_bench.log"
   # the roofline bound of FP8 over fp16 on the same convs (standard-library Python)
-  ls "$OUT"/fp8-layers-*.tsv >/dev/null 2>&1 && python3 bench/fp8_roofline.py "$OUT"/fp8-layers-*.tsv >>"$OUT/fp8_bench.md"
-  cat "$OUT/fp8_bench.md"
-  echo "fp8_bench: exit $rc"
+  ls "$dir"/fp8-layers-*.tsv >/dev/null 2>&1 && python3 bench/fp8_roofline.py "$dir"/fp8-layers-*.tsv >>"$dir/fp8_bench.md"
+  if [ -n "${FP8_BENCH_INTO:-}" ]; then
+    grep -E "^\| (incep|fp8-layers)|roofline bound" "$dir/fp8_bench.md"
+    grep -E "high priority|graph as tuned" "$dir/fp8_bench.log"
+  else
+    tail -20 "$dir/fp8_bench.log"
+    cat "$dir/fp8_bench.md"
+  fi
+  echo "fp8_bench${FP8_BENCH_INTO:+ $FP8_BENCH_INTO}: exit $rc"
   return $rc
 }
 
