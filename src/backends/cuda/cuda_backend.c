@@ -539,8 +539,8 @@ static infer8_status choose_plain(cu_ctx *c, cu_batch *b, i8_err *err) {
 /* Concurrent branches share the SMs, and by default the block scheduler serves their kernels
  * alike, so a branch with slack can delay the one every later node waits for. The forward is
  * captured again with the critical path's nodes on high-priority streams (launch_all); both
- * graphs are timed, interleaved, and the faster kept. Measured on the H200 (session 26): IRv2
- * at batch 32 2.5-2.9% faster in fp16, 0.8% in FP8; slower at batch 1 and for inception_v4.
+ * graphs are timed, interleaved, and the faster kept: on the H200 the priorities win for IRv2
+ * at batch 32 and lose at batch 1 and for inception_v4 (docs/performance.md, "Session 26").
  * INFER8_CUDA_PRIORITY=0 skips this, 2 keeps the priority graph untimed (tests, diagnosis). */
 static infer8_status choose_priority(cu_ctx *c, cu_batch *b, i8_err *err) {
     const char *env = getenv("INFER8_CUDA_PRIORITY");
