@@ -515,6 +515,14 @@ static void test_fp8_im2col_chain(void **state) {
     assert_int_equal(tested, 3 + 4); /* the wide chain on the three 128-channel kernels, the narrow on all four */
 }
 
+/* The own FP8 kernel variant of that name (i8_cuda_conv_fp8_name); fails the test if none. */
+static int variant_named(const char *name) {
+    for (int v = 0; v < i8_cuda_conv_fp8_variants(); v++)
+        if (!strcmp(i8_cuda_conv_fp8_name(v), name)) return v;
+    fail_msg("no FP8 variant %s", name);
+    return -1;
+}
+
 /* The persistent TMA kernels walk their tiles in a loop: the 1x1 conv 128 -> 320 at 35x35 has 145
  * tiles of 128 x 64 at batch 3, more than the H200's 132 SMs, so some blocks take two tiles. The
  * output must match the emulation on the plain kernel and on the ping-pong one (its two consumers
@@ -530,9 +538,8 @@ static void test_fp8_tma_tile_loop(void **state) {
          * each stage's barriers go through many phases within one block */
         if (k < 2) assert_int_equal(unsetenv("INFER8_CUDA_TMA_GRID"), 0);
         else assert_int_equal(setenv("INFER8_CUDA_TMA_GRID", "2", 1), 0);
-        int v = I8_FP8_TMA_FIRST;
-        while (v < i8_cuda_conv_fp8_variants() && strcmp(i8_cuda_conv_fp8_name(v), kernels[k]) != 0) v++;
-        assert_true(v < i8_cuda_conv_fp8_variants());
+        const int v = variant_named(kernels[k]);
+        assert_true(v >= I8_FP8_TMA_FIRST);
         char val[16];
         snprintf(val, sizeof val, "%d", v);
         assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
@@ -551,13 +558,6 @@ static void test_fp8_tma_tile_loop(void **state) {
         assert_true(ok);
     }
     assert_int_equal(unsetenv("INFER8_CUDA_TMA_GRID"), 0);
-}
-
-static int variant_named(const char *name) {
-    for (int v = 0; v < i8_cuda_conv_fp8_variants(); v++)
-        if (!strcmp(i8_cuda_conv_fp8_name(v), name)) return v;
-    fail_msg("no FP8 variant %s", name);
-    return -1;
 }
 
 /* The critical path on high-priority streams, kept untimed (INFER8_CUDA_PRIORITY=2), with FP8
