@@ -18,6 +18,9 @@
 #include "formats/bundle.h"
 #ifdef INFER8_HAVE_CUDA
 #include "backends/cuda/cuda_backend.h"
+_Static_assert(I8_CUDA_TACTIC_FLAG_CHOSEN == I8_BUNDLE_TACTIC_FLAG_CHOSEN &&
+                   I8_CUDA_TACTIC_FLAG_PRIORITY == I8_BUNDLE_TACTIC_FLAG_PRIORITY,
+               "bundle tactic flags mirror the CUDA backend's");
 #endif
 
 #define EXPORT __attribute__((visibility("default")))
@@ -306,7 +309,7 @@ static infer8_status tune_cuda(const infer8_model *m, int max_batch, int opt_lev
             i8_bundle_tactic *d = &sets[i].tactics[k];
             d->kind = t[k].kind, d->variant = t[k].variant, d->engine = t[k].engine;
             memcpy(d->algo, t[k].algo, sizeof d->algo);
-            d->ms = t[k].ms, d->workspace = t[k].workspace;
+            d->ms = t[k].ms, d->workspace = t[k].workspace, d->flags = t[k].flags;
         }
     }
     i8_backend_cuda.destroy(bctx);
@@ -340,7 +343,7 @@ infer8_status i8_bundle_after_prepare(infer8_model *m, i8_err *err) {
             const i8_bundle_tactic *d = &set->tactics[k];
             t[k].kind = d->kind, t[k].variant = d->variant, t[k].engine = d->engine;
             memcpy(t[k].algo, d->algo, sizeof t[k].algo);
-            t[k].ms = 0, t[k].workspace = d->workspace;
+            t[k].ms = 0, t[k].workspace = d->workspace, t[k].flags = d->flags;
         }
         infer8_status s = i8_cuda_preset_tactics(m->backend_ctx, set->batch, t, err);
         free(t);

@@ -633,7 +633,8 @@ fail:
 
 /* ---- tactics ----
  * u32 version (1), u32 n_sets; per set: char gpu[128], i32 batch, i32 n_nodes, then n_nodes
- * records of 96 bytes: i32 kind, i32 variant, i64 engine, u64 algo[8], f32 ms, u32 0, u64 workspace. */
+ * records of 96 bytes: i32 kind, i32 variant, i64 engine, u64 algo[8], f32 ms, u32 flags, u64 workspace
+ * (flags were written as 0 before session 27, which still reads as "no graph choice stored"). */
 #define TACTIC_RECORD 96u
 #define TACTIC_SET_HEADER 136u
 
@@ -658,6 +659,7 @@ infer8_status i8_bundle_encode_tactics(const i8_bundle_tactic_set *sets, int n_s
             put_u64(p + 8, (uint64_t)t->engine);
             for (int a = 0; a < 8; a++) put_u64(p + 16 + 8 * a, t->algo[a]);
             put_f32(p + 80, t->ms);
+            put_u32(p + 84, t->flags);
             put_u64(p + 88, t->workspace);
         }
     }
@@ -717,9 +719,15 @@ infer8_status i8_bundle_decode_tactics(const uint8_t *d, size_t size, int expect
             t->engine = (int64_t)get_u64(r + 8);
             for (int a = 0; a < 8; a++) t->algo[a] = get_u64(r + 16 + 8 * a);
             t->ms = get_f32(r + 80);
+            t->flags = get_u32(r + 84);
             t->workspace = get_u64(r + 88);
             if (t->kind < 0 || t->kind > I8_BUNDLE_TACTIC_KIND_MAX) {
                 s = GFAIL("section 'tactics.cuda': set %u node %d: tactic kind %d unknown", i, k, t->kind);
+                break;
+            }
+            if (t->flags & ~I8_BUNDLE_TACTIC_FLAGS_KNOWN) {
+                s = GFAIL("section 'tactics.cuda': set %u node %d: flags 0x%x unknown (section byte %zu)", i, k, t->flags,
+                          pos + 84);
                 break;
             }
         }

@@ -101,8 +101,15 @@ typedef struct i8_bundle_tactic {
     int64_t engine;
     uint64_t algo[8];
     float ms;
+    uint32_t flags;               /* I8_BUNDLE_TACTIC_FLAG_* */
     uint64_t workspace;
 } i8_bundle_tactic;
+/* Record flags, the same bits as I8_CUDA_TACTIC_FLAG_*: the batch's graph choice was recorded
+ * (every record of the set), and this node runs on a high-priority stream. Bundles written
+ * before the flags hold 0 there (the choice is then timed again on load). */
+#define I8_BUNDLE_TACTIC_FLAG_CHOSEN 1u
+#define I8_BUNDLE_TACTIC_FLAG_PRIORITY 2u
+#define I8_BUNDLE_TACTIC_FLAGS_KNOWN 3u
 
 typedef struct i8_bundle_tactic_set {
     char gpu[128];                /* GPU name it was tuned on ("NVIDIA H200") */

@@ -593,12 +593,17 @@ static void test_bad_contents(void **state) {
 }
 
 /* Tactic records round-trip for every kind a CUDA build writes (FP8 bundles built with --device
- * cuda store kinds 4..6); an unknown kind is refused with the section, set and node named. */
+ * cuda store kinds 4..6) with their graph-choice flags; an unknown kind or flag is refused with
+ * the section, set and node named; records of older bundles (flags 0) still read. */
 static void test_tactic_kinds(void **state) {
     (void)state;
     i8_bundle_tactic t[I8_BUNDLE_TACTIC_KIND_MAX + 1];
     memset(t, 0, sizeof t);
-    for (int k = 0; k <= I8_BUNDLE_TACTIC_KIND_MAX; k++) t[k].kind = k, t[k].variant = 10 + k, t[k].engine = -1;
+    for (int k = 0; k <= I8_BUNDLE_TACTIC_KIND_MAX; k++) {
+        t[k].kind = k, t[k].variant = 10 + k, t[k].engine = -1, t[k].ms = 0.25f * (float)k;
+        t[k].flags = I8_BUNDLE_TACTIC_FLAG_CHOSEN | (k % 2 ? I8_BUNDLE_TACTIC_FLAG_PRIORITY : 0u);
+        t[k].workspace = 1000u + (uint64_t)k;
+    }
     i8_bundle_tactic_set set;
     memset(&set, 0, sizeof set);
     snprintf(set.gpu, sizeof set.gpu, "NVIDIA H200");
@@ -616,8 +621,28 @@ static void test_tactic_kinds(void **state) {
     for (int k = 0; k <= I8_BUNDLE_TACTIC_KIND_MAX; k++) {
         assert_int_equal(got[0].tactics[k].kind, k);
         assert_int_equal(got[0].tactics[k].variant, 10 + k);
+        assert_true(got[0].tactics[k].ms == 0.25f * (float)k);
+        assert_int_equal(got[0].tactics[k].flags, k % 2 ? 3 : 1);
+        assert_int_equal(got[0].tactics[k].workspace, 1000 + k);
     }
     i8_bundle_tactics_free(got, n);
+    /* the flags are the u32 at byte 84 of each 96-byte record, after the 8-byte section header
+     * and the set's 136-byte header: an older bundle wrote 0 there */
+    const size_t rec0 = 8 + 136;
+    assert_int_equal(data[rec0 + 84], 1);
+    for (int k = 0; k <= I8_BUNDLE_TACTIC_KIND_MAX; k++) memset(data + rec0 + 96 * (size_t)k + 84, 0, 4);
+    assert_int_equal(i8_bundle_decode_tactics(data, size, set.n_nodes, &got, &n, &err), INFER8_OK);
+    for (int k = 0; k <= I8_BUNDLE_TACTIC_KIND_MAX; k++) {
+        assert_int_equal(got[0].tactics[k].flags, 0);
+        assert_int_equal(got[0].tactics[k].workspace, 1000 + k);
+    }
+    i8_bundle_tactics_free(got, n);
+    data[rec0 + 96 * 2 + 84] = 4; /* a bit no version defines */
+    assert_int_equal(i8_bundle_decode_tactics(data, size, set.n_nodes, &got, &n, &err), INFER8_E_FORMAT);
+    assert_non_null(strstr(err.msg, "node 2: flags 0x4 unknown"));
+    char where[64];
+    snprintf(where, sizeof where, "section byte %zu", rec0 + 96 * 2 + 84);
+    assert_non_null(strstr(err.msg, where));
     free(data);
     t[3].kind = I8_BUNDLE_TACTIC_KIND_MAX + 1;
     assert_int_equal(i8_bundle_encode_tactics(&set, 1, &data, &size, &err), INFER8_OK);

@@ -475,6 +475,86 @@ static void test_priority_streams(void **state) {
     unsetenv("INFER8_CUDA_PRIORITY");
 }
 
+/* The priority choice travels with the tactics (a bundle's tactics.cuda): a context tuned with
+ * the critical path forced onto high-priority streams records it in every node's flags; a second
+ * context preset with those records (the default mode, which would otherwise time the choice)
+ * runs the same graph untimed, and the same logits; with the PRIORITY bits cleared it runs the
+ * default streams, also untimed; records of an older bundle (flags 0) leave the choice to timing. */
+static void test_priority_restored(void **state) {
+    (void)state;
+    const i8_family *fam = i8_family_find("inception_v3");
+    tg t;
+    memset(&t, 0, sizeof t);
+    i8_rng_seed(&t.rng, 7);
+    i8_weight_source src = {NULL, i8_test_random_weight};
+    assert_int_equal(fam->build(&t.g, &src, 1000, 299, 299, &t.err), INFER8_OK);
+    assert_int_equal(i8_pass_fold_batchnorm(&t.g, &t.err), INFER8_OK);
+    assert_int_equal(i8_pass_fuse(&t.g, &t.err), INFER8_OK);
+    enum { N = 2 };
+    const int nn = t.g.n_nodes;
+    const size_t per = (size_t)3 * 299 * 299, outc = 1000;
+    float *in = malloc(sizeof(float) * per * N), *want = malloc(sizeof(float) * outc * N);
+    float *got = malloc(sizeof(float) * outc * N);
+    i8_cuda_tactic *rec = malloc(sizeof *rec * (size_t)nn);
+    assert_true(in && want && got && rec);
+    for (size_t i = 0; i < per * N; i++) in[i] = (float)(2.0 * i8_rng_uniform(&t.rng) - 1.0);
+    i8_backend_options o = {.max_batch = N};
+    void *a = NULL;
+    const i8_cuda_tactic *tac = NULL;
+    i8_cuda_stats s;
+    setenv("INFER8_CUDA_PRIORITY", "2", 1);
+    assert_int_equal(i8_backend_cuda.prepare(&a, &t.g, &o, &t.err), INFER8_OK);
+    assert_int_equal(i8_backend_cuda.run(a, N, in, want, &t.err), INFER8_OK);
+    unsetenv("INFER8_CUDA_PRIORITY");
+    assert_int_equal(i8_cuda_tactics(a, N, &tac, &t.err), INFER8_OK);
+    i8_cuda_get_stats(a, N, &s);
+    int on = 0;
+    for (int i = 0; i < nn; i++) {
+        assert_true(tac[i].flags & I8_CUDA_TACTIC_FLAG_CHOSEN);
+        on += (tac[i].flags & I8_CUDA_TACTIC_FLAG_PRIORITY) != 0;
+    }
+    fprintf(stderr, "  inception_v3 n=%d: %d of %d nodes recorded at high priority (stats %d)\n", N, on, nn, s.prio_nodes);
+    assert_int_equal(s.graph_prio, 1);
+    assert_int_equal(s.prio_restored, 0);
+    assert_int_equal(on, s.prio_nodes);
+    assert_true(on > 0 && on < nn);
+    memcpy(rec, tac, sizeof *rec * (size_t)nn);
+    i8_backend_cuda.destroy(a);
+    for (int pass = 0; pass < 3; pass++) { /* 0: as recorded; 1: PRIORITY cleared; 2: flags 0 */
+        for (int i = 0; i < nn && pass; i++)
+            rec[i].flags = pass == 1 ? I8_CUDA_TACTIC_FLAG_CHOSEN : 0u;
+        void *b = NULL;
+        assert_int_equal(i8_backend_cuda.prepare(&b, &t.g, &o, &t.err), INFER8_OK);
+        assert_int_equal(i8_cuda_preset_tactics(b, N, rec, &t.err), INFER8_OK);
+        memset(got, 0xff, sizeof(float) * outc * N);
+        struct timespec t0, t1; /* the first run builds the batch: restoring, capturing, choosing */
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        assert_int_equal(i8_backend_cuda.run(b, N, in, got, &t.err), INFER8_OK);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        i8_cuda_get_stats(b, N, &s);
+        cmp c = compare(got, want, N, (int)outc);
+        fprintf(stderr, "  pass %d: restored %d, graph_prio %d, %d nodes, timed %.4f / %.4f ms, %d presets kept, "
+                        "first run %.3f s; max rel %.3g against the recording context\n",
+                pass, s.prio_restored, s.graph_prio, s.prio_nodes, (double)s.graph_noprio_ms, (double)s.graph_prio_ms,
+                s.presets_kept, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), c.rel);
+        assert_true(c.rel <= 1e-3);
+        assert_int_equal(s.presets_retuned, 0);
+        assert_int_equal(s.prio_restored, pass < 2);
+        if (pass < 2) assert_true(s.graph_noprio_ms < 0.0f && s.graph_prio_ms < 0.0f); /* untimed */
+        else assert_true(s.graph_noprio_ms > 0.0f && s.graph_prio_ms > 0.0f);
+        if (pass == 0) assert_int_equal(s.graph_prio, 1), assert_int_equal(s.prio_nodes, on);
+        if (pass == 1) assert_int_equal(s.graph_prio, 0), assert_int_equal(s.prio_nodes, 0);
+        assert_int_equal(i8_cuda_tactics(b, N, &tac, &t.err), INFER8_OK); /* what a bundle would store again */
+        for (int i = 0; i < nn; i++) {
+            assert_true(tac[i].flags & I8_CUDA_TACTIC_FLAG_CHOSEN);
+            if (pass < 2) assert_int_equal(tac[i].flags & I8_CUDA_TACTIC_FLAG_PRIORITY, pass ? 0u : rec[i].flags & I8_CUDA_TACTIC_FLAG_PRIORITY);
+        }
+        i8_backend_cuda.destroy(b);
+    }
+    free(in), free(want), free(got), free(rec);
+    i8_graph_free(&t.g);
+}
+
 /* ------------------------------------------------------------ benchmark mode ------------- */
 
 static int cmp_double(const void *a, const void *b) {
@@ -577,6 +657,7 @@ int main(void) {
         cmocka_unit_test(test_inception_v4),
         cmocka_unit_test(test_inception_resnet_v2),
         cmocka_unit_test(test_priority_streams),
+        cmocka_unit_test(test_priority_restored),
     };
     return i8_gpu_test_run("test_cuda_backend", tests, sizeof tests / sizeof tests[0], "INFER8_CUDA_BENCH", bench_main);
 }

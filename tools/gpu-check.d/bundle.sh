@@ -8,6 +8,8 @@
 # tuned again"); they build no cuDNN plans of their own (budget 0; restoring a stored one is not
 # limited by it), so a tactic tuned again cannot match its stored one by chance. The FP8 bundle
 # opens a second time with the default budget and must build no cuDNN e4m3 config at all.
+# Both CUDA runs must also restore the graph's stream-priority choice stored with the tactics
+# ("stream priorities restored"), not time it again.
 # Results under $OUT/bundle_*.
 STEPS+=(bundle_tactics)
 
@@ -34,6 +36,7 @@ for a, b in zip(open(sys.argv[1]), open(sys.argv[2])):
 PY
     cat "$w/cuda.log" &&
     grep -q "stored tactics kept, 0 tuned again" "$w/cuda.log" &&
+    grep -q "stream priorities restored from the stored tactics" "$w/cuda.log" &&
     # an FP8 bundle built on the GPU stores the FP8 tactic kinds and must open again
     "$cli" calibrate "$w/v3" --images "$w/img" --device cuda -o "$w/v3.scales.json" &&
     "$cli" build "$w/v3" --precision fp8 --recipe default --scales "$w/v3.scales.json" --device cuda --max-batch 8 \
@@ -43,6 +46,7 @@ PY
     INFER8_CUDA_CUDNN_BUDGET=0 "$cli" classify "$w/v3.fp8.cuda.bundle" "$w"/img/*.png --device cuda --batch 1 --json >"$w/fp8-cuda.json" 2>"$w/fp8-cuda.log" &&
     grep -E "stored tactics kept|restored" "$w/fp8-cuda.log" &&
     grep -q "stored tactics kept, 0 tuned again" "$w/fp8-cuda.log" &&
+    grep -q "stream priorities restored from the stored tactics" "$w/fp8-cuda.log" &&
     # with the default cuDNN budget too: a restored tactic is final, no cuDNN e4m3 config is
     # built again (before session 11, restored own-kernel FP8 tactics were tuned on with cuDNN)
     "$cli" classify "$w/v3.fp8.cuda.bundle" "$w"/img/*.png --device cuda --batch 1 --json >"$w/fp8-cuda2.json" 2>"$w/fp8-cuda2.log" &&

@@ -536,17 +536,69 @@ static infer8_status choose_plain(cu_ctx *c, cu_batch *b, i8_err *err) {
 #define NONCONV_MS 0.002
 #define SLACK_MS 0.0005
 
+/* Records the batch's choice in its tactics' flags (i8_cuda_tactic), which a bundle stores. */
+static void record_priority_choice(const cu_ctx *c, cu_batch *b) {
+    for (int i = 0; i < c->g->n_nodes; i++)
+        b->tactics[i].flags = I8_CUDA_TACTIC_FLAG_CHOSEN | (b->prio && b->prio[i] ? I8_CUDA_TACTIC_FLAG_PRIORITY : 0u);
+}
+
+/* The choice stored with preset tactics (every record CHOSEN): *prio_out is the nodes to put on
+ * high-priority streams (NULL when the stored graph had none). Returns 0 when nothing usable
+ * was stored (tuned without the choice, or an older bundle: its records' flags are 0). */
+static int stored_priority(const cu_ctx *c, const cu_batch *b, unsigned char **prio_out, int *count, i8_err *err) {
+    const int n = c->g->n_nodes;
+    *prio_out = NULL, *count = 0;
+    if (!b->preset) return 0;
+    for (int i = 0; i < n; i++) {
+        if (!(b->preset[i].flags & I8_CUDA_TACTIC_FLAG_CHOSEN)) return 0;
+        *count += (b->preset[i].flags & I8_CUDA_TACTIC_FLAG_PRIORITY) != 0;
+    }
+    if (!*count) return 1;
+    unsigned char *prio = i8_calloc((size_t)n, 1, err);
+    if (!prio) return -1;
+    for (int i = 0; i < n; i++) prio[i] = (b->preset[i].flags & I8_CUDA_TACTIC_FLAG_PRIORITY) != 0;
+    *prio_out = prio;
+    return 1;
+}
+
 /* Concurrent branches share the SMs, and by default the block scheduler serves their kernels
  * alike, so a branch with slack can delay the one every later node waits for. The forward is
  * captured again with the critical path's nodes on high-priority streams (launch_all); both
  * graphs are timed, interleaved, and the faster kept: on the H200 the priorities win for IRv2
  * at batch 32 and lose at batch 1 and for inception_v4 (docs/performance.md, "Session 26").
- * INFER8_CUDA_PRIORITY=0 skips this, 2 keeps the priority graph untimed (tests, diagnosis). */
+ * Preset tactics that carry the choice (a bundle tuned on this GPU) restore it untimed: the
+ * timing costs about 0.8 s at IRv2 batch 32, and restored tactics have no times to find the
+ * path by. INFER8_CUDA_PRIORITY=0 skips this, 2 keeps the priority graph untimed (tests,
+ * diagnosis). The choice is recorded in the tactics' flags either way. */
 static infer8_status choose_priority(cu_ctx *c, cu_batch *b, i8_err *err) {
     const char *env = getenv("INFER8_CUDA_PRIORITY");
     const int mode = env ? atoi(env) : 1, n = c->g->n_nodes;
     if (mode <= 0 || !b->exec || !c->streams_hi[0] || c->streams_used < 2) return INFER8_OK;
-    unsigned char *prio = i8_calloc((size_t)n, 1, err);
+    unsigned char *prio = NULL;
+    int stored_count = 0;
+    const int stored = mode == 1 ? stored_priority(c, b, &prio, &stored_count, err) : 0;
+    if (stored < 0) return err->code;
+    if (stored) {
+        b->stats.prio_restored = 1, b->stats.graph_noprio_ms = b->stats.graph_prio_ms = -1.0f;
+        cudaGraphExec_t with = NULL;
+        if (prio) {
+            b->prio = prio;
+            with = capture(c, b, 0);
+            if (with) {
+                cudaGraphExecDestroy(b->exec);
+                b->exec = with;
+                b->stats.graph_prio = 1, b->stats.prio_nodes = stored_count;
+            } else {
+                b->prio = NULL, free(prio); /* the default graph still runs */
+            }
+        }
+        if (getenv("INFER8_CUDA_DEBUG"))
+            fprintf(stderr, "cuda: batch %d: stream priorities restored from the stored tactics: %d nodes at high priority\n",
+                    b->n, b->stats.prio_nodes);
+        record_priority_choice(c, b);
+        return INFER8_OK;
+    }
+    prio = i8_calloc((size_t)n, 1, err);
     double *cost = i8_calloc((size_t)n, sizeof(double), err);
     infer8_status rc = prio && cost ? INFER8_OK : err->code;
     for (int i = 0; i < n && !rc; i++) {
@@ -576,10 +628,14 @@ static infer8_status choose_priority(cu_ctx *c, cu_batch *b, i8_err *err) {
         cudaGraphExecDestroy(b->exec);
         b->exec = with;
         b->stats.graph_prio = 1;
+        record_priority_choice(c, b);
         return INFER8_OK;
     }
-    if (with) cudaGraphExecDestroy(with);
     b->prio = NULL, free(prio);
+    if (with) { /* timed: the default streams won */
+        cudaGraphExecDestroy(with);
+        record_priority_choice(c, b);
+    }
     return INFER8_OK;
 }
 
