@@ -109,7 +109,7 @@ typedef struct i8_bundle_tactic {
  * before the flags hold 0 there (the choice is then timed again on load). */
 #define I8_BUNDLE_TACTIC_FLAG_CHOSEN 1u
 #define I8_BUNDLE_TACTIC_FLAG_PRIORITY 2u
-#define I8_BUNDLE_TACTIC_FLAGS_KNOWN 3u
+#define I8_BUNDLE_TACTIC_FLAGS_KNOWN (I8_BUNDLE_TACTIC_FLAG_CHOSEN | I8_BUNDLE_TACTIC_FLAG_PRIORITY)
 
 typedef struct i8_bundle_tactic_set {
     char gpu[128];                /* GPU name it was tuned on ("NVIDIA H200") */

@@ -542,6 +542,13 @@ static void record_priority_choice(const cu_ctx *c, cu_batch *b) {
         b->tactics[i].flags = I8_CUDA_TACTIC_FLAG_CHOSEN | (b->prio && b->prio[i] ? I8_CUDA_TACTIC_FLAG_PRIORITY : 0u);
 }
 
+/* b runs `with`, the graph captured with b->prio's nodes on high-priority streams. */
+static void adopt_priority_graph(cu_batch *b, cudaGraphExec_t with) {
+    cudaGraphExecDestroy(b->exec);
+    b->exec = with;
+    b->stats.graph_prio = 1;
+}
+
 /* The choice stored with preset tactics (every record CHOSEN): *prio_out is the nodes to put on
  * high-priority streams (NULL when the stored graph had none). Returns 0 when nothing usable
  * was stored (tuned without the choice, or an older bundle: its records' flags are 0). */
@@ -585,9 +592,8 @@ static infer8_status choose_priority(cu_ctx *c, cu_batch *b, i8_err *err) {
             b->prio = prio;
             with = capture(c, b, 0);
             if (with) {
-                cudaGraphExecDestroy(b->exec);
-                b->exec = with;
-                b->stats.graph_prio = 1, b->stats.prio_nodes = stored_count;
+                adopt_priority_graph(b, with);
+                b->stats.prio_nodes = stored_count;
             } else {
                 b->prio = NULL, free(prio); /* the default graph still runs */
             }
@@ -624,18 +630,17 @@ static infer8_status choose_priority(cu_ctx *c, cu_batch *b, i8_err *err) {
     if (getenv("INFER8_CUDA_DEBUG"))
         fprintf(stderr, "cuda: batch %d: graph %.4f ms, with %d critical-path nodes at high priority %.4f ms\n", b->n,
                 (double)plain_ms, b->stats.prio_nodes, (double)prio_ms);
-    if (with && (mode == 2 || (prio_ms >= 0.0f && (plain_ms < 0.0f || prio_ms < plain_ms)))) {
-        cudaGraphExecDestroy(b->exec);
-        b->exec = with;
-        b->stats.graph_prio = 1;
-        record_priority_choice(c, b);
+    if (!with) { /* nothing to choose: the default streams, no choice recorded */
+        b->prio = NULL, free(prio);
         return INFER8_OK;
     }
-    b->prio = NULL, free(prio);
-    if (with) { /* timed: the default streams won */
+    if (mode == 2 || (prio_ms >= 0.0f && (plain_ms < 0.0f || prio_ms < plain_ms))) {
+        adopt_priority_graph(b, with);
+    } else {
         cudaGraphExecDestroy(with);
-        record_priority_choice(c, b);
+        b->prio = NULL, free(prio);
     }
+    record_priority_choice(c, b);
     return INFER8_OK;
 }
 
