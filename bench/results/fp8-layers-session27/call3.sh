@@ -5,7 +5,7 @@
 cd "$(dirname "$0")/../../.."
 export GPU_CHECK_PACK=never
 t0=$SECONDS
-cap() { local left=$((545 - (SECONDS - t0))); echo $(( $1 < left ? $1 : (left > 1 ? left : 1) )); }
+cap() { local left=$((585 - (SECONDS - t0))); echo $(( $1 < left ? $1 : (left > 1 ? left : 1) )); }
 echo "== cuda_tests (t=$((SECONDS - t0)) s)"
 timeout $(cap 240) tools/gpu-check cuda_tests | grep -E "PASSED|FAILED|exit|pass [0-9]" | tail -8
 echo "== fp8_tests (t=$((SECONDS - t0)) s)"
