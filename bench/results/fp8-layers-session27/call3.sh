@@ -14,4 +14,3 @@ echo "== irv2-b32 (t=$((SECONDS - t0)) s)"
 FP8_BENCH_INTO=irv2-b32 INFER8_FP8_BENCH_ARCHES=inception_resnet_v2 INFER8_FP8_BENCH_BATCHES=32 \
   FP8_BENCH_TIMEOUT=$(cap 200) tools/gpu-check fp8_bench
 echo "end t=$((SECONDS - t0)) s"
-cd $OUT && tar czf /tmp/call3.tgz . && rm -rf ./* && mv /tmp/call3.tgz .
