@@ -256,12 +256,12 @@ static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns,
         double ms = 0;
         assert_int_equal(i8_backend_cuda.time_forward(cc, ns[count - 1], 20, &ms, &err), INFER8_OK);
         fprintf(stderr,
-                "  %s n=%d: %.3f ms/forward; convs fp8 %d (wgmma %d, TMA %d, cuBLASLt e4m3 %d, cuDNN e4m3 %d, %d checks failed) "
+                "  %s n=%d: %.3f ms/forward; convs fp8 %d (wgmma %d, TMA %d, halo %d, cuBLASLt e4m3 %d, cuDNN e4m3 %d, %d checks failed) "
                 "own %d cublaslt %d cudnn %d; arena %.1f MiB, weights %.1f MiB; graph as tuned %.3f ms, without TMA %.3f ms (%s)\n",
                 g->arch, ns[count - 1], ms,
                 s.convs_per_kind[I8_CUDA_TACTIC_FP8] + s.convs_per_kind[I8_CUDA_TACTIC_FP8_LT] +
                     s.convs_per_kind[I8_CUDA_TACTIC_FP8_DNN],
-                s.fp8_wgmma, s.fp8_tma, s.convs_per_kind[I8_CUDA_TACTIC_FP8_LT], s.convs_per_kind[I8_CUDA_TACTIC_FP8_DNN],
+                s.fp8_wgmma, s.fp8_tma, s.fp8_halo, s.convs_per_kind[I8_CUDA_TACTIC_FP8_LT], s.convs_per_kind[I8_CUDA_TACTIC_FP8_DNN],
                 s.fp8_checks_failed,
                 s.convs_per_kind[1], s.convs_per_kind[2],
                 s.convs_per_kind[3], s.arena_bytes / 1048576.0, s.weight_bytes / 1048576.0, (double)s.graph_tuned_ms,
@@ -513,6 +513,74 @@ static void test_fp8_im2col_chain(void **state) {
         }
     }
     assert_int_equal(tested, 3 + 4); /* the wide chain on the three 128-channel kernels, the narrow on all four */
+}
+
+/* whether FP8 variant v can run a conv of this shape reading a dense e4m3 tensor (the arena's
+ * buffers are 256-byte aligned; the pointers stand in for them: fits reads no memory) */
+static int variant_fits_conv(int v, int h, int w, int c_in, int c_out, int kh, int kw, int s, int ph, int pw) {
+    i8_cuda_fp8_conv_args a;
+    memset(&a, 0, sizeof a);
+    a.x = (const void *)(uintptr_t)0x100000, a.x_fp8 = 1, a.x_inv = 1.0f;
+    a.n = 3, a.h = h, a.w = w, a.c_in = c_in, a.x_ld = c_in;
+    a.wq = (const uint8_t *)(uintptr_t)0x200000;
+    a.mult = (const float *)(uintptr_t)0x300000, a.bias = (const float *)(uintptr_t)0x310000;
+    a.y = (void *)(uintptr_t)0x400000, a.y_ld = c_out, a.y_inv = 1.0f;
+    a.kh = kh, a.kw = kw, a.sh = a.sw = s, a.ph = ph, a.pw = pw, a.c_out = c_out;
+    a.ho = (h + 2 * ph - kh) / s + 1, a.wo = (w + 2 * pw - kw) / s + 1;
+    return i8_cuda_conv_fp8_fits(&a, v);
+}
+
+/* The halo kernels (session 28), each forced on every im2col case it fits, as test_fp8_im2col:
+ * the case's input an e4m3 copy, the emulation the oracle, batch 1 and 3. Their cases cover a band
+ * of rows past the map's last row (19 rows in bands of 4 or 8), c_out past one BN tile (c_out 48 on
+ * the 32-wide tiles, 200 on every tile), c_in 48 (K = 432: a 16-byte zero piece closes K), stride
+ * 2 with and without padding, 1x7 / 7x1 / 5x5 taps. */
+static void test_fp8_halo(void **state) {
+    (void)state;
+    int tested = 0, failed = 0, variants = 0;
+    assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
+    for (int v = I8_FP8_HALO_FIRST; v < i8_cuda_conv_fp8_variants(); v++) {
+        variants++;
+        force_spatial_variant(v);
+        for (size_t k = 0; k < sizeof im2col_cases / sizeof im2col_cases[0]; k++) {
+            const im2col_case *C = &im2col_cases[k];
+            if (!variant_fits_conv(v, C->h, C->w, C->c_in, C->c_out, C->kh, C->kw, C->s, C->ph, C->pw)) continue;
+            tg t;
+            tg_init(&t, 3, C->h, C->w, 90 + (uint64_t)v * 16 + k);
+            int a = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+            int b = tg_conv(&t, "pw", a, C->c_in, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+            int c = tg_conv(&t, "spatial", b, C->c_out, C->kh, C->kw, C->s, C->s, C->ph, C->pw, 1, I8_ACT_NONE, -1, 1);
+            tg_finish(&t, c);
+            int fp8[] = {b, c};
+            const op_result r = run_case(&t, fp8, NULL, 2, 0);
+            const int ok = fp8_op_close(r.rel, r.mean_rel, r.outliers);
+            fprintf(stderr, "  %-11s %-36s max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% beyond 2e-2: %s\n",
+                    i8_cuda_conv_fp8_name(v), C->name, r.rel, r.mean_rel, 100.0 * r.outliers, ok ? "ok" : "WRONG");
+            failed += !ok;
+            tested++;
+        }
+    }
+    assert_int_equal(variants, 5);
+    assert_int_equal(failed, 0);
+    /* every case but the 5x5 144 -> 48 (K 3600, past the kernels' 2560) on every variant */
+    assert_int_equal(tested, 5 * ((int)(sizeof im2col_cases / sizeof im2col_cases[0]) - 1));
+}
+
+/* The narrow chain of im2col_chain on each halo kernel: fp32 sums in the order of the mma.sync
+ * kernel (qmma, variant 1), so it must stay as close to the emulation as that one does. */
+static void test_fp8_halo_chain(void **state) {
+    (void)state;
+    assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
+    const op_result q = im2col_chain(1, 1);
+    int tested = 0;
+    for (int v = I8_FP8_HALO_FIRST; v < i8_cuda_conv_fp8_variants(); v++) {
+        const op_result r = im2col_chain(v, 1);
+        assert_true(r.mean_rel <= 1.5 * q.mean_rel + 1e-4);
+        assert_true(r.rel <= 1.5 * q.rel + 1e-2);
+        assert_true(r.agree + 1 >= q.agree);
+        tested++;
+    }
+    assert_int_equal(tested, 5);
 }
 
 /* The own FP8 kernel variant of that name (i8_cuda_conv_fp8_name); fails the test if none. */
@@ -1060,11 +1128,11 @@ static void bench_arch(const char *arch, const char *recipe) {
                          st->graph_prio ? " (kept)" : "");
         }
         printf("| %s | %s | %d | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | fp8 convs %d (own %d of which wgmma %d, TMA %d, "
-               "cuBLASLt %d, cuDNN %d)%s, fp16 convs %d | arena %.1f -> %.1f MiB, weights %.1f -> %.1f MiB |\n",
+               "halo %d, cuBLASLt %d, cuDNN %d)%s, fp16 convs %d | arena %.1f -> %.1f MiB, weights %.1f -> %.1f MiB |\n",
                arch, recipe, n, ra[3], ra[0], ra[6], rb[3], rb[0], rb[6], ra[3] / rb[3],
                sb.convs_per_kind[I8_CUDA_TACTIC_FP8] + sb.convs_per_kind[I8_CUDA_TACTIC_FP8_LT] +
                    sb.convs_per_kind[I8_CUDA_TACTIC_FP8_DNN],
-               sb.convs_per_kind[I8_CUDA_TACTIC_FP8], sb.fp8_wgmma, sb.fp8_tma, sb.convs_per_kind[I8_CUDA_TACTIC_FP8_LT],
+               sb.convs_per_kind[I8_CUDA_TACTIC_FP8], sb.fp8_wgmma, sb.fp8_tma, sb.fp8_halo, sb.convs_per_kind[I8_CUDA_TACTIC_FP8_LT],
                sb.convs_per_kind[I8_CUDA_TACTIC_FP8_DNN], choice,
                sb.convs_per_kind[1] + sb.convs_per_kind[2] + sb.convs_per_kind[3], sa.arena_bytes / 1048576.0,
                sb.arena_bytes / 1048576.0, sa.weight_bytes / 1048576.0, sb.weight_bytes / 1048576.0);
@@ -1119,6 +1187,8 @@ int main(void) {
         cmocka_unit_test(test_fp8_spatial),
         cmocka_unit_test_teardown(test_fp8_im2col, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_im2col_chain, im2col_teardown),
+        cmocka_unit_test_teardown(test_fp8_halo, im2col_teardown),
+        cmocka_unit_test_teardown(test_fp8_halo_chain, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_tma_tile_loop, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_priority, im2col_teardown),
         cmocka_unit_test(test_fp8_residual),

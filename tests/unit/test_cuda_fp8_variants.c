@@ -25,8 +25,11 @@ static void test_numbering_and_names(void **state) {
     (void)state;
     assert_int_equal(I8_FP8_TMA_FIRST, 48);
     assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 10);
+    assert_int_equal(I8_FP8_HALO_FIRST, 58);
+    assert_int_equal(i8_cuda_conv_fp8_halo_variants(), 5);
     const int n = i8_cuda_conv_fp8_variants();
-    assert_int_equal(n, 58);
+    assert_int_equal(n, 63);
+    assert_true(n <= 64); /* INFER8_CUDA_FP8_VARIANT's mask (cuda_fp8.c) holds 64 */
     /* the names stored tactics and reports refer to, in place */
     assert_string_equal(i8_cuda_conv_fp8_name(0), "qmma64x64");
     assert_string_equal(i8_cuda_conv_fp8_name(32), "wgmma64x64s2");
@@ -36,6 +39,8 @@ static void test_numbering_and_names(void **state) {
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4C), "tma128x64s4c");
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4PC), "tma128x64s4pc");
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4C32), "tma128x64s4c32");
+    assert_string_equal(i8_cuda_conv_fp8_name(I8_FP8_HALO_FIRST), "halo64x32");
+    assert_string_equal(i8_cuda_conv_fp8_name(I8_FP8_HALO_FIRST + 4), "halo128x96");
     assert_string_equal(i8_cuda_conv_fp8_name(n), "?");
     assert_string_equal(i8_cuda_conv_fp8_name(-1), "?");
     /* within a family a name repeats once per split-K factor; across tiles and families never */
@@ -49,7 +54,9 @@ static void test_numbering_and_names(void **state) {
     for (int v = 0; v < n; v++) {
         const int want = v >= I8_FP8_TMA_FIRST ? 1 : 1 << (v % I8_FP8_FAMILY_VARIANTS / 4);
         assert_int_equal(i8_cuda_conv_fp8_splits(v), want);
-        assert_int_equal(i8_cuda_conv_fp8_is_wgmma(v), v >= I8_FP8_FAMILY_VARIANTS);
+        assert_int_equal(i8_cuda_conv_fp8_is_wgmma(v), v >= I8_FP8_FAMILY_VARIANTS && v < I8_FP8_HALO_FIRST);
+        assert_int_equal(i8_cuda_conv_fp8_is_tma(v), v >= I8_FP8_TMA_FIRST && v < I8_FP8_HALO_FIRST);
+        assert_int_equal(i8_cuda_conv_fp8_is_halo(v), v >= I8_FP8_HALO_FIRST);
         assert_int_equal(i8_cuda_conv_fp8_is_im2col(v), v == TMA_S4C || v == TMA_128C || v == TMA_S4PC || v == TMA_S4C32);
     }
     for (int v = -1; v <= n; v++)
@@ -79,7 +86,8 @@ static void test_fits(void **state) {
     const int n = i8_cuda_conv_fp8_variants();
     i8_cuda_fp8_conv_args a = pointwise(1);
     /* e4m3 input, pointwise, aligned: every cp.async variant and the pointwise e4m3 TMA kernels */
-    for (int v = 0; v < n; v++) assert_int_equal(fits(&a, v), v != TMA_S3H && !i8_cuda_conv_fp8_is_im2col(v));
+    for (int v = 0; v < n; v++)
+        assert_int_equal(fits(&a, v), v != TMA_S3H && !i8_cuda_conv_fp8_is_im2col(v) && !i8_cuda_conv_fp8_is_halo(v));
     /* fp16 input: of the TMA kernels only the quantizing one */
     a = pointwise(0);
     for (int v = I8_FP8_TMA_FIRST; v < n; v++) assert_int_equal(fits(&a, v), v == TMA_S3H);
@@ -100,7 +108,8 @@ static void test_fits(void **state) {
     for (int v = I8_FP8_TMA_FIRST; v < n; v++)
         assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v) && v != TMA_S4C32);
     a.c_in = a.x_ld = 64;
-    for (int v = I8_FP8_TMA_FIRST; v < n; v++) assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v));
+    for (int v = I8_FP8_TMA_FIRST; v < n; v++)
+        assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v) || i8_cuda_conv_fp8_is_halo(v));
     a.c_in = a.x_ld = 48; /* the second sub-slice of each tap: 16 channels and 16 zeros */
     assert_true(fits(&a, TMA_S4C32) && fits(&a, TMA_S4C));
     a.c_in = a.x_ld = 80;
@@ -149,6 +158,49 @@ static void test_fits(void **state) {
     assert_false(fits(&a, TMA_S4P + 100));
 }
 
+/* the halo kernels: spatial convs with e4m3 input, c_in and the pixel pitch 16-aligned, K (kh kw
+ * c_in) up to 2560, the band and the weight slice within 160 KB of shared memory, at most two
+ * 16-pixel tiles per warp (rows of at most about BMT pixels) */
+static void test_fits_halo(void **state) {
+    (void)state;
+    const int n = i8_cuda_conv_fp8_variants(), h64x32 = I8_FP8_HALO_FIRST, h64x64 = h64x32 + 1,
+              h128x32 = h64x32 + 2, h128x64 = h64x32 + 3, h128x96 = h64x32 + 4;
+    i8_cuda_fp8_conv_args a = pointwise(1); /* 17x17 */
+    a.kh = a.kw = 3, a.ph = a.pw = 1, a.c_in = a.x_ld = 32, a.c_out = a.y_ld = 48; /* Block35's 3x3 */
+    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_true(fits(&a, v));
+    a.c_in = a.x_ld = 48;
+    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_true(fits(&a, v));
+    a.c_in = a.x_ld = 40; /* 8- but not 16-aligned channels: a 16-byte piece would straddle two taps */
+    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
+    assert_true(fits(&a, 0));
+    a.c_in = 32, a.x_ld = 40; /* pixel pitch */
+    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
+    a.x_ld = 32, a.x = (const void *)(uintptr_t)0x100008; /* base not 16-byte aligned */
+    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
+    a.x = (const void *)(uintptr_t)0x100000, a.x_fp8 = 0; /* fp16 input */
+    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
+    a.x_fp8 = 1;
+    /* c_in 272: K 2448 fits; 96 x 2464 bytes of weights do not, 32 x 2464 do */
+    a.c_in = a.x_ld = 272;
+    assert_true(fits(&a, h128x32) && fits(&a, h64x32));
+    assert_false(fits(&a, h128x96));
+    a.c_in = a.x_ld = 288; /* K 2592: past 2560 */
+    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
+    /* a 200-wide map: one row is 200 pixels, 13 tiles: past the 64-pixel kernels' 8, within the
+     * 128-pixel kernels' 16 */
+    a.c_in = a.x_ld = 32, a.h = a.w = a.ho = a.wo = 200;
+    assert_false(fits(&a, h64x32) || fits(&a, h64x64));
+    assert_true(fits(&a, h128x32) && fits(&a, h128x64));
+    /* 1x7 and 7x1 taps, stride 2 */
+    a = pointwise(1);
+    a.c_in = a.x_ld = 64, a.kh = 1, a.kw = 7, a.pw = 3;
+    assert_true(fits(&a, h64x64));
+    a.kh = 7, a.kw = 1, a.ph = 3, a.pw = 0;
+    assert_true(fits(&a, h128x64));
+    a.kh = a.kw = 3, a.ph = a.pw = 0, a.sh = a.sw = 2, a.ho = a.wo = 8;
+    assert_true(fits(&a, h64x32));
+}
+
 /* a variant that does not fit is refused with cudaErrorInvalidValue (1) before any CUDA call,
  * so this runs without a GPU */
 static void test_refused_launch(void **state) {
@@ -161,6 +213,8 @@ static void test_refused_launch(void **state) {
     a.x_fp8 = 0; /* fp16 input to a spatial conv: not the im2col kernels */
     assert_int_equal(i8_cuda_conv_fp8(&a, TMA_S4C, NULL), 1);
     assert_int_equal(i8_cuda_conv_fp8(&a, i8_cuda_conv_fp8_variants(), NULL), 1);
+    a = pointwise(1); /* pointwise: not the halo kernels */
+    assert_int_equal(i8_cuda_conv_fp8(&a, I8_FP8_HALO_FIRST, NULL), 1);
     assert_int_equal(i8_cuda_conv_fp8(NULL, 0, NULL), 1);
 }
 
@@ -168,6 +222,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_numbering_and_names),
         cmocka_unit_test(test_fits),
+        cmocka_unit_test(test_fits_halo),
         cmocka_unit_test(test_refused_launch),
     };
     return cmocka_run_group_tests_name("test_cuda_fp8_variants", tests, NULL, NULL);

@@ -22,6 +22,15 @@ fp8_im2col() {
     'tma128|chain on|^\[|WRONG|FAIL|Error|error' 60
 }
 
+# The halo kernels' tests alone (test_fp8_halo: each halo variant forced on the spatial cases it
+# fits; test_fp8_halo_chain: on the narrow chain), against the CPU FP8 emulation: $OUT/fp8_halo.log.
+# Not in STEPS (fp8_tests runs them too).
+fp8_halo() {
+  gpu_env >/dev/null
+  INFER8_TEST_FILTER='test_fp8_halo*' gpu_test fp8_halo test_cuda_fp8 ${FP8_HALO_TIMEOUT:-240} \
+    'halo|chain on|^\[|WRONG|FAIL|Error|error' 60
+}
+
 # fp16 vs FP8 of the same model (IRv2 and v3, recipe default; INFER8_FP8_BENCH_RECIPE and
 # INFER8_FP8_BENCH_ARCHES override): 7 interleaved rounds of CUDA-graph replays at batch 1 and
 # 32, median (min-max) and x = fp16 / fp8, the recipe's roofline bound (eval/roofline.c on the FP8

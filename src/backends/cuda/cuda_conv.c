@@ -706,10 +706,11 @@ void i8_cuda_conv_free_batch(cu_batch *b) {
 static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     const i8_cuda_tactic *pre = b->preset ? &b->preset[node] : NULL;
     float best = INFINITY;
-    /* the TMA kernels are the last variants; INFER8_CUDA_FP8_TMA=0 leaves them out */
-    const int variants = c->fp8_tma ? i8_cuda_conv_fp8_variants() : I8_FP8_TMA_FIRST;
+    /* INFER8_CUDA_FP8_TMA=0 leaves the TMA kernels out */
+    const int variants = i8_cuda_conv_fp8_variants();
     p->tac.kind = I8_CUDA_TACTIC_NONE;
-    if (pre && pre->kind == I8_CUDA_TACTIC_FP8 && pre->variant >= 0 && pre->variant < variants) {
+    if (pre && pre->kind == I8_CUDA_TACTIC_FP8 && pre->variant >= 0 && pre->variant < variants &&
+        (c->fp8_tma || !i8_cuda_conv_fp8_is_tma(pre->variant))) {
         p->tac = *pre;
         if (time_plan(c, b->n, p, node, NULL) >= 0.0f) return 1;
         p->tac.kind = I8_CUDA_TACTIC_NONE;
@@ -734,17 +735,20 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     memset(&p->alt, 0, sizeof p->alt);
     uint64_t only = 0; /* INFER8_CUDA_FP8_VARIANT: those of its variants that fit, when any does */
     for (int v = 0; v < variants && v < 64; v++)
-        if ((c->fp8_only >> v & 1) && i8_cuda_fp8_fits(c, b->n, &p->sig, node, v)) only |= (uint64_t)1 << v;
+        if ((c->fp8_only >> v & 1) && (c->fp8_tma || !i8_cuda_conv_fp8_is_tma(v)) &&
+            i8_cuda_fp8_fits(c, b->n, &p->sig, node, v))
+            only |= (uint64_t)1 << v;
     /* pass 0: the forced variants; pass 1: all, when none was forced or none of them ran */
     for (int pass = only ? 0 : 1; pass < 2 && p->tac.kind == I8_CUDA_TACTIC_NONE; pass++)
         for (int v = 0; v < variants; v++) {
             if (pass == 0 && (v >= 64 || !(only >> v & 1))) continue;
+            if (!c->fp8_tma && i8_cuda_conv_fp8_is_tma(v)) continue;
             if (!i8_cuda_fp8_fits(c, b->n, &p->sig, node, v)) continue; /* would fail to launch */
             i8_cuda_tactic t;
             const float ms = time_variant(c, b->n, p, node, I8_CUDA_TACTIC_FP8, v, &t);
             if (ms >= 0.0f && ms < best) best = ms, p->tac = t;
             if (!i8_cuda_conv_fp8_is_wgmma(v) && ms >= 0.0f && ms < best_sync_ms) best_sync_ms = ms, best_sync = t;
-            if (v < I8_FP8_TMA_FIRST && ms >= 0.0f && ms < best_plain_ms) best_plain_ms = ms, best_plain = t;
+            if (!i8_cuda_conv_fp8_is_tma(v) && ms >= 0.0f && ms < best_plain_ms) best_plain_ms = ms, best_plain = t;
         }
     if (p->tac.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_wgmma(p->tac.variant) && best_sync.kind == I8_CUDA_TACTIC_FP8) {
         if (!i8_cuda_fp8_variant_check(c, b->n, &p->sig, node, best_sync.variant, p->tac.variant)) {
@@ -759,7 +763,7 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     /* a TMA winner holds whole SMs (one block each, most of their shared memory) and was timed
      * alone; beside concurrent branches the graph may run faster without it, so the fastest
      * checked kernel without TMA is kept for the whole-graph choice (ensure_batch) */
-    if (p->tac.kind == I8_CUDA_TACTIC_FP8 && p->tac.variant >= I8_FP8_TMA_FIRST && best_plain.kind == I8_CUDA_TACTIC_FP8) {
+    if (p->tac.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_tma(p->tac.variant) && best_plain.kind == I8_CUDA_TACTIC_FP8) {
         p->alt = best_plain;
         if (i8_cuda_conv_fp8_is_wgmma(best_plain.variant) && best_sync.kind == I8_CUDA_TACTIC_FP8 &&
             !i8_cuda_fp8_variant_check(c, b->n, &p->sig, node, best_sync.variant, best_plain.variant)) {
@@ -900,7 +904,8 @@ static void count_tactic(cu_batch *b, int node, const i8_cuda_tactic *t, int del
     }
     b->stats.convs_per_kind[t->kind] += delta;
     b->stats.fp8_wgmma += delta * (t->kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_wgmma(t->variant));
-    b->stats.fp8_tma += delta * (t->kind == I8_CUDA_TACTIC_FP8 && t->variant >= I8_FP8_TMA_FIRST);
+    b->stats.fp8_tma += delta * (t->kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_tma(t->variant));
+    b->stats.fp8_halo += delta * (t->kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_halo(t->variant));
 }
 
 /* Node `node` runs its plan's tactic (replacing, in the statistics too, one it had): its tactic
@@ -958,8 +963,8 @@ infer8_status i8_cuda_conv_swap_alt(cu_ctx *c, cu_batch *b, int *swapped, i8_err
     *swapped = 0;
     for (int i = 0; i < b->n_plans; i++) {
         cu_conv_plan *p = &b->plans[i];
-        const int tma_now = p->tac.kind == I8_CUDA_TACTIC_FP8 && p->tac.variant >= I8_FP8_TMA_FIRST;
-        const int tma_alt = p->alt.kind == I8_CUDA_TACTIC_FP8 && p->alt.variant >= I8_FP8_TMA_FIRST;
+        const int tma_now = p->tac.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_tma(p->tac.variant);
+        const int tma_alt = p->alt.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_tma(p->alt.variant);
         /* a plan whose TMA winner lost to a cuDNN config since has nothing to swap */
         if (p->alt.kind != I8_CUDA_TACTIC_FP8 || tma_now == tma_alt) continue;
         const i8_cuda_tactic t = p->tac;

@@ -14,7 +14,9 @@
  * per-channel scale, bias, residual (fp16, e4m3 copy, or fp16 quantized on the fly), ReLU, then
  * fp16 and/or e4m3 stores into the output slices. C-style CUDA: templates only for tile
  * parameters. A fourth family, persistent TMA-fed wgmma kernels for the pointwise convs, is in
- * cuda_fp8_tma.cu (variants from I8_FP8_TMA_FIRST on, dispatched here). Lab: dev/kernels/fp8_lab.cu. */
+ * cuda_fp8_tma.cu (variants from I8_FP8_TMA_FIRST on, dispatched here); a fifth, the halo kernels
+ * for small-channel spatial convs (input band and weights in shared memory once per block), is
+ * below (from I8_FP8_HALO_FIRST on). Lab: dev/kernels/fp8_lab.cu. */
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -533,6 +535,156 @@ __global__ void __launch_bounds__(BM * 2, MINB) conv_fp8_wgmma_kernel(i8_cuda_fp
     fp8_epilogue<BM, BN, NT>(a, sC, LDC, blk.m0, blk.n0, blk.M, pf, use_pf, ch);
 }
 
+/* ---- halo kernel: small-channel spatial convs (sm_89+) ----
+ * IRv2's Block35 3x3s (c_in 32 / 48, c_out 32-64 at 35x35) and the like have so little K and N that
+ * the implicit-GEMM kernels above spend their time reloading each input pixel once per tap and the
+ * same weights in every tile (cuDNN e4m3 too: 19-36 us at batch 32, fp16 15-31). Here one block
+ * takes `rows` output rows of one image and BN output channels, copies the input rows under them
+ * (padding as zeros) and its whole weight slice into shared memory once, then every warp reads its
+ * A fragments by ldmatrix straight from that halo: each lane's row address is its pixel's position
+ * plus the tap's offset (a table per 16-byte piece of K; c_in % 16 == 0 keeps a piece inside one
+ * tap). mma.sync e4m3 with fp32 sums (as qmma); the epilogue is the shared one. Each warp takes at
+ * most two 16-pixel tiles, so a block has BMT / 16 warps and holds up to 2 * BMT pixels. */
+#define HALO_SMEM_MAX (160 * 1024)
+#define HALO_MAX_PIECES 160 /* 16-byte pieces of K (kh * kw * c_in, padded to 32): K up to 2560 */
+
+struct halo_geom {
+    int rows;     /* output rows per block */
+    int bands;    /* blocks per image along the rows: ceil(ho / rows) */
+    int hw;       /* halo columns: (wo - 1) * sw + kw, from input column -pw */
+    int pitch;    /* bytes per halo pixel: c_in, or c_in + 16 where c_in / 16 is even (the 8 rows of
+                     an ldmatrix on distinct banks) */
+    int zero_off; /* 16 zero bytes after the halo: the A piece of K past its end */
+    int kp;       /* K padded to a multiple of 32 */
+    int wpitch;   /* weight row pitch, kp + 16 (an odd number of 16-byte pieces, as pitch) */
+    int w_off;    /* the weights' offset in shared memory */
+    int tab_off;  /* the piece table's offset: kp / 16 ints */
+    int mt;       /* 16-pixel tiles per block */
+    int smem;     /* dynamic shared memory: halo + weights + table, or the epilogue's fp32 tile */
+};
+
+/* 1 and g filled when a halo kernel of tile BN x BMT can run a (shared memory, K) */
+static int halo_geom_of(const i8_cuda_fp8_conv_args *a, int bn, int bmt, halo_geom *g) {
+    if (a->ho < 1 || a->wo < 1 || a->kh < 1 || a->kw < 1 || a->sh < 1 || a->sw < 1 || a->c_in < 16) return 0;
+    const long long K = (long long)a->kh * a->kw * a->c_in, kp = (K + 31) / 32 * 32;
+    if (kp / 16 > HALO_MAX_PIECES) return 0;
+    long long rows = (bmt + a->wo - 1) / a->wo;
+    if (rows > a->ho) rows = a->ho;
+    const long long hw = (long long)(a->wo - 1) * a->sw + a->kw, halo_rows = (rows - 1) * a->sh + a->kh;
+    const long long pitch = (a->c_in / 16) % 2 ? a->c_in : a->c_in + 16;
+    const long long zero_off = halo_rows * hw * pitch, w_off = (zero_off + 16 + 127) / 128 * 128;
+    const long long wpitch = kp + 16, tab_off = w_off + bn * wpitch, in_bytes = tab_off + kp / 16 * 4;
+    const long long mt = (rows * a->wo + 15) / 16, c_bytes = mt * 16 * (bn + 4) * 4;
+    const long long smem = in_bytes > c_bytes ? in_bytes : c_bytes;
+    if (smem > HALO_SMEM_MAX || mt > bmt / 8) return 0; /* bmt / 8: two tiles for each of the BMT / 16 warps */
+    g->rows = (int)rows, g->bands = (int)((a->ho + rows - 1) / rows), g->hw = (int)hw, g->pitch = (int)pitch;
+    g->zero_off = (int)zero_off, g->kp = (int)kp, g->wpitch = (int)wpitch, g->w_off = (int)w_off;
+    g->tab_off = (int)tab_off, g->mt = (int)mt, g->smem = (int)smem;
+    return 1;
+}
+
+/* registers capped at 128 a thread (two blocks of 256 threads or four of 128 per SM) where the
+ * accumulators leave room: BN <= 64 */
+template <int BN, int BMT>
+__global__ void __launch_bounds__(BMT * 2, BN <= 64 ? 256 / BMT : 1) conv_fp8_halo_kernel(i8_cuda_fp8_conv_args a, halo_geom g) {
+    constexpr int NW = BMT / 16, NT = NW * 32, FN = BN / 8, LDC = BN + 4;
+    static_assert(FN % 2 == 0, "B fragments are loaded two n8 tiles at a time");
+    extern __shared__ __align__(128) unsigned char smem[];
+    unsigned char *sH = smem, *sW = smem + g.w_off;
+    int *tab = (int *)(smem + g.tab_off);
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int img = blockIdx.x / g.bands, oy0 = blockIdx.x % g.bands * g.rows, n0 = blockIdx.y * BN;
+    const int K = a.kh * a.kw * a.c_in, pieces = a.c_in / 16, kpieces = g.kp / 16;
+    const int halo_rows = (g.rows - 1) * a.sh + a.kh, iy0 = oy0 * a.sh - a.ph;
+    fp8_chan8 ch; /* not prefetched: 16 registers through the main loop; the epilogue loads them */
+    ch.ok = false;
+
+    /* the input rows under the band, zeros where they lie outside the image */
+    const unsigned char *x = (const unsigned char *)a.x;
+    for (int idx = tid; idx < halo_rows * g.hw * pieces; idx += NT) {
+        const int c = idx % pieces, pix = idx / pieces, hc = pix % g.hw, hr = pix / g.hw;
+        const int iy = iy0 + hr, ix = hc - a.pw;
+        const bool ok = iy >= 0 && iy < a.h && ix >= 0 && ix < a.w;
+        const unsigned char *src = ok ? x + ((size_t)(img * a.h + iy) * a.w + ix) * a.x_ld + c * 16 : x;
+        cp_async_ch<16>(sH + pix * g.pitch + c * 16, src, ok ? 16 : 0);
+    }
+    /* the block's weights [BN][kp]: zeros past K and past c_out */
+    for (int idx = tid; idx < BN * kpieces; idx += NT) {
+        const int kc = idx % kpieces, r = idx / kpieces, co = n0 + r, k = kc * 16;
+        const bool ok = co < a.c_out && k < K;
+        cp_async_ch<16>(sW + r * g.wpitch + k, ok ? a.wq + (size_t)co * K + k : a.wq, ok ? 16 : 0);
+    }
+    fp8_commit();
+    /* each piece's place in the halo relative to its pixel's first tap; -1 past K */
+    for (int kc = tid; kc < kpieces; kc += NT) {
+        const int k = kc * 16, tap = k / a.c_in;
+        tab[kc] = k < K ? ((tap / a.kw) * g.hw + tap % a.kw) * g.pitch + k % a.c_in : -1;
+    }
+    if (tid < 4) ((unsigned *)(sH + g.zero_off))[tid] = 0u;
+    fp8_wait<0>();
+    __syncthreads();
+
+    /* warp w: tiles 2w and 2w + 1 (warp-uniform, as ldmatrix and mma need) */
+    const int t0 = warp * 2, npix = g.rows * a.wo;
+    const bool has0 = t0 < g.mt, has1 = t0 + 1 < g.mt;
+    const int lrow = lane % 8, lmat = lane / 8;
+    float acc[2][FN][4];
+#pragma unroll
+    for (int i = 0; i < 2; i++)
+#pragma unroll
+        for (int j = 0; j < FN; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
+    if (has0) {
+        /* this lane's ldmatrix row: pixel (lmat & 1) * 8 + lrow of each tile, at K half lmat >> 1;
+         * the rows past the band's pixels read its last one (their sums are not stored) */
+        int pb[2];
+#pragma unroll
+        for (int i = 0; i < 2; i++) {
+            const int p = min((t0 + i) * 16 + (lmat & 1) * 8 + lrow, npix - 1), ry = p / a.wo, ox = p % a.wo;
+            pb[i] = (ry * a.sh * g.hw + ox * a.sw) * g.pitch;
+        }
+        const unsigned char *wrow = sW + ((lmat >> 1) * 8 + lrow) * g.wpitch + (lmat & 1) * 16;
+        for (int kk = 0; kk < g.kp; kk += 32) {
+            const int o = tab[kk / 16 + (lmat >> 1)];
+            unsigned fa[2][4];
+            ldmatrix_x4(fa[0], sH + (o >= 0 ? pb[0] + o : g.zero_off));
+            if (has1) ldmatrix_x4(fa[1], sH + (o >= 0 ? pb[1] + o : g.zero_off));
+#pragma unroll
+            for (int j = 0; j < FN; j += 2) { /* matrices: n 0-7 at k 0-15 / 16-31, n 8-15 likewise */
+                unsigned r[4];
+                ldmatrix_x4(r, wrow + j * 8 * g.wpitch + kk);
+                mma_e4m3(acc[0][j], fa[0], r);
+                mma_e4m3(acc[0][j + 1], fa[0], r + 2);
+                if (has1) {
+                    mma_e4m3(acc[1][j], fa[1], r);
+                    mma_e4m3(acc[1][j + 1], fa[1], r + 2);
+                }
+            }
+        }
+    }
+    __syncthreads(); /* every warp is done with the halo: the fp32 tile takes its place */
+    float *sC = (float *)smem;
+    const int gr = lane / 4, tig = lane % 4;
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+        if (!(i == 0 ? has0 : has1)) continue;
+#pragma unroll
+        for (int j = 0; j < FN; j++) {
+            const int r = (t0 + i) * 16 + gr, col = j * 8 + tig * 2;
+            *(float2 *)&sC[r * LDC + col] = make_float2(acc[i][j][0], acc[i][j][1]);
+            *(float2 *)&sC[(r + 8) * LDC + col] = make_float2(acc[i][j][2], acc[i][j][3]);
+        }
+    }
+    __syncthreads();
+    const int m0 = (img * a.ho + oy0) * a.wo, valid = min(g.rows, a.ho - oy0) * a.wo;
+    const bool vec = (a.y_ld % 8 == 0) && (!a.y || ((uintptr_t)a.y & 15) == 0) && (!a.yq || ((uintptr_t)a.yq & 7) == 0);
+    const bool vec_mb = ((uintptr_t)a.mult & 15) == 0 && ((uintptr_t)a.bias & 15) == 0;
+    const bool vec_r = fp8_res_vec(a);
+    for (int idx = tid; idx < g.mt * 16 * FN; idx += NT)
+        fp8_epilogue_group<BN>(a, sC, LDC, m0, n0, m0 + valid, idx, vec, vec_mb, vec_r, nullptr, ch);
+}
+
 template <int BM, int BN, int WM, int WN, int CH> static int set_smem(void) {
     return (int)cudaFuncSetAttribute(conv_fp8_kernel<BM, BN, WM, WN, CH>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      fp8_smem<BM, BN>::BYTES);
@@ -577,6 +729,59 @@ static int launch_wg(const i8_cuda_fp8_conv_args *a, int splits, cudaStream_t s)
     return (int)cudaGetLastError();
 }
 
+/* halo variants, in variant order from I8_FP8_HALO_FIRST on: name, BN, BMT (pixels per block
+ * aimed at: rows = ceil(BMT / wo), up to 2 * BMT; BMT / 16 warps) */
+#define HALO_VARIANTS(X) \
+    X("halo64x32", 32, 64) X("halo64x64", 64, 64) X("halo128x32", 32, 128) X("halo128x64", 64, 128) \
+    X("halo128x96", 96, 128)
+
+static int halo_fits(const i8_cuda_fp8_conv_args *a, int bn, int bmt) {
+    halo_geom g;
+    if (!a->x_fp8 || a->c_in % 16 || a->x_ld % 16 || ((uintptr_t)a->x & 15) || a->kh * a->kw < 2) return 0;
+    return halo_geom_of(a, bn, bmt, &g);
+}
+
+template <int BN, int BMT> static int launch_halo(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
+    halo_geom g;
+    if (!halo_geom_of(a, BN, BMT, &g)) return (int)cudaErrorInvalidValue;
+    const dim3 grid((unsigned)(a->n * g.bands), (unsigned)((a->c_out + BN - 1) / BN));
+    conv_fp8_halo_kernel<BN, BMT><<<grid, BMT * 2, g.smem, s>>>(*a, g);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int i8_cuda_conv_fp8_halo_variants(void) {
+#define HALO_COUNT(name, bn, bmt) +1
+    return 0 HALO_VARIANTS(HALO_COUNT);
+#undef HALO_COUNT
+}
+
+static const char *halo_name(int t) {
+    static const char *const names[] = {
+#define HALO_NAME(name, bn, bmt) name,
+        HALO_VARIANTS(HALO_NAME)
+#undef HALO_NAME
+    };
+    return t >= 0 && t < i8_cuda_conv_fp8_halo_variants() ? names[t] : "?";
+}
+
+static int halo_variant_fits(const i8_cuda_fp8_conv_args *a, int t) {
+    int i = 0;
+#define HALO_FITS(name, bn, bmt) \
+    if (t == i++) return halo_fits(a, bn, bmt);
+    HALO_VARIANTS(HALO_FITS)
+#undef HALO_FITS
+    return 0;
+}
+
+static int halo_launch(const i8_cuda_fp8_conv_args *a, int t, cudaStream_t s) {
+    int i = 0;
+#define HALO_LAUNCH(name, bn, bmt) \
+    if (t == i++) return launch_halo<bn, bmt>(a, s);
+    HALO_VARIANTS(HALO_LAUNCH)
+#undef HALO_LAUNCH
+    return (int)cudaErrorInvalidValue;
+}
+
 #define FP8_TILES(X) X(64, 64, 32, 32) X(32, 64, 16, 32) X(128, 64, 32, 32) X(64, 128, 32, 32)
 #define WG_TILES(X) X(64, 64, 4, false, 1) X(128, 64, 4, false, 1) X(64, 128, 4, false, 1) X(128, 128, 3, false, 1)
 /* third family: fewer stages and registers capped for more blocks per SM (the short-K 1x1s of
@@ -597,10 +802,14 @@ extern "C" int i8_cuda_conv_fp8_setup(void) {
     WG_LEAN_TILES(WG_SET)
 #undef WG_SET
     if (!rc) rc = i8_cuda_conv_fp8_tma_setup();
+#define HALO_SET(name, bn, bmt) \
+    if (!rc) rc = (int)cudaFuncSetAttribute(conv_fp8_halo_kernel<bn, bmt>, cudaFuncAttributeMaxDynamicSharedMemorySize, HALO_SMEM_MAX);
+    HALO_VARIANTS(HALO_SET)
+#undef HALO_SET
     return rc;
 }
 
-extern "C" int i8_cuda_conv_fp8_variants(void) { return I8_FP8_TMA_FIRST + i8_cuda_conv_fp8_tma_variants(); }
+extern "C" int i8_cuda_conv_fp8_variants(void) { return I8_FP8_HALO_FIRST + i8_cuda_conv_fp8_halo_variants(); }
 
 extern "C" int i8_cuda_conv_fp8_splits(int variant) {
     return variant >= I8_FP8_TMA_FIRST ? 1 : 1 << ((variant % I8_FP8_FAMILY_VARIANTS) / FP8_TILE_COUNT);
@@ -617,6 +826,7 @@ extern "C" const char *i8_cuda_conv_fp8_name(int variant) {
     static const char *names[] = {"qmma64x64", "qmma32x64", "qmma128x64", "qmma64x128",
                                   "wgmma64x64", "wgmma128x64", "wgmma64x128", "wgmma128x128",
                                   "wgmma64x64s2", "wgmma128x64s2", "wgmma64x128s3", "wgmma64x64s3"};
+    if (i8_cuda_conv_fp8_is_halo(variant)) return halo_name(variant - I8_FP8_HALO_FIRST);
     if (variant >= I8_FP8_TMA_FIRST) return i8_cuda_conv_fp8_tma_name(variant - I8_FP8_TMA_FIRST);
     return variant >= 0 ? names[fp8_tile_index(variant)] : "?";
 }
@@ -627,6 +837,7 @@ extern "C" int i8_cuda_conv_fp8_fits(const i8_cuda_fp8_conv_args *a, int variant
         ((uintptr_t)a->wq & 15) || ((uintptr_t)a->x & (a->x_fp8 ? 7 : 15)) || (a->res_mode != I8_FP8_RES_NONE && !a->res) ||
         variant < 0 || variant >= i8_cuda_conv_fp8_variants())
         return 0;
+    if (i8_cuda_conv_fp8_is_halo(variant)) return halo_variant_fits(a, variant - I8_FP8_HALO_FIRST);
     if (variant >= I8_FP8_TMA_FIRST) return i8_cuda_conv_fp8_tma_fits(a, variant - I8_FP8_TMA_FIRST);
     const bool wgmma = i8_cuda_conv_fp8_is_wgmma(variant);
     if (wgmma && (a->c_in % 16 || a->x_ld % 16 || ((uintptr_t)a->x & 15))) return 0;
@@ -636,6 +847,7 @@ extern "C" int i8_cuda_conv_fp8_fits(const i8_cuda_fp8_conv_args *a, int variant
 extern "C" int i8_cuda_conv_fp8(const i8_cuda_fp8_conv_args *a, int variant, void *stream) {
     cudaStream_t s = (cudaStream_t)stream;
     if (!i8_cuda_conv_fp8_fits(a, variant)) return (int)cudaErrorInvalidValue;
+    if (i8_cuda_conv_fp8_is_halo(variant)) return halo_launch(a, variant - I8_FP8_HALO_FIRST, s);
     if (variant >= I8_FP8_TMA_FIRST) return i8_cuda_conv_fp8_tma(a, variant - I8_FP8_TMA_FIRST, stream);
     int splits = i8_cuda_conv_fp8_splits(variant);
     switch (fp8_tile_index(variant)) {

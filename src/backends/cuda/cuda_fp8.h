@@ -64,11 +64,24 @@ int i8_cuda_conv_fp8_setup(void);
  * 16-aligned; 2: wgmma with fewer stages and the residual loaded before the main loop), tile =
  * variant % 4, split-K factor = 1 << (variant % I8_FP8_FAMILY_VARIANTS / 4). From 48 on: the
  * persistent TMA kernels of cuda_fp8_tma.cu (pointwise convs; from session 15 also spatial
- * convs with e4m3 input, i8_cuda_conv_fp8_is_im2col; no split-K). Stored tactics
- * name variants by number, so variants are only ever appended. */
+ * convs with e4m3 input, i8_cuda_conv_fp8_is_im2col; no split-K); from 58 on the halo kernels
+ * (session 28; no split-K). Stored tactics name variants by number, so variants are only ever
+ * appended. */
 enum { I8_FP8_FAMILY_VARIANTS = 16, I8_FP8_FAMILIES = 3 }; /* per family: 4 tiles x split-K 1, 2, 4, 8 */
 enum { I8_FP8_TMA_FIRST = I8_FP8_FAMILIES * I8_FP8_FAMILY_VARIANTS };
-static inline int i8_cuda_conv_fp8_is_wgmma(int variant) { return variant >= I8_FP8_FAMILY_VARIANTS; }
+/* From I8_FP8_HALO_FIRST on (after the I8_FP8_TMA_VARIANTS TMA kernels): the halo kernels of
+ * cuda_fp8.cu for small-channel spatial convs (e4m3 input, c_in % 16 == 0): one block takes a band
+ * of output rows of one image, copies the input rows under it (with the padding's zeros) and its
+ * whole weight slice into shared memory once, and runs mma.sync e4m3 with fp32 sums from there. */
+enum { I8_FP8_TMA_VARIANTS = 10, I8_FP8_HALO_FIRST = I8_FP8_TMA_FIRST + I8_FP8_TMA_VARIANTS };
+static inline int i8_cuda_conv_fp8_is_halo(int variant) { return variant >= I8_FP8_HALO_FIRST; }
+static inline int i8_cuda_conv_fp8_is_tma(int variant) {
+    return variant >= I8_FP8_TMA_FIRST && variant < I8_FP8_HALO_FIRST;
+}
+/* the wgmma-based variants (tensor-core sums promoted to fp32 every 128 of K; the others sum in fp32) */
+static inline int i8_cuda_conv_fp8_is_wgmma(int variant) {
+    return variant >= I8_FP8_FAMILY_VARIANTS && variant < I8_FP8_HALO_FIRST;
+}
 int i8_cuda_conv_fp8_variants(void);
 int i8_cuda_conv_fp8_splits(int variant);
 const char *i8_cuda_conv_fp8_name(int variant);
@@ -91,6 +104,8 @@ int i8_cuda_conv_fp8_tma_setup(void);
  * (NULL where the driver lacks one), for i8_cuda_fp8_conv_args; returns a cudaError_t. */
 int i8_cuda_tma_driver(int *sm_count, void **encode_tiled, void **encode_im2col);
 int i8_cuda_conv_fp8_tma(const i8_cuda_fp8_conv_args *a, int t, void *stream);
+/* number of halo variants (cuda_fp8.cu; variant = I8_FP8_HALO_FIRST + index) */
+int i8_cuda_conv_fp8_halo_variants(void);
 
 #ifdef __cplusplus
 }

@@ -661,11 +661,11 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2co
     X("tma128x64s4c", 64, 4, false, false, false, true, 128) X("tma128x128s3c", 128, 3, false, false, false, true, 128) \
     X("tma128x64s4pc", 64, 4, false, false, true, true, 128) X("tma128x64s4c32", 64, 4, false, false, false, true, 32)
 
-extern "C" int i8_cuda_conv_fp8_tma_variants(void) {
 #define TMA_COUNT(name, bn, st, rt, xh, pp, ic, sw) +1
-    return 0 TMA_VARIANTS(TMA_COUNT);
+/* the halo variants are numbered after these (cuda_fp8.h) */
+static_assert(0 TMA_VARIANTS(TMA_COUNT) == I8_FP8_TMA_VARIANTS, "I8_FP8_TMA_VARIANTS counts the TMA variants");
+extern "C" int i8_cuda_conv_fp8_tma_variants(void) { return 0 TMA_VARIANTS(TMA_COUNT); }
 #undef TMA_COUNT
-}
 
 extern "C" const char *i8_cuda_conv_fp8_tma_name(int v) {
     static const char *const names[] = {
