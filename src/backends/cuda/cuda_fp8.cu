@@ -538,151 +538,204 @@ __global__ void __launch_bounds__(BM * 2, MINB) conv_fp8_wgmma_kernel(i8_cuda_fp
 /* ---- halo kernel: small-channel spatial convs (sm_89+) ----
  * IRv2's Block35 3x3s (c_in 32 / 48, c_out 32-64 at 35x35) and the like have so little K and N that
  * the implicit-GEMM kernels above spend their time reloading each input pixel once per tap and the
- * same weights in every tile (cuDNN e4m3 too: 19-36 us at batch 32, fp16 15-31). Here one block
- * takes `rows` output rows of one image and BN output channels, copies the input rows under them
- * (padding as zeros) and its whole weight slice into shared memory once, then every warp reads its
- * A fragments by ldmatrix straight from that halo: each lane's row address is its pixel's position
- * plus the tap's offset (a table per 16-byte piece of K; c_in % 16 == 0 keeps a piece inside one
- * tap). mma.sync e4m3 with fp32 sums (as qmma); the epilogue is the shared one. Each warp takes at
- * most two 16-pixel tiles, so a block has BMT / 16 warps and holds up to 2 * BMT pixels. */
+ * same weights in every tile (cuDNN e4m3 too: 19-36 us at batch 32, fp16 15-31). Here a block keeps
+ * BN output channels' whole weight slice in shared memory and walks work items, each `rows` output
+ * rows of one image: it copies the input rows under them (padding as zeros) into one of two halo
+ * buffers while it computes the previous item from the other, and every warp reads its A fragments
+ * by ldmatrix straight from the halo: each lane's row address is its pixel's position plus the
+ * tap's offset (a table per 16-byte piece of K; c_in % 16 == 0 keeps a piece inside one tap).
+ * mma.sync e4m3 with fp32 sums (as qmma); the epilogue works on the accumulator registers, two
+ * channels at a time, with the shared epilogue's arithmetic (fp8_epilogue_group; no residual,
+ * which no spatial conv of the three families has). Each warp takes
+ * at most two 16-pixel tiles of an item, so a block has BMT / 16 warps and an item up to 2 * BMT
+ * pixels. */
 #define HALO_SMEM_MAX (160 * 1024)
 #define HALO_MAX_PIECES 160 /* 16-byte pieces of K (kh * kw * c_in, padded to 32): K up to 2560 */
 
 struct halo_geom {
-    int rows;     /* output rows per block */
-    int bands;    /* blocks per image along the rows: ceil(ho / rows) */
+    int rows;     /* output rows per item */
+    int bands;    /* items per image: ceil(ho / rows) */
+    int items;    /* n * bands */
     int hw;       /* halo columns: (wo - 1) * sw + kw, from input column -pw */
     int pitch;    /* bytes per halo pixel: c_in, or c_in + 16 where c_in / 16 is even (the 8 rows of
                      an ldmatrix on distinct banks) */
-    int zero_off; /* 16 zero bytes after the halo: the A piece of K past its end */
+    int hbytes;   /* one halo buffer: halo rows x hw x pitch, 128-byte multiple */
+    int zero_off; /* 16 zero bytes after the two buffers: the A piece of K past its end */
     int kp;       /* K padded to a multiple of 32 */
     int wpitch;   /* weight row pitch, kp + 16 (an odd number of 16-byte pieces, as pitch) */
     int w_off;    /* the weights' offset in shared memory */
-    int tab_off;  /* the piece table's offset: kp / 16 ints */
-    int mt;       /* 16-pixel tiles per block */
-    int smem;     /* dynamic shared memory: halo + weights + table, or the epilogue's fp32 tile */
+    int mb_off;   /* the block's multipliers and biases: 2 x BN floats */
+    int tab_off;  /* the piece table: kp / 16 ints */
+    int mt;       /* 16-pixel tiles per item */
+    int smem;     /* dynamic shared memory */
 };
 
 /* 1 and g filled when a halo kernel of tile BN x BMT can run a (shared memory, K) */
 static int halo_geom_of(const i8_cuda_fp8_conv_args *a, int bn, int bmt, halo_geom *g) {
-    if (a->ho < 1 || a->wo < 1 || a->kh < 1 || a->kw < 1 || a->sh < 1 || a->sw < 1 || a->c_in < 16) return 0;
+    if (a->n < 1 || a->ho < 1 || a->wo < 1 || a->kh < 1 || a->kw < 1 || a->sh < 1 || a->sw < 1 || a->c_in < 16) return 0;
     const long long K = (long long)a->kh * a->kw * a->c_in, kp = (K + 31) / 32 * 32;
     if (kp / 16 > HALO_MAX_PIECES) return 0;
     long long rows = (bmt + a->wo - 1) / a->wo;
     if (rows > a->ho) rows = a->ho;
     const long long hw = (long long)(a->wo - 1) * a->sw + a->kw, halo_rows = (rows - 1) * a->sh + a->kh;
     const long long pitch = (a->c_in / 16) % 2 ? a->c_in : a->c_in + 16;
-    const long long zero_off = halo_rows * hw * pitch, w_off = (zero_off + 16 + 127) / 128 * 128;
-    const long long wpitch = kp + 16, tab_off = w_off + bn * wpitch, in_bytes = tab_off + kp / 16 * 4;
-    const long long mt = (rows * a->wo + 15) / 16, c_bytes = mt * 16 * (bn + 4) * 4;
-    const long long smem = in_bytes > c_bytes ? in_bytes : c_bytes;
-    if (smem > HALO_SMEM_MAX || mt > bmt / 8) return 0; /* bmt / 8: two tiles for each of the BMT / 16 warps */
-    g->rows = (int)rows, g->bands = (int)((a->ho + rows - 1) / rows), g->hw = (int)hw, g->pitch = (int)pitch;
-    g->zero_off = (int)zero_off, g->kp = (int)kp, g->wpitch = (int)wpitch, g->w_off = (int)w_off;
-    g->tab_off = (int)tab_off, g->mt = (int)mt, g->smem = (int)smem;
+    const long long hbytes = (halo_rows * hw * pitch + 127) / 128 * 128, zero_off = 2 * hbytes;
+    const long long w_off = zero_off + 128, wpitch = kp + 16, mb_off = w_off + bn * wpitch;
+    const long long tab_off = mb_off + 2 * bn * 4, smem = tab_off + kp / 16 * 4;
+    const long long mt = (rows * a->wo + 15) / 16, bands = (a->ho + rows - 1) / rows;
+    if (smem > HALO_SMEM_MAX || mt > bmt / 8 || a->n * bands > INT32_MAX) return 0; /* bmt / 8: two tiles for each of the BMT / 16 warps */
+    g->rows = (int)rows, g->bands = (int)bands, g->items = (int)(a->n * bands), g->hw = (int)hw;
+    g->pitch = (int)pitch, g->hbytes = (int)hbytes, g->zero_off = (int)zero_off, g->kp = (int)kp;
+    g->wpitch = (int)wpitch, g->w_off = (int)w_off, g->mb_off = (int)mb_off, g->tab_off = (int)tab_off;
+    g->mt = (int)mt, g->smem = (int)smem;
     return 1;
+}
+
+/* cp.async of the input rows under work item `item` into halo buffer h: zeros outside the image */
+template <int NT>
+__device__ __forceinline__ void halo_load(const i8_cuda_fp8_conv_args &a, const halo_geom &g, int item, unsigned char *h) {
+    const int img = item / g.bands, oy0 = item % g.bands * g.rows, pieces = a.c_in / 16;
+    const int halo_rows = (g.rows - 1) * a.sh + a.kh, iy0 = oy0 * a.sh - a.ph;
+    const unsigned char *x = (const unsigned char *)a.x;
+    for (int idx = threadIdx.x; idx < halo_rows * g.hw * pieces; idx += NT) {
+        const int c = idx % pieces, pix = idx / pieces, hc = pix % g.hw, hr = pix / g.hw;
+        const int iy = iy0 + hr, ix = hc - a.pw;
+        const bool ok = iy >= 0 && iy < a.h && ix >= 0 && ix < a.w;
+        const unsigned char *src = ok ? x + ((size_t)(img * a.h + iy) * a.w + ix) * a.x_ld + c * 16 : x;
+        cp_async_ch<16>(h + pix * g.pitch + c * 16, src, ok ? 16 : 0);
+    }
+}
+
+/* The shared epilogue's arithmetic (fp8_epilogue_group, without a residual: the halo kernels take
+ * none) on channels co and co + 1 (cnt of them real) of pixel m: scale, bias, ReLU, fp16 and / or
+ * e4m3 stores; pair: both channels stored at once (aligned, cnt 2) */
+__device__ __forceinline__ void halo_store2(const i8_cuda_fp8_conv_args &a, size_t m, int co, int cnt, float s0, float s1,
+                                            const float *mb, int c, int BN, bool pair) {
+    float v0 = s0 * mb[c] + mb[BN + c], v1 = s1 * mb[c + 1] + mb[BN + c + 1];
+    if (a.relu) v0 = fmaxf(v0, 0.0f), v1 = fmaxf(v1, 0.0f);
+    const size_t yo = m * a.y_ld + co;
+    if (pair) {
+        if (a.y) *(__half2 *)((__half *)a.y + yo) = __halves2half2(__float2half_rn(v0), __float2half_rn(v1));
+        if (a.yq)
+            *(unsigned short *)((unsigned char *)a.yq + yo) = (unsigned short)__nv_cvt_float2_to_fp8x2(
+                make_float2(__fmul_rn(v0, a.y_inv), __fmul_rn(v1, a.y_inv)), __NV_SATFINITE, __NV_E4M3);
+    } else { /* cnt 1, or outputs not 4- / 2-byte aligned */
+        if (a.y) ((__half *)a.y)[yo] = __float2half_rn(v0);
+        if (a.yq) ((unsigned char *)a.yq)[yo] = (unsigned char)q_e4m3(__fmul_rn(v0, a.y_inv));
+        if (cnt < 2) return;
+        if (a.y) ((__half *)a.y)[yo + 1] = __float2half_rn(v1);
+        if (a.yq) ((unsigned char *)a.yq)[yo + 1] = (unsigned char)q_e4m3(__fmul_rn(v1, a.y_inv));
+    }
 }
 
 /* registers capped at 128 a thread (two blocks of 256 threads or four of 128 per SM) where the
  * accumulators leave room: BN <= 64 */
 template <int BN, int BMT>
 __global__ void __launch_bounds__(BMT * 2, BN <= 64 ? 256 / BMT : 1) conv_fp8_halo_kernel(i8_cuda_fp8_conv_args a, halo_geom g) {
-    constexpr int NW = BMT / 16, NT = NW * 32, FN = BN / 8, LDC = BN + 4;
+    constexpr int NW = BMT / 16, NT = NW * 32, FN = BN / 8;
     static_assert(FN % 2 == 0, "B fragments are loaded two n8 tiles at a time");
     extern __shared__ __align__(128) unsigned char smem[];
-    unsigned char *sH = smem, *sW = smem + g.w_off;
+    unsigned char *sW = smem + g.w_off;
+    float *sMB = (float *)(smem + g.mb_off); /* [0, BN): multipliers, [BN, 2 BN): biases */
     int *tab = (int *)(smem + g.tab_off);
-    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-    const int img = blockIdx.x / g.bands, oy0 = blockIdx.x % g.bands * g.rows, n0 = blockIdx.y * BN;
-    const int K = a.kh * a.kw * a.c_in, pieces = a.c_in / 16, kpieces = g.kp / 16;
-    const int halo_rows = (g.rows - 1) * a.sh + a.kh, iy0 = oy0 * a.sh - a.ph;
-    fp8_chan8 ch; /* not prefetched: 16 registers through the main loop; the epilogue loads them */
-    ch.ok = false;
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, n0 = blockIdx.y * BN;
+    const int K = a.kh * a.kw * a.c_in, kpieces = g.kp / 16;
 
-    /* the input rows under the band, zeros where they lie outside the image */
-    const unsigned char *x = (const unsigned char *)a.x;
-    for (int idx = tid; idx < halo_rows * g.hw * pieces; idx += NT) {
-        const int c = idx % pieces, pix = idx / pieces, hc = pix % g.hw, hr = pix / g.hw;
-        const int iy = iy0 + hr, ix = hc - a.pw;
-        const bool ok = iy >= 0 && iy < a.h && ix >= 0 && ix < a.w;
-        const unsigned char *src = ok ? x + ((size_t)(img * a.h + iy) * a.w + ix) * a.x_ld + c * 16 : x;
-        cp_async_ch<16>(sH + pix * g.pitch + c * 16, src, ok ? 16 : 0);
-    }
-    /* the block's weights [BN][kp]: zeros past K and past c_out */
+    /* the block's weights [BN][kp] (zeros past K and past c_out), then the first item's halo */
     for (int idx = tid; idx < BN * kpieces; idx += NT) {
         const int kc = idx % kpieces, r = idx / kpieces, co = n0 + r, k = kc * 16;
         const bool ok = co < a.c_out && k < K;
         cp_async_ch<16>(sW + r * g.wpitch + k, ok ? a.wq + (size_t)co * K + k : a.wq, ok ? 16 : 0);
     }
+    if (blockIdx.x < g.items) halo_load<NT>(a, g, blockIdx.x, smem);
     fp8_commit();
+    for (int r = tid; r < BN; r += NT) {
+        const int co = n0 + r;
+        sMB[r] = co < a.c_out ? a.mult[co] : 0.0f;
+        sMB[BN + r] = co < a.c_out && a.bias ? a.bias[co] : 0.0f;
+    }
     /* each piece's place in the halo relative to its pixel's first tap; -1 past K */
     for (int kc = tid; kc < kpieces; kc += NT) {
         const int k = kc * 16, tap = k / a.c_in;
         tab[kc] = k < K ? ((tap / a.kw) * g.hw + tap % a.kw) * g.pitch + k % a.c_in : -1;
     }
-    if (tid < 4) ((unsigned *)(sH + g.zero_off))[tid] = 0u;
-    fp8_wait<0>();
-    __syncthreads();
+    if (tid < 4) ((unsigned *)(smem + g.zero_off))[tid] = 0u;
 
-    /* warp w: tiles 2w and 2w + 1 (warp-uniform, as ldmatrix and mma need) */
+    /* warp w: tiles 2w and 2w + 1 of each item (warp-uniform, as ldmatrix and mma need) */
     const int t0 = warp * 2, npix = g.rows * a.wo;
     const bool has0 = t0 < g.mt, has1 = t0 + 1 < g.mt;
-    const int lrow = lane % 8, lmat = lane / 8;
-    float acc[2][FN][4];
+    const int lrow = lane % 8, lmat = lane / 8, gr = lane / 4, tig = lane % 4;
+    /* this lane's ldmatrix row: pixel (lmat & 1) * 8 + lrow of each tile, at K half lmat >> 1; the
+     * rows past the item's pixels read its last one (their sums are not stored) */
+    int pb[2];
 #pragma unroll
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
+        const int p = min((t0 + i) * 16 + (lmat & 1) * 8 + lrow, npix - 1), ry = p / a.wo, ox = p % a.wo;
+        pb[i] = (ry * a.sh * g.hw + ox * a.sw) * g.pitch;
+    }
+    const unsigned char *wrow = sW + ((lmat >> 1) * 8 + lrow) * g.wpitch + (lmat & 1) * 16;
+    const bool pair_ok = a.y_ld % 2 == 0 && ((uintptr_t)a.y & 3) == 0 && ((uintptr_t)a.yq & 1) == 0;
+
+    int buf = 0;
+    for (int item = blockIdx.x; item < g.items; item += gridDim.x, buf ^= 1) {
+        /* the next item's halo into the other buffer (free: the loop's last barrier), then wait
+         * for this one's */
+        const int next = item + gridDim.x;
+        if (next < g.items) halo_load<NT>(a, g, next, smem + (buf ^ 1) * g.hbytes);
+        fp8_commit();
+        fp8_wait<1>();
+        __syncthreads();
+        const unsigned char *sH = smem + buf * g.hbytes;
+        const int zrel = g.zero_off - buf * g.hbytes; /* the zero piece, relative to sH */
+        float acc[2][FN][4];
 #pragma unroll
-        for (int j = 0; j < FN; j++)
+        for (int i = 0; i < 2; i++)
 #pragma unroll
-            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
-    if (has0) {
-        /* this lane's ldmatrix row: pixel (lmat & 1) * 8 + lrow of each tile, at K half lmat >> 1;
-         * the rows past the band's pixels read its last one (their sums are not stored) */
-        int pb[2];
+            for (int j = 0; j < FN; j++)
 #pragma unroll
-        for (int i = 0; i < 2; i++) {
-            const int p = min((t0 + i) * 16 + (lmat & 1) * 8 + lrow, npix - 1), ry = p / a.wo, ox = p % a.wo;
-            pb[i] = (ry * a.sh * g.hw + ox * a.sw) * g.pitch;
-        }
-        const unsigned char *wrow = sW + ((lmat >> 1) * 8 + lrow) * g.wpitch + (lmat & 1) * 16;
-        for (int kk = 0; kk < g.kp; kk += 32) {
-            const int o = tab[kk / 16 + (lmat >> 1)];
-            unsigned fa[2][4];
-            ldmatrix_x4(fa[0], sH + (o >= 0 ? pb[0] + o : g.zero_off));
-            if (has1) ldmatrix_x4(fa[1], sH + (o >= 0 ? pb[1] + o : g.zero_off));
+                for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
+        if (has0) {
+            for (int kk = 0; kk < g.kp; kk += 32) {
+                const int o = tab[kk / 16 + (lmat >> 1)];
+                unsigned fa[2][4];
+                ldmatrix_x4(fa[0], sH + (o >= 0 ? pb[0] + o : zrel));
+                if (has1) ldmatrix_x4(fa[1], sH + (o >= 0 ? pb[1] + o : zrel));
 #pragma unroll
-            for (int j = 0; j < FN; j += 2) { /* matrices: n 0-7 at k 0-15 / 16-31, n 8-15 likewise */
-                unsigned r[4];
-                ldmatrix_x4(r, wrow + j * 8 * g.wpitch + kk);
-                mma_e4m3(acc[0][j], fa[0], r);
-                mma_e4m3(acc[0][j + 1], fa[0], r + 2);
-                if (has1) {
-                    mma_e4m3(acc[1][j], fa[1], r);
-                    mma_e4m3(acc[1][j + 1], fa[1], r + 2);
+                for (int j = 0; j < FN; j += 2) { /* matrices: n 0-7 at k 0-15 / 16-31, n 8-15 likewise */
+                    unsigned r[4];
+                    ldmatrix_x4(r, wrow + j * 8 * g.wpitch + kk);
+                    mma_e4m3(acc[0][j], fa[0], r);
+                    mma_e4m3(acc[0][j + 1], fa[0], r + 2);
+                    if (has1) {
+                        mma_e4m3(acc[1][j], fa[1], r);
+                        mma_e4m3(acc[1][j + 1], fa[1], r + 2);
+                    }
+                }
+            }
+            /* the epilogue from the accumulators: c0, c1 at row gr, channels 2 tig, 2 tig + 1 of
+             * each n8 tile; c2, c3 at row gr + 8 */
+            const int oy0 = item % g.bands * g.rows, valid = min(g.rows, a.ho - oy0) * a.wo;
+            const size_t m0 = ((size_t)(item / g.bands) * a.ho + oy0) * a.wo;
+#pragma unroll
+            for (int i = 0; i < 2; i++) {
+                if (i == 1 && !has1) break;
+#pragma unroll
+                for (int j = 0; j < FN; j++) {
+                    const int c = j * 8 + tig * 2, co = n0 + c, cnt = min(2, a.c_out - co);
+                    if (cnt <= 0) continue;
+                    const bool pair = pair_ok && cnt == 2;
+#pragma unroll
+                    for (int hlf = 0; hlf < 2; hlf++) {
+                        const int p = (t0 + i) * 16 + gr + hlf * 8;
+                        if (p < valid)
+                            halo_store2(a, m0 + p, co, cnt, acc[i][j][2 * hlf], acc[i][j][2 * hlf + 1], sMB, c, BN, pair);
+                    }
                 }
             }
         }
+        __syncthreads(); /* every warp is done with buffer buf: the next iteration loads into it */
     }
-    __syncthreads(); /* every warp is done with the halo: the fp32 tile takes its place */
-    float *sC = (float *)smem;
-    const int gr = lane / 4, tig = lane % 4;
-#pragma unroll
-    for (int i = 0; i < 2; i++) {
-        if (!(i == 0 ? has0 : has1)) continue;
-#pragma unroll
-        for (int j = 0; j < FN; j++) {
-            const int r = (t0 + i) * 16 + gr, col = j * 8 + tig * 2;
-            *(float2 *)&sC[r * LDC + col] = make_float2(acc[i][j][0], acc[i][j][1]);
-            *(float2 *)&sC[(r + 8) * LDC + col] = make_float2(acc[i][j][2], acc[i][j][3]);
-        }
-    }
-    __syncthreads();
-    const int m0 = (img * a.ho + oy0) * a.wo, valid = min(g.rows, a.ho - oy0) * a.wo;
-    const bool vec = (a.y_ld % 8 == 0) && (!a.y || ((uintptr_t)a.y & 15) == 0) && (!a.yq || ((uintptr_t)a.yq & 7) == 0);
-    const bool vec_mb = ((uintptr_t)a.mult & 15) == 0 && ((uintptr_t)a.bias & 15) == 0;
-    const bool vec_r = fp8_res_vec(a);
-    for (int idx = tid; idx < g.mt * 16 * FN; idx += NT)
-        fp8_epilogue_group<BN>(a, sC, LDC, m0, n0, m0 + valid, idx, vec, vec_mb, vec_r, nullptr, ch);
+    fp8_wait<0>();
 }
 
 template <int BM, int BN, int WM, int WN, int CH> static int set_smem(void) {
@@ -737,15 +790,27 @@ static int launch_wg(const i8_cuda_fp8_conv_args *a, int splits, cudaStream_t s)
 
 static int halo_fits(const i8_cuda_fp8_conv_args *a, int bn, int bmt) {
     halo_geom g;
-    if (!a->x_fp8 || a->c_in % 16 || a->x_ld % 16 || ((uintptr_t)a->x & 15) || a->kh * a->kw < 2) return 0;
+    /* no residual: the spatial convs of the three families have none */
+    if (!a->x_fp8 || a->c_in % 16 || a->x_ld % 16 || ((uintptr_t)a->x & 15) || a->kh * a->kw < 2 ||
+        a->res_mode != I8_FP8_RES_NONE)
+        return 0;
     return halo_geom_of(a, bn, bmt, &g);
 }
 
+/* a block per SM slot (occupancy x SMs) at most, each walking its share of the items */
 template <int BN, int BMT> static int launch_halo(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
     halo_geom g;
     if (!halo_geom_of(a, BN, BMT, &g)) return (int)cudaErrorInvalidValue;
-    const dim3 grid((unsigned)(a->n * g.bands), (unsigned)((a->c_out + BN - 1) / BN));
-    conv_fp8_halo_kernel<BN, BMT><<<grid, BMT * 2, g.smem, s>>>(*a, g);
+    int sms = a->sm_count, per_sm = 0, dev = 0;
+    cudaError_t e = cudaSuccess;
+    if (sms <= 0 && (e = cudaGetDevice(&dev)) == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, conv_fp8_halo_kernel<BN, BMT>, BMT * 2, g.smem);
+    if (e != cudaSuccess) return (int)e;
+    const int n_tiles = (a->c_out + BN - 1) / BN;
+    long long slots = (long long)(per_sm > 0 ? per_sm : 1) * sms / n_tiles;
+    const int blocks = (int)(slots < 1 ? 1 : slots < g.items ? slots : g.items);
+    conv_fp8_halo_kernel<BN, BMT><<<dim3((unsigned)blocks, (unsigned)n_tiles), BMT * 2, g.smem, s>>>(*a, g);
     return (int)cudaGetLastError();
 }
 
