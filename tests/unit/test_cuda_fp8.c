@@ -532,7 +532,7 @@ static int variant_fits_conv(int v, int h, int w, int c_in, int c_out, int kh, i
 
 /* The halo kernels (session 28), each forced on every im2col case it fits, as test_fp8_im2col:
  * the case's input an e4m3 copy, the emulation the oracle, batch 1 and 3. Their cases cover a band
- * of rows past the map's last row (19 rows in bands of 4 or 8), c_out past one BN tile (c_out 48 on
+ * of rows past the map's last row (19 rows in items of 3 or 7), c_out past one BN tile (c_out 48 on
  * the 32-wide tiles, 200 on every tile), c_in 48 (K = 432: a 16-byte zero piece closes K), stride
  * 2 with and without padding, 1x7 / 7x1 / 5x5 taps. */
 static void test_fp8_halo(void **state) {

@@ -535,20 +535,22 @@ __global__ void __launch_bounds__(BM * 2, MINB) conv_fp8_wgmma_kernel(i8_cuda_fp
     fp8_epilogue<BM, BN, NT>(a, sC, LDC, blk.m0, blk.n0, blk.M, pf, use_pf, ch);
 }
 
-/* ---- halo kernel: small-channel spatial convs (sm_89+) ----
+/* ---- halo kernel: small-channel spatial convs (sm_90a) ----
  * IRv2's Block35 3x3s (c_in 32 / 48, c_out 32-64 at 35x35) and the like have so little K and N that
  * the implicit-GEMM kernels above spend their time reloading each input pixel once per tap and the
  * same weights in every tile (cuDNN e4m3 too: 19-36 us at batch 32, fp16 15-31). Here a block keeps
- * BN output channels' whole weight slice in shared memory and walks work items, each `rows` output
- * rows of one image: it copies the input rows under them (padding as zeros) into one of two halo
- * buffers while it computes the previous item from the other, and every warp reads its A fragments
- * by ldmatrix straight from the halo: each lane's row address is its pixel's position plus the
- * tap's offset (a table per 16-byte piece of K; c_in % 16 == 0 keeps a piece inside one tap).
- * mma.sync e4m3 with fp32 sums (as qmma); the epilogue works on the accumulator registers, two
- * channels at a time, with the shared epilogue's arithmetic (fp8_epilogue_group; no residual,
- * which no spatial conv of the three families has). Each warp takes
- * at most two 16-pixel tiles of an item, so a block has BMT / 16 warps and an item up to 2 * BMT
- * pixels. */
+ * BN output channels' whole weight slice in shared memory (K-major, 128-byte swizzled slabs of 128
+ * bytes of K, as wgmma reads B) and walks work items, each `rows` output rows of one image: it
+ * copies the input rows under them (padding as zeros) into one of two halo buffers while it
+ * computes the previous item from the other. Each warpgroup takes 64-pixel tiles of an item and
+ * runs wgmma with A from registers: every warp loads its 16 rows' A fragments by ldmatrix straight
+ * from the halo, each lane's row address its pixel's position plus the tap's offset (a table per
+ * 16-byte piece of K; c_in % 16 == 0 keeps a piece inside one tap). (The first version ran
+ * mma.sync e4m3, which Hopper runs by converting to fp16: 21-36 us on Block35's 3x3 at batch 32,
+ * session 28.) The tensor-core sums are added into fp32 registers every 128 of K, as in the other
+ * wgmma kernels; the epilogue works on the accumulator registers, two channels at a time, with the
+ * shared epilogue's arithmetic (fp8_epilogue_group; no residual, which no spatial conv of the
+ * three families has). */
 #define HALO_SMEM_MAX (160 * 1024)
 #define HALO_MAX_PIECES 160 /* 16-byte pieces of K (kh * kw * c_in, padded to 32): K up to 2560 */
 
@@ -559,35 +561,37 @@ struct halo_geom {
     int hw;       /* halo columns: (wo - 1) * sw + kw, from input column -pw */
     int pitch;    /* bytes per halo pixel: c_in, or c_in + 16 where c_in / 16 is even (the 8 rows of
                      an ldmatrix on distinct banks) */
-    int hbytes;   /* one halo buffer: halo rows x hw x pitch, 128-byte multiple */
-    int zero_off; /* 16 zero bytes after the two buffers: the A piece of K past its end */
     int kp;       /* K padded to a multiple of 32 */
-    int wpitch;   /* weight row pitch, kp + 16 (an odd number of 16-byte pieces, as pitch) */
-    int w_off;    /* the weights' offset in shared memory */
+    int slabs;    /* 128-byte slabs of K: ceil(kp / 128) */
+    int h_off;    /* the two halo buffers, hbytes each (the weights' slabs are at 0) */
+    int hbytes;
+    int zero_off; /* 16 zero bytes: the A piece of K past its end */
     int mb_off;   /* the block's multipliers and biases: 2 x BN floats */
-    int tab_off;  /* the piece table: kp / 16 ints */
-    int mt;       /* 16-pixel tiles per item */
-    int smem;     /* dynamic shared memory */
+    int tab_off;  /* the piece table: slabs * 8 ints */
+    int mt;       /* 64-pixel tiles per item */
+    int smem;     /* dynamic shared memory, with 1024 bytes to align the slabs */
 };
 
-/* 1 and g filled when a halo kernel of tile BN x BMT can run a (shared memory, K) */
-static int halo_geom_of(const i8_cuda_fp8_conv_args *a, int bn, int bmt, halo_geom *g) {
+/* 1 and g filled when a halo kernel of BN channels and tiles 64-pixel tiles per item can run a
+ * (shared memory, K) */
+static int halo_geom_of(const i8_cuda_fp8_conv_args *a, int bn, int tiles, halo_geom *g) {
     if (a->n < 1 || a->ho < 1 || a->wo < 1 || a->kh < 1 || a->kw < 1 || a->sh < 1 || a->sw < 1 || a->c_in < 16) return 0;
     const long long K = (long long)a->kh * a->kw * a->c_in, kp = (K + 31) / 32 * 32;
     if (kp / 16 > HALO_MAX_PIECES) return 0;
-    long long rows = (bmt + a->wo - 1) / a->wo;
+    long long rows = (long long)tiles * 64 / a->wo; /* the most whole rows in the item's tiles */
+    if (rows < 1) rows = 1;
     if (rows > a->ho) rows = a->ho;
     const long long hw = (long long)(a->wo - 1) * a->sw + a->kw, halo_rows = (rows - 1) * a->sh + a->kh;
     const long long pitch = (a->c_in / 16) % 2 ? a->c_in : a->c_in + 16;
-    const long long hbytes = (halo_rows * hw * pitch + 127) / 128 * 128, zero_off = 2 * hbytes;
-    const long long w_off = zero_off + 128, wpitch = kp + 16, mb_off = w_off + bn * wpitch;
-    const long long tab_off = mb_off + 2 * bn * 4, smem = tab_off + kp / 16 * 4;
-    const long long mt = (rows * a->wo + 15) / 16, bands = (a->ho + rows - 1) / rows;
-    if (smem > HALO_SMEM_MAX || mt > bmt / 8 || a->n * bands > INT32_MAX) return 0; /* bmt / 8: two tiles for each of the BMT / 16 warps */
+    const long long slabs = (kp + 127) / 128, h_off = slabs * bn * 128;
+    const long long hbytes = (halo_rows * hw * pitch + 127) / 128 * 128, zero_off = h_off + 2 * hbytes;
+    const long long mb_off = zero_off + 16, tab_off = mb_off + 2 * bn * 4, smem = tab_off + slabs * 8 * 4 + 1024;
+    const long long bands = (a->ho + rows - 1) / rows;
+    if (smem > HALO_SMEM_MAX || a->n * bands > INT32_MAX) return 0;
     g->rows = (int)rows, g->bands = (int)bands, g->items = (int)(a->n * bands), g->hw = (int)hw;
-    g->pitch = (int)pitch, g->hbytes = (int)hbytes, g->zero_off = (int)zero_off, g->kp = (int)kp;
-    g->wpitch = (int)wpitch, g->w_off = (int)w_off, g->mb_off = (int)mb_off, g->tab_off = (int)tab_off;
-    g->mt = (int)mt, g->smem = (int)smem;
+    g->pitch = (int)pitch, g->kp = (int)kp, g->slabs = (int)slabs, g->h_off = (int)h_off, g->hbytes = (int)hbytes;
+    g->zero_off = (int)zero_off, g->mb_off = (int)mb_off, g->tab_off = (int)tab_off;
+    g->mt = (int)((rows * a->wo + 63) / 64), g->smem = (int)smem;
     return 1;
 }
 
@@ -628,26 +632,57 @@ __device__ __forceinline__ void halo_store2(const i8_cuda_fp8_conv_args &a, size
     }
 }
 
-/* registers capped at 128 a thread (two blocks of 256 threads or four of 128 per SM) where the
- * accumulators leave room: BN <= 64 */
-template <int BN, int BMT>
-__global__ void __launch_bounds__(BMT * 2, BN <= 64 ? 256 / BMT : 1) conv_fp8_halo_kernel(i8_cuda_fp8_conv_args a, halo_geom g) {
-    constexpr int NW = BMT / 16, NT = NW * 32, FN = BN / 8;
-    static_assert(FN % 2 == 0, "B fragments are loaded two n8 tiles at a time");
-    extern __shared__ __align__(128) unsigned char smem[];
-    unsigned char *sW = smem + g.w_off;
+/* wgmma m64nBNk32 e4m3 with A from registers (each warp's 16 rows in mma.sync's m16n8k32 A layout:
+ * a[0] row g, bytes 4 tig..; a[1] row g + 8; a[2], a[3] the same at k + 16) and B from a descriptor */
+#define WG_A4(i) "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3])
+template <int BN> __device__ __forceinline__ void wgmma_rs(float *d, const unsigned *a, uint64_t db, int accumulate);
+template <> __device__ __forceinline__ void wgmma_rs<32>(float *d, const unsigned *a, uint64_t db, int accumulate) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e4m3 {" WG_REGS16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) "}, "
+                 "{%16, %17, %18, %19}, %20, p, 1, 1;\n}\n"
+                 : WG_D8(0), WG_D8(8)
+                 : WG_A4(0), "l"(db), "r"(accumulate));
+}
+template <> __device__ __forceinline__ void wgmma_rs<64>(float *d, const unsigned *a, uint64_t db, int accumulate) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {" WG_REGS16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) ", "
+                 WG_REGS16(16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31) "}, {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
+                 : WG_D8(0), WG_D8(8), WG_D8(16), WG_D8(24)
+                 : WG_A4(0), "l"(db), "r"(accumulate));
+}
+template <> __device__ __forceinline__ void wgmma_rs<96>(float *d, const unsigned *a, uint64_t db, int accumulate) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %53, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n96k32.f32.e4m3.e4m3 {" WG_REGS16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) ", "
+                 WG_REGS16(16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31) ", "
+                 WG_REGS16(32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47) "}, {%48, %49, %50, %51}, %52, p, 1, 1;\n}\n"
+                 : WG_D8(0), WG_D8(8), WG_D8(16), WG_D8(24), WG_D8(32), WG_D8(40)
+                 : WG_A4(0), "l"(db), "r"(accumulate));
+}
+#undef WG_A4
+
+/* NWG warpgroups; registers capped at 128 a thread where BN <= 64 (two blocks of 256 threads or
+ * four of 128 per SM) */
+template <int BN, int NWG>
+__global__ void __launch_bounds__(NWG * 128, BN <= 64 ? 4 / NWG : 1) conv_fp8_halo_kernel(i8_cuda_fp8_conv_args a, halo_geom g) {
+    constexpr int NT = NWG * 128, FN = BN / 8;
+    extern __shared__ __align__(1024) unsigned char halo_raw[];
+    unsigned char *smem = halo_raw + ((1024 - (__cvta_generic_to_shared(halo_raw) & 1023)) & 1023);
+    unsigned char *sW = smem; /* slab s: [BN rows][128 bytes of K], 16-byte chunk c of row r at c ^ (r % 8) */
     float *sMB = (float *)(smem + g.mb_off); /* [0, BN): multipliers, [BN, 2 BN): biases */
     int *tab = (int *)(smem + g.tab_off);
-    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, n0 = blockIdx.y * BN;
-    const int K = a.kh * a.kw * a.c_in, kpieces = g.kp / 16;
+    const int tid = threadIdx.x, wg = tid / 128, wi = tid % 128 / 32, lane = tid % 32, n0 = blockIdx.y * BN;
+    /* whole slabs: wgmma runs four k32 steps per slab, the last ones on zeros where K ends inside
+     * it (no branch around wgmma: ptxas serializes wgmma in divergent paths) */
+    const int K = a.kh * a.kw * a.c_in, kpieces = g.slabs * 8;
 
-    /* the block's weights [BN][kp] (zeros past K and past c_out), then the first item's halo */
+    /* the block's weights (zeros past K and past c_out), then the first item's halo */
     for (int idx = tid; idx < BN * kpieces; idx += NT) {
         const int kc = idx % kpieces, r = idx / kpieces, co = n0 + r, k = kc * 16;
         const bool ok = co < a.c_out && k < K;
-        cp_async_ch<16>(sW + r * g.wpitch + k, ok ? a.wq + (size_t)co * K + k : a.wq, ok ? 16 : 0);
+        cp_async_ch<16>(sW + (kc / 8) * BN * 128 + r * 128 + (((kc % 8) ^ (r & 7)) << 4),
+                        ok ? a.wq + (size_t)co * K + k : a.wq, ok ? 16 : 0);
     }
-    if (blockIdx.x < g.items) halo_load<NT>(a, g, blockIdx.x, smem);
+    if (blockIdx.x < g.items) halo_load<NT>(a, g, blockIdx.x, smem + g.h_off);
     fp8_commit();
     for (int r = tid; r < BN; r += NT) {
         const int co = n0 + r;
@@ -661,75 +696,59 @@ __global__ void __launch_bounds__(BMT * 2, BN <= 64 ? 256 / BMT : 1) conv_fp8_ha
     }
     if (tid < 4) ((unsigned *)(smem + g.zero_off))[tid] = 0u;
 
-    /* warp w: tiles 2w and 2w + 1 of each item (warp-uniform, as ldmatrix and mma need) */
-    const int t0 = warp * 2, npix = g.rows * a.wo;
-    const bool has0 = t0 < g.mt, has1 = t0 + 1 < g.mt;
-    const int lrow = lane % 8, lmat = lane / 8, gr = lane / 4, tig = lane % 4;
-    /* this lane's ldmatrix row: pixel (lmat & 1) * 8 + lrow of each tile, at K half lmat >> 1; the
-     * rows past the item's pixels read its last one (their sums are not stored) */
-    int pb[2];
-#pragma unroll
-    for (int i = 0; i < 2; i++) {
-        const int p = min((t0 + i) * 16 + (lmat & 1) * 8 + lrow, npix - 1), ry = p / a.wo, ox = p % a.wo;
-        pb[i] = (ry * a.sh * g.hw + ox * a.sw) * g.pitch;
-    }
-    const unsigned char *wrow = sW + ((lmat >> 1) * 8 + lrow) * g.wpitch + (lmat & 1) * 16;
+    const int npix = g.rows * a.wo, lrow = lane % 8, lmat = lane / 8, gr = lane / 4, tig = lane % 4;
     const bool pair_ok = a.y_ld % 2 == 0 && ((uintptr_t)a.y & 3) == 0 && ((uintptr_t)a.yq & 1) == 0;
-
     int buf = 0;
     for (int item = blockIdx.x; item < g.items; item += gridDim.x, buf ^= 1) {
         /* the next item's halo into the other buffer (free: the loop's last barrier), then wait
-         * for this one's */
+         * for this one's (and, the first time, the weights', made visible to wgmma) */
         const int next = item + gridDim.x;
-        if (next < g.items) halo_load<NT>(a, g, next, smem + (buf ^ 1) * g.hbytes);
+        if (next < g.items) halo_load<NT>(a, g, next, smem + g.h_off + (buf ^ 1) * g.hbytes);
         fp8_commit();
         fp8_wait<1>();
+        proxy_fence();
         __syncthreads();
-        const unsigned char *sH = smem + buf * g.hbytes;
-        const int zrel = g.zero_off - buf * g.hbytes; /* the zero piece, relative to sH */
-        float acc[2][FN][4];
+        const unsigned char *sH = smem + g.h_off + buf * g.hbytes;
+        const int zrel = g.zero_off - g.h_off - buf * g.hbytes; /* the zero piece, relative to sH */
+        const int oy0 = item % g.bands * g.rows, valid = min(g.rows, a.ho - oy0) * a.wo;
+        const size_t m0 = ((size_t)(item / g.bands) * a.ho + oy0) * a.wo;
+        for (int tile = wg; tile < g.mt; tile += NWG) { /* warpgroup-uniform */
+            /* this lane's ldmatrix row: pixel (lmat & 1) * 8 + lrow of the warp's 16, at K half
+             * lmat >> 1; rows past the item's pixels read its last one (their sums are not stored) */
+            const int p = min(tile * 64 + wi * 16 + (lmat & 1) * 8 + lrow, npix - 1), ry = p / a.wo, ox = p % a.wo;
+            const int pb = (ry * a.sh * g.hw + ox * a.sw) * g.pitch;
+            float acc[BN / 2], part[BN / 2];
 #pragma unroll
-        for (int i = 0; i < 2; i++)
+            for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
+            for (int s = 0; s < g.slabs; s++) {
+                unsigned fa[4][4];
 #pragma unroll
-            for (int j = 0; j < FN; j++)
+                for (int q = 0; q < 4; q++) {
+                    const int o = tab[s * 8 + q * 2 + (lmat >> 1)];
+                    ldmatrix_x4(fa[q], sH + (o >= 0 ? pb + o : zrel));
+                }
+                wg_fence();
 #pragma unroll
-                for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
-        if (has0) {
-            for (int kk = 0; kk < g.kp; kk += 32) {
-                const int o = tab[kk / 16 + (lmat >> 1)];
-                unsigned fa[2][4];
-                ldmatrix_x4(fa[0], sH + (o >= 0 ? pb[0] + o : zrel));
-                if (has1) ldmatrix_x4(fa[1], sH + (o >= 0 ? pb[1] + o : zrel));
+                for (int q = 0; q < 4; q++) wgmma_rs<BN>(part, fa[q], wg_desc(sW + s * BN * 128 + q * 32), q > 0);
+                wg_commit();
+                wg_wait_all();
 #pragma unroll
-                for (int j = 0; j < FN; j += 2) { /* matrices: n 0-7 at k 0-15 / 16-31, n 8-15 likewise */
-                    unsigned r[4];
-                    ldmatrix_x4(r, wrow + j * 8 * g.wpitch + kk);
-                    mma_e4m3(acc[0][j], fa[0], r);
-                    mma_e4m3(acc[0][j + 1], fa[0], r + 2);
-                    if (has1) {
-                        mma_e4m3(acc[1][j], fa[1], r);
-                        mma_e4m3(acc[1][j + 1], fa[1], r + 2);
-                    }
+                for (int i = 0; i < BN / 2; i++) {
+                    reg_fence(part[i]);
+                    acc[i] += part[i];
                 }
             }
-            /* the epilogue from the accumulators: c0, c1 at row gr, channels 2 tig, 2 tig + 1 of
-             * each n8 tile; c2, c3 at row gr + 8 */
-            const int oy0 = item % g.bands * g.rows, valid = min(g.rows, a.ho - oy0) * a.wo;
-            const size_t m0 = ((size_t)(item / g.bands) * a.ho + oy0) * a.wo;
+            /* the epilogue from the accumulators: acc[4j], acc[4j + 1] at row gr of the warp's 16,
+             * channels 8j + 2 tig, + 1; acc[4j + 2], acc[4j + 3] at row gr + 8 */
 #pragma unroll
-            for (int i = 0; i < 2; i++) {
-                if (i == 1 && !has1) break;
+            for (int j = 0; j < FN; j++) {
+                const int c = j * 8 + tig * 2, co = n0 + c, cnt = min(2, a.c_out - co);
+                if (cnt <= 0) continue;
+                const bool pair = pair_ok && cnt == 2;
 #pragma unroll
-                for (int j = 0; j < FN; j++) {
-                    const int c = j * 8 + tig * 2, co = n0 + c, cnt = min(2, a.c_out - co);
-                    if (cnt <= 0) continue;
-                    const bool pair = pair_ok && cnt == 2;
-#pragma unroll
-                    for (int hlf = 0; hlf < 2; hlf++) {
-                        const int p = (t0 + i) * 16 + gr + hlf * 8;
-                        if (p < valid)
-                            halo_store2(a, m0 + p, co, cnt, acc[i][j][2 * hlf], acc[i][j][2 * hlf + 1], sMB, c, BN, pair);
-                    }
+                for (int hlf = 0; hlf < 2; hlf++) {
+                    const int pp = tile * 64 + wi * 16 + gr + hlf * 8;
+                    if (pp < valid) halo_store2(a, m0 + pp, co, cnt, acc[4 * j + 2 * hlf], acc[4 * j + 2 * hlf + 1], sMB, c, BN, pair);
                 }
             }
         }
@@ -782,47 +801,47 @@ static int launch_wg(const i8_cuda_fp8_conv_args *a, int splits, cudaStream_t s)
     return (int)cudaGetLastError();
 }
 
-/* halo variants, in variant order from I8_FP8_HALO_FIRST on: name, BN, BMT (pixels per block
- * aimed at: rows = ceil(BMT / wo), up to 2 * BMT; BMT / 16 warps) */
+/* halo variants, in variant order from I8_FP8_HALO_FIRST on: name, BN, 64-pixel tiles per item
+ * (rows = the most whole rows in them, at least one), warpgroups */
 #define HALO_VARIANTS(X) \
-    X("halo64x32", 32, 64) X("halo64x64", 64, 64) X("halo128x32", 32, 128) X("halo128x64", 64, 128) \
-    X("halo128x96", 96, 128)
+    X("halo64x32", 32, 1, 1) X("halo64x64", 64, 1, 1) X("halo128x32", 32, 2, 2) X("halo128x64", 64, 2, 2) \
+    X("halo128x96", 96, 2, 2)
 
-static int halo_fits(const i8_cuda_fp8_conv_args *a, int bn, int bmt) {
+static int halo_fits(const i8_cuda_fp8_conv_args *a, int bn, int tiles) {
     halo_geom g;
     /* no residual: the spatial convs of the three families have none */
     if (!a->x_fp8 || a->c_in % 16 || a->x_ld % 16 || ((uintptr_t)a->x & 15) || a->kh * a->kw < 2 ||
         a->res_mode != I8_FP8_RES_NONE)
         return 0;
-    return halo_geom_of(a, bn, bmt, &g);
+    return halo_geom_of(a, bn, tiles, &g);
 }
 
 /* a block per SM slot (occupancy x SMs) at most, each walking its share of the items */
-template <int BN, int BMT> static int launch_halo(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
+template <int BN, int NWG> static int launch_halo(const i8_cuda_fp8_conv_args *a, int tiles, cudaStream_t s) {
     halo_geom g;
-    if (!halo_geom_of(a, BN, BMT, &g)) return (int)cudaErrorInvalidValue;
+    if (!halo_geom_of(a, BN, tiles, &g)) return (int)cudaErrorInvalidValue;
     int sms = a->sm_count, per_sm = 0, dev = 0;
     cudaError_t e = cudaSuccess;
     if (sms <= 0 && (e = cudaGetDevice(&dev)) == cudaSuccess)
         e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, conv_fp8_halo_kernel<BN, BMT>, BMT * 2, g.smem);
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, conv_fp8_halo_kernel<BN, NWG>, NWG * 128, g.smem);
     if (e != cudaSuccess) return (int)e;
     const int n_tiles = (a->c_out + BN - 1) / BN;
     long long slots = (long long)(per_sm > 0 ? per_sm : 1) * sms / n_tiles;
     const int blocks = (int)(slots < 1 ? 1 : slots < g.items ? slots : g.items);
-    conv_fp8_halo_kernel<BN, BMT><<<dim3((unsigned)blocks, (unsigned)n_tiles), BMT * 2, g.smem, s>>>(*a, g);
+    conv_fp8_halo_kernel<BN, NWG><<<dim3((unsigned)blocks, (unsigned)n_tiles), NWG * 128, g.smem, s>>>(*a, g);
     return (int)cudaGetLastError();
 }
 
 extern "C" int i8_cuda_conv_fp8_halo_variants(void) {
-#define HALO_COUNT(name, bn, bmt) +1
+#define HALO_COUNT(name, bn, tiles, nwg) +1
     return 0 HALO_VARIANTS(HALO_COUNT);
 #undef HALO_COUNT
 }
 
 static const char *halo_name(int t) {
     static const char *const names[] = {
-#define HALO_NAME(name, bn, bmt) name,
+#define HALO_NAME(name, bn, tiles, nwg) name,
         HALO_VARIANTS(HALO_NAME)
 #undef HALO_NAME
     };
@@ -831,8 +850,8 @@ static const char *halo_name(int t) {
 
 static int halo_variant_fits(const i8_cuda_fp8_conv_args *a, int t) {
     int i = 0;
-#define HALO_FITS(name, bn, bmt) \
-    if (t == i++) return halo_fits(a, bn, bmt);
+#define HALO_FITS(name, bn, tiles, nwg) \
+    if (t == i++) return halo_fits(a, bn, tiles);
     HALO_VARIANTS(HALO_FITS)
 #undef HALO_FITS
     return 0;
@@ -840,8 +859,8 @@ static int halo_variant_fits(const i8_cuda_fp8_conv_args *a, int t) {
 
 static int halo_launch(const i8_cuda_fp8_conv_args *a, int t, cudaStream_t s) {
     int i = 0;
-#define HALO_LAUNCH(name, bn, bmt) \
-    if (t == i++) return launch_halo<bn, bmt>(a, s);
+#define HALO_LAUNCH(name, bn, tiles, nwg) \
+    if (t == i++) return launch_halo<bn, nwg>(a, tiles, s);
     HALO_VARIANTS(HALO_LAUNCH)
 #undef HALO_LAUNCH
     return (int)cudaErrorInvalidValue;
@@ -867,8 +886,8 @@ extern "C" int i8_cuda_conv_fp8_setup(void) {
     WG_LEAN_TILES(WG_SET)
 #undef WG_SET
     if (!rc) rc = i8_cuda_conv_fp8_tma_setup();
-#define HALO_SET(name, bn, bmt) \
-    if (!rc) rc = (int)cudaFuncSetAttribute(conv_fp8_halo_kernel<bn, bmt>, cudaFuncAttributeMaxDynamicSharedMemorySize, HALO_SMEM_MAX);
+#define HALO_SET(name, bn, tiles, nwg) \
+    if (!rc) rc = (int)cudaFuncSetAttribute(conv_fp8_halo_kernel<bn, nwg>, cudaFuncAttributeMaxDynamicSharedMemorySize, HALO_SMEM_MAX);
     HALO_VARIANTS(HALO_SET)
 #undef HALO_SET
     return rc;
