@@ -72,16 +72,16 @@ enum { I8_FP8_TMA_FIRST = I8_FP8_FAMILIES * I8_FP8_FAMILY_VARIANTS };
 /* From I8_FP8_HALO_FIRST on (after the I8_FP8_TMA_VARIANTS TMA kernels): the halo kernels of
  * cuda_fp8.cu for small-channel spatial convs (e4m3 input, c_in % 16 == 0): one block takes a band
  * of output rows of one image, copies the input rows under it (with the padding's zeros) and its
- * whole weight slice into shared memory once, and runs mma.sync e4m3 with fp32 sums from there. */
+ * whole weight slice into shared memory once, and runs wgmma with A loaded from there into registers. */
 enum { I8_FP8_TMA_VARIANTS = 10, I8_FP8_HALO_FIRST = I8_FP8_TMA_FIRST + I8_FP8_TMA_VARIANTS };
 static inline int i8_cuda_conv_fp8_is_halo(int variant) { return variant >= I8_FP8_HALO_FIRST; }
 static inline int i8_cuda_conv_fp8_is_tma(int variant) {
     return variant >= I8_FP8_TMA_FIRST && variant < I8_FP8_HALO_FIRST;
 }
-/* the wgmma-based variants (tensor-core sums promoted to fp32 every 128 of K; the others sum in fp32) */
-static inline int i8_cuda_conv_fp8_is_wgmma(int variant) {
-    return variant >= I8_FP8_FAMILY_VARIANTS && variant < I8_FP8_HALO_FIRST;
-}
+/* the wgmma-based variants, the halo kernels among them (tensor-core sums promoted to fp32 every
+ * 128 of K; qmma, variants 0-15, sums in fp32): the tuner keeps one only when its output matches
+ * the fastest qmma variant's (i8_cuda_fp8_variant_check) */
+static inline int i8_cuda_conv_fp8_is_wgmma(int variant) { return variant >= I8_FP8_FAMILY_VARIANTS; }
 int i8_cuda_conv_fp8_variants(void);
 int i8_cuda_conv_fp8_splits(int variant);
 const char *i8_cuda_conv_fp8_name(int variant);
