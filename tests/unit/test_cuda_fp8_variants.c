@@ -29,7 +29,7 @@ static void test_numbering_and_names(void **state) {
     assert_int_equal(i8_cuda_conv_fp8_halo_variants(), 5);
     const int n = i8_cuda_conv_fp8_variants();
     assert_int_equal(n, 63);
-    assert_true(n <= 64); /* INFER8_CUDA_FP8_VARIANT's mask (cuda_fp8.c) holds 64 */
+    assert_true(n <= 64 * I8_FP8_VARIANT_SET_WORDS); /* INFER8_CUDA_FP8_VARIANT's set holds them all */
     /* the names stored tactics and reports refer to, in place */
     assert_string_equal(i8_cuda_conv_fp8_name(0), "qmma64x64");
     assert_string_equal(i8_cuda_conv_fp8_name(32), "wgmma64x64s2");
@@ -205,6 +205,30 @@ static void test_fits_halo(void **state) {
     assert_true(fits(&a, h64x32));
 }
 
+/* INFER8_CUDA_FP8_VARIANT's list: the variants it names, those past the table left out, up to the
+ * first thing that is not a number */
+static void test_variant_list(void **state) {
+    (void)state;
+    const int n = i8_cuda_conv_fp8_variants();
+    i8_fp8_variant_set s = i8_fp8_variant_set_parse("0,17,62", n);
+    for (int v = -1; v <= 64 * I8_FP8_VARIANT_SET_WORDS; v++)
+        assert_int_equal(i8_fp8_variant_set_has(&s, v), v == 0 || v == 17 || v == 62);
+    s = i8_fp8_variant_set_parse("5,x,7", n);
+    assert_true(i8_fp8_variant_set_has(&s, 5) && !i8_fp8_variant_set_has(&s, 7));
+    s = i8_fp8_variant_set_parse("200,-1", n); /* out of range: nothing */
+    assert_true(i8_fp8_variant_set_empty(&s));
+    s = i8_fp8_variant_set_parse("", n);
+    assert_true(i8_fp8_variant_set_empty(&s));
+    s = i8_fp8_variant_set_parse(NULL, n);
+    assert_true(i8_fp8_variant_set_empty(&s));
+    /* a variant past 63 (the set's second word), with a table that long */
+    s = i8_fp8_variant_set_parse("3,64,127,128", 128);
+    assert_true(i8_fp8_variant_set_has(&s, 3) && i8_fp8_variant_set_has(&s, 64) && i8_fp8_variant_set_has(&s, 127));
+    assert_false(i8_fp8_variant_set_has(&s, 128) || i8_fp8_variant_set_has(&s, 63));
+    assert_int_equal(s.w[0], (uint64_t)1 << 3);
+    assert_int_equal(s.w[1], ((uint64_t)1 << 0) | ((uint64_t)1 << 63));
+}
+
 /* a variant that does not fit is refused with cudaErrorInvalidValue (1) before any CUDA call,
  * so this runs without a GPU */
 static void test_refused_launch(void **state) {
@@ -227,6 +251,7 @@ int main(void) {
         cmocka_unit_test(test_numbering_and_names),
         cmocka_unit_test(test_fits),
         cmocka_unit_test(test_fits_halo),
+        cmocka_unit_test(test_variant_list),
         cmocka_unit_test(test_refused_launch),
     };
     return cmocka_run_group_tests_name("test_cuda_fp8_variants", tests, NULL, NULL);

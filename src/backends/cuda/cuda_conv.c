@@ -733,15 +733,16 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     i8_cuda_tactic best_sync = {0}, best_plain = {0}; /* best_plain: the fastest without TMA */
     float best_sync_ms = INFINITY, best_plain_ms = INFINITY;
     memset(&p->alt, 0, sizeof p->alt);
-    uint64_t only = 0; /* INFER8_CUDA_FP8_VARIANT: those of its variants that fit, when any does */
-    for (int v = 0; v < variants && v < 64; v++)
-        if ((c->fp8_only >> v & 1) && (c->fp8_tma || !i8_cuda_conv_fp8_is_tma(v)) &&
+    i8_fp8_variant_set only; /* INFER8_CUDA_FP8_VARIANT: those of its variants that fit, when any does */
+    memset(&only, 0, sizeof only);
+    for (int v = 0; v < variants; v++)
+        if (i8_fp8_variant_set_has(&c->fp8_only, v) && (c->fp8_tma || !i8_cuda_conv_fp8_is_tma(v)) &&
             i8_cuda_fp8_fits(c, b->n, &p->sig, node, v))
-            only |= (uint64_t)1 << v;
+            i8_fp8_variant_set_add(&only, v);
     /* pass 0: the forced variants; pass 1: all, when none was forced or none of them ran */
-    for (int pass = only ? 0 : 1; pass < 2 && p->tac.kind == I8_CUDA_TACTIC_NONE; pass++)
+    for (int pass = i8_fp8_variant_set_empty(&only) ? 1 : 0; pass < 2 && p->tac.kind == I8_CUDA_TACTIC_NONE; pass++)
         for (int v = 0; v < variants; v++) {
-            if (pass == 0 && (v >= 64 || !(only >> v & 1))) continue;
+            if (pass == 0 && !i8_fp8_variant_set_has(&only, v)) continue;
             if (!c->fp8_tma && i8_cuda_conv_fp8_is_tma(v)) continue;
             if (!i8_cuda_fp8_fits(c, b->n, &p->sig, node, v)) continue; /* would fail to launch */
             i8_cuda_tactic t;
@@ -833,8 +834,7 @@ static void tune_plan(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
          * they are tried once every conv of the batch has its own kernel's time, the problems
          * that take the most time first (i8_cuda_conv_tune_deferred). A restored tactic stays. */
         int restored = tune_fp8(c, b, p, node);
-        const int forced = c->fp8_only && p->tac.kind == I8_CUDA_TACTIC_FP8 && p->tac.variant < 64 &&
-                           (c->fp8_only >> p->tac.variant & 1);
+        const int forced = p->tac.kind == I8_CUDA_TACTIC_FP8 && i8_fp8_variant_set_has(&c->fp8_only, p->tac.variant);
         p->dnn_deferred = !restored && !forced && c->fp8_dnn && p->tac.kind == I8_CUDA_TACTIC_FP8;
         return;
     }

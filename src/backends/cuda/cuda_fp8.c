@@ -21,6 +21,19 @@
 #include "backends/cuda/cuda_private.h"
 #include "quant/fp8.h"
 
+i8_fp8_variant_set i8_fp8_variant_set_parse(const char *list, int n_variants) {
+    i8_fp8_variant_set s;
+    memset(&s, 0, sizeof s);
+    for (const char *v = list; v && *v;) {
+        char *end;
+        long k = strtol(v, &end, 10);
+        if (end == v) break; /* not a number: the rest is ignored */
+        if (k >= 0 && k < n_variants) i8_fp8_variant_set_add(&s, (int)k);
+        v = *end == ',' ? end + 1 : end;
+    }
+    return s;
+}
+
 static int scale_ok(float s) {
     return s >= 1.17549435e-38f && s <= 3.40282347e38f && i8_fp8_inv_scale(s) <= 3.40282347e38f;
 }
@@ -78,14 +91,7 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
      * block). Capping them in the product lost in sessions 22 and 24 (docs/fp8.md). */
     const char *grid = getenv("INFER8_CUDA_TMA_GRID");
     c->tma_grid_forced = grid && atoi(grid) > 0 ? atoi(grid) : 0;
-    c->fp8_only = 0;
-    for (const char *v = getenv("INFER8_CUDA_FP8_VARIANT"); v && *v;) {
-        char *end;
-        long k = strtol(v, &end, 10);
-        if (end == v) break; /* not a number: the rest is ignored */
-        if (k >= 0 && k < i8_cuda_conv_fp8_variants() && k < 64) c->fp8_only |= (uint64_t)1 << k;
-        v = *end == ',' ? end + 1 : end;
-    }
+    c->fp8_only = i8_fp8_variant_set_parse(getenv("INFER8_CUDA_FP8_VARIANT"), i8_cuda_conv_fp8_variants());
     /* INFER8_CUDA_FP8_LT (cuBLASLt e4m3 GEMMs for the 1x1 convs; buffers: i8_cuda_fp8_setup) */
     const char *lt = getenv("INFER8_CUDA_FP8_LT");
     if (lt && atoi(lt) > 0) {

@@ -107,6 +107,26 @@ int i8_cuda_conv_fp8_tma(const i8_cuda_fp8_conv_args *a, int t, void *stream);
 /* number of halo variants (cuda_fp8.cu; variant = I8_FP8_HALO_FIRST + index) */
 int i8_cuda_conv_fp8_halo_variants(void);
 
+/* A set of FP8 variants (INFER8_CUDA_FP8_VARIANT): variant v is bit v % 64 of word v / 64. */
+enum { I8_FP8_VARIANT_SET_WORDS = 2 };
+typedef struct i8_fp8_variant_set {
+    uint64_t w[I8_FP8_VARIANT_SET_WORDS];
+} i8_fp8_variant_set;
+static inline int i8_fp8_variant_set_has(const i8_fp8_variant_set *s, int v) {
+    return v >= 0 && v < 64 * I8_FP8_VARIANT_SET_WORDS && (int)(s->w[v / 64] >> (v % 64) & 1);
+}
+static inline void i8_fp8_variant_set_add(i8_fp8_variant_set *s, int v) {
+    if (v >= 0 && v < 64 * I8_FP8_VARIANT_SET_WORDS) s->w[v / 64] |= (uint64_t)1 << (v % 64);
+}
+static inline int i8_fp8_variant_set_empty(const i8_fp8_variant_set *s) {
+    for (int i = 0; i < I8_FP8_VARIANT_SET_WORDS; i++)
+        if (s->w[i]) return 0;
+    return 1;
+}
+/* The variants a list "v[,v...]" names (cuda_fp8.c): numbers outside [0, n_variants) are left out,
+ * and the list ends at the first thing that is not a number; NULL or "": the empty set. */
+i8_fp8_variant_set i8_fp8_variant_set_parse(const char *list, int n_variants);
+
 #ifdef __cplusplus
 }
 #endif

@@ -131,8 +131,8 @@ typedef struct cu_ctx {
     int tma_grid_forced;         /* INFER8_CUDA_TMA_GRID=N: every TMA launch at most N blocks (tests) */
     int sm_count;                /* FP8: i8_cuda_tma_driver's answers, for every TMA launch */
     void *tma_encode_tiled, *tma_encode_im2col;
-    uint64_t fp8_only;           /* INFER8_CUDA_FP8_VARIANT=v[,v...]: a conv that one of these variants fits runs
-                                  * the fastest of them, untried elsewhere (tests and diagnosis; 0: off) */
+    i8_fp8_variant_set fp8_only; /* INFER8_CUDA_FP8_VARIANT=v[,v...]: a conv that one of these variants fits runs
+                                  * the fastest of them, untried elsewhere (tests and diagnosis; empty: off) */
     float *ones;                 /* n_ones 1.0f: the per-pixel B scale vector of those GEMMs */
     size_t n_ones;
     void *lt8_c;                 /* their C matrix (fp16, never read: beta 0) */
