@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Prepared in session 28, not run: the owed check of session 28's final code (b85dcd2: the tuner
+# Prepared in session 28, not run: the owed check of session 28's final code (02ac089: the tuner
 # checks halo winners against qmma, as every wgmma variant; the spatial-case helper of
-# test_cuda_fp8), then IRv2 `default` at batch 32 (are the halo kernels still chosen after the
+# test_cuda_fp8; INFER8_CUDA_FP8_VARIANT as a 128-variant set), then IRv2 `default` at batch 32 (are the halo kernels still chosen after the
 # check? "N checks failed" in fp8_bench.log) and batch 1 (not measured with the wgmma halo
 # kernels), then Nsight Compute on halo128x32 (variant 60) against tma128x64s4c32 (57) on
 # Block35's 3x3 32 -> 48 at batch 32, for where the halo kernel's 14 us go.
