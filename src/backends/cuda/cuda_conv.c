@@ -701,16 +701,18 @@ void i8_cuda_conv_free_batch(cu_batch *b) {
     b->n_plans = b->cap_plans = 0;
 }
 
+/* whether the tuning may try FP8 variant v (INFER8_CUDA_FP8_TMA=0 leaves the TMA kernels out) */
+static int fp8_variant_allowed(const cu_ctx *c, int v) { return c->fp8_tma || !i8_cuda_conv_fp8_is_tma(v); }
+
 /* FP8 convs: the own e4m3 kernel's tile variants (a preset is restored untimed when it runs).
  * Returns 1 when a stored tactic was restored (nothing more is tried for the conv). */
 static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     const i8_cuda_tactic *pre = b->preset ? &b->preset[node] : NULL;
     float best = INFINITY;
-    /* INFER8_CUDA_FP8_TMA=0 leaves the TMA kernels out */
     const int variants = i8_cuda_conv_fp8_variants();
     p->tac.kind = I8_CUDA_TACTIC_NONE;
     if (pre && pre->kind == I8_CUDA_TACTIC_FP8 && pre->variant >= 0 && pre->variant < variants &&
-        (c->fp8_tma || !i8_cuda_conv_fp8_is_tma(pre->variant))) {
+        fp8_variant_allowed(c, pre->variant)) {
         p->tac = *pre;
         if (time_plan(c, b->n, p, node, NULL) >= 0.0f) return 1;
         p->tac.kind = I8_CUDA_TACTIC_NONE;
@@ -733,18 +735,15 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     i8_cuda_tactic best_sync = {0}, best_plain = {0}; /* best_plain: the fastest without TMA */
     float best_sync_ms = INFINITY, best_plain_ms = INFINITY;
     memset(&p->alt, 0, sizeof p->alt);
-    i8_fp8_variant_set only; /* INFER8_CUDA_FP8_VARIANT: those of its variants that fit, when any does */
-    memset(&only, 0, sizeof only);
+    i8_fp8_variant_set only = {{0}}; /* INFER8_CUDA_FP8_VARIANT: those of its variants that fit, when any does */
     for (int v = 0; v < variants; v++)
-        if (i8_fp8_variant_set_has(&c->fp8_only, v) && (c->fp8_tma || !i8_cuda_conv_fp8_is_tma(v)) &&
-            i8_cuda_fp8_fits(c, b->n, &p->sig, node, v))
+        if (i8_fp8_variant_set_has(&c->fp8_only, v) && fp8_variant_allowed(c, v) && i8_cuda_fp8_fits(c, b->n, &p->sig, node, v))
             i8_fp8_variant_set_add(&only, v);
     /* pass 0: the forced variants; pass 1: all, when none was forced or none of them ran */
     for (int pass = i8_fp8_variant_set_empty(&only) ? 1 : 0; pass < 2 && p->tac.kind == I8_CUDA_TACTIC_NONE; pass++)
         for (int v = 0; v < variants; v++) {
             if (pass == 0 && !i8_fp8_variant_set_has(&only, v)) continue;
-            if (!c->fp8_tma && i8_cuda_conv_fp8_is_tma(v)) continue;
-            if (!i8_cuda_fp8_fits(c, b->n, &p->sig, node, v)) continue; /* would fail to launch */
+            if (!fp8_variant_allowed(c, v) || !i8_cuda_fp8_fits(c, b->n, &p->sig, node, v)) continue; /* would fail to launch */
             i8_cuda_tactic t;
             const float ms = time_variant(c, b->n, p, node, I8_CUDA_TACTIC_FP8, v, &t);
             if (ms >= 0.0f && ms < best) best = ms, p->tac = t;

@@ -12,11 +12,13 @@
 __device__ __forceinline__ unsigned q_e4m3(float v) {
     return (unsigned)__nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3);
 }
+/* two floats -> two e4m3 codes in the low 16 bits (byte e = value e), same rounding */
+__device__ __forceinline__ unsigned q_e4m3x2(float v0, float v1) {
+    return (unsigned)__nv_cvt_float2_to_fp8x2(make_float2(v0, v1), __NV_SATFINITE, __NV_E4M3);
+}
 /* four floats -> four e4m3 codes in one word (byte e = value e), same rounding */
 __device__ __forceinline__ unsigned q_e4m3x4(float v0, float v1, float v2, float v3) {
-    unsigned lo = (unsigned)__nv_cvt_float2_to_fp8x2(make_float2(v0, v1), __NV_SATFINITE, __NV_E4M3);
-    unsigned hi = (unsigned)__nv_cvt_float2_to_fp8x2(make_float2(v2, v3), __NV_SATFINITE, __NV_E4M3);
-    return lo | (hi << 16);
+    return q_e4m3x2(v0, v1) | (q_e4m3x2(v2, v3) << 16);
 }
 /* e4m3 code -> float (exact) */
 __device__ __forceinline__ float dq_e4m3(unsigned q) {

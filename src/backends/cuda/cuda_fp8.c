@@ -22,8 +22,7 @@
 #include "quant/fp8.h"
 
 i8_fp8_variant_set i8_fp8_variant_set_parse(const char *list, int n_variants) {
-    i8_fp8_variant_set s;
-    memset(&s, 0, sizeof s);
+    i8_fp8_variant_set s = {{0}};
     for (const char *v = list; v && *v;) {
         char *end;
         long k = strtol(v, &end, 10);

@@ -508,11 +508,7 @@ __global__ void __launch_bounds__(BM * 2, MINB) conv_fp8_wgmma_kernel(i8_cuda_fp
         }
         wg_commit();
         wg_wait_all();
-#pragma unroll
-        for (int i = 0; i < BN / 2; i++) {
-            reg_fence(part[i]);
-            acc[i] += part[i];
-        }
+        wg_promote<BN / 2>(acc, part);
     }
     fp8_wait<0>();
     __syncthreads();
@@ -561,8 +557,7 @@ struct halo_geom {
     int hw;       /* halo columns: (wo - 1) * sw + kw, from input column -pw */
     int pitch;    /* bytes per halo pixel: c_in, or c_in + 16 where c_in / 16 is even (the 8 rows of
                      an ldmatrix on distinct banks) */
-    int kp;       /* K padded to a multiple of 32 */
-    int slabs;    /* 128-byte slabs of K: ceil(kp / 128) */
+    int slabs;    /* 128-byte slabs of K (padded with zeros) */
     int h_off;    /* the two halo buffers, hbytes each (the weights' slabs are at 0) */
     int hbytes;
     int zero_off; /* 16 zero bytes: the A piece of K past its end */
@@ -577,7 +572,7 @@ struct halo_geom {
 static int halo_geom_of(const i8_cuda_fp8_conv_args *a, int bn, int tiles, halo_geom *g) {
     if (a->n < 1 || a->ho < 1 || a->wo < 1 || a->kh < 1 || a->kw < 1 || a->sh < 1 || a->sw < 1 || a->c_in < 16) return 0;
     const long long K = (long long)a->kh * a->kw * a->c_in, kp = (K + 31) / 32 * 32;
-    if (kp / 16 > HALO_MAX_PIECES) return 0;
+    if (kp / 16 > HALO_MAX_PIECES) return 0; /* the limit the tests name: K up to 2560 */
     long long rows = (long long)tiles * 64 / a->wo; /* the most whole rows in the item's tiles */
     if (rows < 1) rows = 1;
     if (rows > a->ho) rows = a->ho;
@@ -589,7 +584,7 @@ static int halo_geom_of(const i8_cuda_fp8_conv_args *a, int bn, int tiles, halo_
     const long long bands = (a->ho + rows - 1) / rows;
     if (smem > HALO_SMEM_MAX || a->n * bands > INT32_MAX) return 0;
     g->rows = (int)rows, g->bands = (int)bands, g->items = (int)(a->n * bands), g->hw = (int)hw;
-    g->pitch = (int)pitch, g->kp = (int)kp, g->slabs = (int)slabs, g->h_off = (int)h_off, g->hbytes = (int)hbytes;
+    g->pitch = (int)pitch, g->slabs = (int)slabs, g->h_off = (int)h_off, g->hbytes = (int)hbytes;
     g->zero_off = (int)zero_off, g->mb_off = (int)mb_off, g->tab_off = (int)tab_off;
     g->mt = (int)((rows * a->wo + 63) / 64), g->smem = (int)smem;
     return 1;
@@ -621,8 +616,8 @@ __device__ __forceinline__ void halo_store2(const i8_cuda_fp8_conv_args &a, size
     if (pair) {
         if (a.y) *(__half2 *)((__half *)a.y + yo) = __halves2half2(__float2half_rn(v0), __float2half_rn(v1));
         if (a.yq)
-            *(unsigned short *)((unsigned char *)a.yq + yo) = (unsigned short)__nv_cvt_float2_to_fp8x2(
-                make_float2(__fmul_rn(v0, a.y_inv), __fmul_rn(v1, a.y_inv)), __NV_SATFINITE, __NV_E4M3);
+            *(unsigned short *)((unsigned char *)a.yq + yo) =
+                (unsigned short)q_e4m3x2(__fmul_rn(v0, a.y_inv), __fmul_rn(v1, a.y_inv));
     } else { /* cnt 1, or outputs not 4- / 2-byte aligned */
         if (a.y) ((__half *)a.y)[yo] = __float2half_rn(v0);
         if (a.yq) ((unsigned char *)a.yq)[yo] = (unsigned char)q_e4m3(__fmul_rn(v0, a.y_inv));
@@ -634,21 +629,21 @@ __device__ __forceinline__ void halo_store2(const i8_cuda_fp8_conv_args &a, size
 
 /* wgmma m64nBNk32 e4m3 with A from registers (each warp's 16 rows in mma.sync's m16n8k32 A layout:
  * a[0] row g, bytes 4 tig..; a[1] row g + 8; a[2], a[3] the same at k + 16) and B from a descriptor */
-#define WG_A4(i) "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3])
+#define WG_A4 "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3])
 template <int BN> __device__ __forceinline__ void wgmma_rs(float *d, const unsigned *a, uint64_t db, int accumulate);
 template <> __device__ __forceinline__ void wgmma_rs<32>(float *d, const unsigned *a, uint64_t db, int accumulate) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e4m3 {" WG_REGS16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) "}, "
                  "{%16, %17, %18, %19}, %20, p, 1, 1;\n}\n"
                  : WG_D8(0), WG_D8(8)
-                 : WG_A4(0), "l"(db), "r"(accumulate));
+                 : WG_A4, "l"(db), "r"(accumulate));
 }
 template <> __device__ __forceinline__ void wgmma_rs<64>(float *d, const unsigned *a, uint64_t db, int accumulate) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {" WG_REGS16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) ", "
                  WG_REGS16(16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31) "}, {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
                  : WG_D8(0), WG_D8(8), WG_D8(16), WG_D8(24)
-                 : WG_A4(0), "l"(db), "r"(accumulate));
+                 : WG_A4, "l"(db), "r"(accumulate));
 }
 template <> __device__ __forceinline__ void wgmma_rs<96>(float *d, const unsigned *a, uint64_t db, int accumulate) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %53, 0;\n"
@@ -656,7 +651,7 @@ template <> __device__ __forceinline__ void wgmma_rs<96>(float *d, const unsigne
                  WG_REGS16(16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31) ", "
                  WG_REGS16(32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47) "}, {%48, %49, %50, %51}, %52, p, 1, 1;\n}\n"
                  : WG_D8(0), WG_D8(8), WG_D8(16), WG_D8(24), WG_D8(32), WG_D8(40)
-                 : WG_A4(0), "l"(db), "r"(accumulate));
+                 : WG_A4, "l"(db), "r"(accumulate));
 }
 #undef WG_A4
 
@@ -732,11 +727,7 @@ __global__ void __launch_bounds__(NWG * 128, BN <= 64 ? 4 / NWG : 1) conv_fp8_ha
                 for (int q = 0; q < 4; q++) wgmma_rs<BN>(part, fa[q], wg_desc(sW + s * BN * 128 + q * 32), q > 0);
                 wg_commit();
                 wg_wait_all();
-#pragma unroll
-                for (int i = 0; i < BN / 2; i++) {
-                    reg_fence(part[i]);
-                    acc[i] += part[i];
-                }
+                wg_promote<BN / 2>(acc, part);
             }
             /* the epilogue from the accumulators: acc[4j], acc[4j + 1] at row gr of the warp's 16,
              * channels 8j + 2 tig, + 1; acc[4j + 2], acc[4j + 3] at row gr + 8 */

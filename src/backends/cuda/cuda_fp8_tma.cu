@@ -210,8 +210,8 @@ __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a
 #pragma unroll
         for (int i = 0; i < V; i += 2) {
             const int row = wrow + g + 8 * ((i / 2) % 2), col = (J0 + i / 4) * 8 + 2 * tig;
-            *(unsigned short *)(sQ + row * QP + col) = (unsigned short)__nv_cvt_float2_to_fp8x2(
-                make_float2(__fmul_rn(v[i], a.y_inv), __fmul_rn(v[i + 1], a.y_inv)), __NV_SATFINITE, __NV_E4M3);
+            *(unsigned short *)(sQ + row * QP + col) =
+                (unsigned short)q_e4m3x2(__fmul_rn(v[i], a.y_inv), __fmul_rn(v[i + 1], a.y_inv));
         }
 }
 template <int BN, bool STORES = true>
@@ -307,11 +307,7 @@ __device__ __forceinline__ void tma_issue(float *part, const unsigned char *tA, 
 }
 template <int BN, int HALVES = 1>
 __device__ __forceinline__ void tma_retire(float *acc, float *part, uint64_t *empty_bar) {
-#pragma unroll
-    for (int i = 0; i < HALVES * BN / 2; i++) {
-        reg_fence(part[i]);
-        acc[i] += part[i];
-    }
+    wg_promote<HALVES * BN / 2>(acc, part);
     mbar_arrive(empty_bar);
 }
 

@@ -26,6 +26,15 @@ __device__ __forceinline__ void wg_wait_all(void) { asm volatile("wgmma.wait_gro
 __device__ __forceinline__ void proxy_fence(void) { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 /* keeps the compiler from moving accumulator accesses across wgmma waits */
 __device__ __forceinline__ void reg_fence(float &r) { asm volatile("" : "+f"(r)::"memory"); }
+/* the promotion of every wgmma kernel: the N tensor-core sums of a finished group (part) added
+ * into the fp32 accumulators */
+template <int N> __device__ __forceinline__ void wg_promote(float *acc, float *part) {
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        reg_fence(part[i]);
+        acc[i] += part[i];
+    }
+}
 
 #define WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
 #define WG_REGS16(a, b, c, e, f, g, h, i, j, k, l, m, n, o, p, q) \
