@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in session 28, not run: the owed check of session 28's final code (02ac089: the tuner
+# Prepared in session 28, not run: the owed check of session 28's final code (88395b8 and before: the tuner
 # checks halo winners against qmma, as every wgmma variant; the spatial-case helper of
 # test_cuda_fp8; INFER8_CUDA_FP8_VARIANT as a 128-variant set), then IRv2 `default` at batch 32 (are the halo kernels still chosen after the
 # check? "N checks failed" in fp8_bench.log) and batch 1 (not measured with the wgmma halo
