@@ -82,8 +82,8 @@ static const shape shapes[] = {
     {"Block35 3x3 32->48 @35 b32", 32, 35, 32, 48, 0, 3, 3, 1, 1, 1},
     {"Mixed_7a 3x3 256->288 @17 b1", 1, 17, 256, 288, 0, 3, 3, 1, 1, 1},
     {"Block17 7x1 160->192 @17 b1", 1, 17, 160, 192, 0, 7, 1, 1, 3, 0},
-    /* few tiles for 132 SMs, the stream-K kernels' case (session 29): 146 / 48 tiles of 128 x 64 at
-     * batch 32, 3 at batch 1 */
+    /* few tiles for 132 SMs: 146 / 48 tiles of 128 x 64 at batch 32 (session 29 tried stream-K
+     * kernels on them, commit e14539a; slower than the tile-walking TMA kernels, not kept) */
     {"Block17 branch 1x1 1088->128 @17 b32", 32, 17, 1088, 128, 0, 0, 0, 0, 0, 0},
     {"Block8 branch 1x1 2080->192 @8 b32", 32, 8, 2080, 192, 0, 0, 0, 0, 0, 0},
     {"Block17 1x7 128->160 @17 b32", 32, 17, 128, 160, 0, 1, 7, 1, 0, 3},

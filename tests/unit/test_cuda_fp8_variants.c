@@ -1,7 +1,6 @@
 /* The FP8 kernel variants' host-side table (cuda_fp8.cu, cuda_fp8_tma.cu), which needs no GPU:
  * stored tactics name variants by number, so the numbering must stay put (the cp.async
- * families 0-47, the TMA kernels 48-57, the halo kernels 58-62, the stream-K TMA kernels 63-66);
- * every variant has its own name and
+ * families 0-47, the TMA kernels from I8_FP8_TMA_FIRST on); every variant has its own name and
  * split-K factor; i8_cuda_conv_fp8_fits (what the tuner and the lab skip on) accepts exactly the
  * problems each kernel handles: the TMA kernels only pointwise convs (the im2col ones only the
  * others, e4m3 input) with aligned rows and outputs and the input precision they read, the wgmma families only 16-aligned channels; and a
@@ -21,17 +20,15 @@
 #include "backends/cuda/cuda_fp8.h"
 
 enum { TMA_S4 = I8_FP8_TMA_FIRST, TMA_128, TMA_S4R, TMA_S3H, TMA_S4P, TMA_S4PR, TMA_S4C, TMA_128C, TMA_S4PC, TMA_S4C32 };
-enum { SK_S4 = I8_FP8_SK_FIRST, SK_128, SK_S4C, SK_S4C32 };
 
 static void test_numbering_and_names(void **state) {
     (void)state;
     assert_int_equal(I8_FP8_TMA_FIRST, 48);
-    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 14); /* the ten of 48-57 and the four stream-K ones */
+    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 10);
     assert_int_equal(I8_FP8_HALO_FIRST, 58);
     assert_int_equal(i8_cuda_conv_fp8_halo_variants(), 5);
-    assert_int_equal(I8_FP8_SK_FIRST, 63);
     const int n = i8_cuda_conv_fp8_variants();
-    assert_int_equal(n, 67);
+    assert_int_equal(n, 63);
     assert_true(n <= 64 * I8_FP8_VARIANT_SET_WORDS); /* INFER8_CUDA_FP8_VARIANT's set holds them all */
     /* the names stored tactics and reports refer to, in place */
     assert_string_equal(i8_cuda_conv_fp8_name(0), "qmma64x64");
@@ -44,10 +41,6 @@ static void test_numbering_and_names(void **state) {
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4C32), "tma128x64s4c32");
     assert_string_equal(i8_cuda_conv_fp8_name(I8_FP8_HALO_FIRST), "halo64x32");
     assert_string_equal(i8_cuda_conv_fp8_name(I8_FP8_HALO_FIRST + 4), "halo128x96");
-    assert_string_equal(i8_cuda_conv_fp8_name(SK_S4), "tma128x64s4k");
-    assert_string_equal(i8_cuda_conv_fp8_name(SK_128), "tma128x128s3k");
-    assert_string_equal(i8_cuda_conv_fp8_name(SK_S4C), "tma128x64s4ck");
-    assert_string_equal(i8_cuda_conv_fp8_name(SK_S4C32), "tma128x64s4c32k");
     assert_string_equal(i8_cuda_conv_fp8_name(n), "?");
     assert_string_equal(i8_cuda_conv_fp8_name(-1), "?");
     /* within a family a name repeats once per split-K factor; across tiles and families never */
@@ -62,17 +55,13 @@ static void test_numbering_and_names(void **state) {
         const int want = v >= I8_FP8_TMA_FIRST ? 1 : 1 << (v % I8_FP8_FAMILY_VARIANTS / 4);
         assert_int_equal(i8_cuda_conv_fp8_splits(v), want);
         assert_int_equal(i8_cuda_conv_fp8_is_wgmma(v), v >= I8_FP8_FAMILY_VARIANTS);
-        assert_int_equal(i8_cuda_conv_fp8_is_tma(v), (v >= I8_FP8_TMA_FIRST && v < I8_FP8_HALO_FIRST) || v >= SK_S4);
-        assert_int_equal(i8_cuda_conv_fp8_is_halo(v), v >= I8_FP8_HALO_FIRST && v < SK_S4);
-        assert_int_equal(i8_cuda_conv_fp8_is_sk(v), v >= SK_S4);
-        assert_int_equal(i8_cuda_conv_fp8_tma_index(v), v >= I8_FP8_TMA_FIRST && v < I8_FP8_HALO_FIRST ? v - I8_FP8_TMA_FIRST
-                                                        : v >= SK_S4 ? 10 + v - SK_S4 : -1);
-        assert_int_equal(i8_cuda_conv_fp8_is_im2col(v), v == TMA_S4C || v == TMA_128C || v == TMA_S4PC || v == TMA_S4C32 ||
-                                                            v == SK_S4C || v == SK_S4C32);
+        assert_int_equal(i8_cuda_conv_fp8_is_tma(v), v >= I8_FP8_TMA_FIRST && v < I8_FP8_HALO_FIRST);
+        assert_int_equal(i8_cuda_conv_fp8_is_halo(v), v >= I8_FP8_HALO_FIRST);
+        assert_int_equal(i8_cuda_conv_fp8_is_im2col(v), v == TMA_S4C || v == TMA_128C || v == TMA_S4PC || v == TMA_S4C32);
     }
     for (int v = -1; v <= n; v++)
         assert_int_equal(i8_cuda_conv_fp8_im2col_span(v),
-                         v == TMA_S4C32 || v == SK_S4C32 ? 32 : v >= 0 && v < n && i8_cuda_conv_fp8_is_im2col(v) ? 128 : 0);
+                         v == TMA_S4C32 ? 32 : v >= 0 && v < n && i8_cuda_conv_fp8_is_im2col(v) ? 128 : 0);
     assert_false(i8_cuda_conv_fp8_is_im2col(n));
     assert_false(i8_cuda_conv_fp8_is_im2col(-1));
 }
@@ -96,10 +85,9 @@ static void test_fits(void **state) {
     (void)state;
     const int n = i8_cuda_conv_fp8_variants();
     i8_cuda_fp8_conv_args a = pointwise(1);
-    /* e4m3 input, pointwise, aligned: every cp.async variant, the pointwise e4m3 TMA kernels and
-     * (no residual) the halo kernels */
+    /* e4m3 input, pointwise, aligned: every cp.async variant and the pointwise e4m3 TMA kernels */
     for (int v = 0; v < n; v++)
-        assert_int_equal(fits(&a, v), v != TMA_S3H && !i8_cuda_conv_fp8_is_im2col(v));
+        assert_int_equal(fits(&a, v), v != TMA_S3H && !i8_cuda_conv_fp8_is_im2col(v) && !i8_cuda_conv_fp8_is_halo(v));
     /* fp16 input: of the TMA kernels only the quantizing one */
     a = pointwise(0);
     for (int v = I8_FP8_TMA_FIRST; v < n; v++) assert_int_equal(fits(&a, v), v == TMA_S3H);
@@ -118,14 +106,14 @@ static void test_fits(void **state) {
     a = pointwise(1);
     a.kh = a.kw = 3, a.ph = a.pw = 1;
     for (int v = I8_FP8_TMA_FIRST; v < n; v++)
-        assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v) && i8_cuda_conv_fp8_im2col_span(v) == 128);
+        assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v) && v != TMA_S4C32);
     a.c_in = a.x_ld = 64;
     for (int v = I8_FP8_TMA_FIRST; v < n; v++)
         assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v) || i8_cuda_conv_fp8_is_halo(v));
     a.c_in = a.x_ld = 48; /* the second sub-slice of each tap: 16 channels and 16 zeros */
-    assert_true(fits(&a, TMA_S4C32) && fits(&a, TMA_S4C) && fits(&a, SK_S4C32));
+    assert_true(fits(&a, TMA_S4C32) && fits(&a, TMA_S4C));
     a.c_in = a.x_ld = 80;
-    assert_false(fits(&a, TMA_S4C32) || fits(&a, SK_S4C32));
+    assert_false(fits(&a, TMA_S4C32));
     assert_true(fits(&a, TMA_S4C));
     a.c_in = a.x_ld = 384;
     assert_true(fits(&a, 0) && fits(&a, 16) && fits(&a, 32));
@@ -150,7 +138,7 @@ static void test_fits(void **state) {
      * kernels store 16-byte groups only; the cp.async ones fall back to scalar stores */
     a = pointwise(1);
     a.y = (void *)(uintptr_t)(0x400000 + 8);
-    for (int v = I8_FP8_TMA_FIRST; v < n; v++) assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_halo(v)); /* pairs, else single stores */
+    for (int v = I8_FP8_TMA_FIRST; v < n; v++) assert_false(fits(&a, v));
     assert_true(fits(&a, 0) && fits(&a, 32));
     /* c_out not a multiple of 8, e4m3 output 8-byte aligned but y_ld odd: no TMA kernel */
     a = pointwise(1);
@@ -170,36 +158,30 @@ static void test_fits(void **state) {
     assert_false(fits(&a, TMA_S4P + 100));
 }
 
-/* the halo kernels: convs with e4m3 input and no residual, c_in and the pixel pitch 16-aligned, K
- * (kh kw c_in) up to 2560, two halo buffers and the weight slice within 160 KB of shared memory */
+/* the halo kernels: spatial convs with e4m3 input and no residual, c_in and the pixel pitch
+ * 16-aligned, K (kh kw c_in) up to 2560, two halo buffers and the weight slice within 160 KB of
+ * shared memory */
 static void test_fits_halo(void **state) {
     (void)state;
-    const int h64x32 = I8_FP8_HALO_FIRST, h64x64 = h64x32 + 1,
+    const int n = i8_cuda_conv_fp8_variants(), h64x32 = I8_FP8_HALO_FIRST, h64x64 = h64x32 + 1,
               h128x32 = h64x32 + 2, h128x64 = h64x32 + 3, h128x96 = h64x32 + 4;
-    i8_cuda_fp8_conv_args a = pointwise(1);
-    /* pointwise (session 29): Block35's 1x1 320 -> 32 at 35x35 on each; Block8's 2080 -> 192 at 8x8
-     * on none (its halo buffers of 8 rows: 2 x 131 KB) */
-    a.h = a.w = a.ho = a.wo = 35, a.c_in = a.x_ld = 320, a.c_out = a.y_ld = 32;
-    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_SK_FIRST; v++) assert_true(fits(&a, v));
-    a.h = a.w = a.ho = a.wo = 8, a.c_in = a.x_ld = 2080, a.c_out = a.y_ld = 192;
-    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_SK_FIRST; v++) assert_false(fits(&a, v));
-    a = pointwise(1); /* 17x17 */
+    i8_cuda_fp8_conv_args a = pointwise(1); /* 17x17 */
     a.kh = a.kw = 3, a.ph = a.pw = 1, a.c_in = a.x_ld = 32, a.c_out = a.y_ld = 48; /* Block35's 3x3 */
-    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_SK_FIRST; v++) assert_true(fits(&a, v));
+    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_true(fits(&a, v));
     a.c_in = a.x_ld = 48;
-    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_SK_FIRST; v++) assert_true(fits(&a, v));
+    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_true(fits(&a, v));
     a.c_in = a.x_ld = 40; /* 8- but not 16-aligned channels: a 16-byte piece would straddle two taps */
-    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_SK_FIRST; v++) assert_false(fits(&a, v));
+    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
     assert_true(fits(&a, 0));
     a.c_in = 32, a.x_ld = 40; /* pixel pitch */
-    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_SK_FIRST; v++) assert_false(fits(&a, v));
+    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
     a.x_ld = 32, a.x = (const void *)(uintptr_t)0x100008; /* base not 16-byte aligned */
-    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_SK_FIRST; v++) assert_false(fits(&a, v));
+    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
     a.x = (const void *)(uintptr_t)0x100000, a.x_fp8 = 0; /* fp16 input */
-    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_SK_FIRST; v++) assert_false(fits(&a, v));
+    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
     a.x_fp8 = 1;
     a.res = (const void *)(uintptr_t)0x600000, a.res_mode = I8_FP8_RES_F16, a.res_ld = 48; /* a residual */
-    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_SK_FIRST; v++) assert_false(fits(&a, v));
+    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
     assert_true(fits(&a, 0));
     a.res = NULL, a.res_mode = I8_FP8_RES_NONE;
     /* c_in 272: K 2448 fits; 32 x 2480 bytes of weights (79 KB) with two halo buffers of 6 rows
@@ -208,11 +190,11 @@ static void test_fits_halo(void **state) {
     assert_true(fits(&a, h64x32));
     assert_false(fits(&a, h128x32) || fits(&a, h128x96));
     a.c_in = a.x_ld = 288; /* K 2592: past 2560 */
-    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_SK_FIRST; v++) assert_false(fits(&a, v));
+    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
     /* a 200-wide map: an item is one row of 200 pixels, four 64-pixel tiles, which the warpgroups
      * walk */
     a.c_in = a.x_ld = 32, a.h = a.w = a.ho = a.wo = 200;
-    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_SK_FIRST; v++) assert_true(fits(&a, v));
+    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_true(fits(&a, v));
     /* 1x7 and 7x1 taps, stride 2 */
     a = pointwise(1);
     a.c_in = a.x_ld = 64, a.kh = 1, a.kw = 7, a.pw = 3;
@@ -259,43 +241,9 @@ static void test_refused_launch(void **state) {
     a.x_fp8 = 0; /* fp16 input to a spatial conv: not the im2col kernels */
     assert_int_equal(i8_cuda_conv_fp8(&a, TMA_S4C, NULL), 1);
     assert_int_equal(i8_cuda_conv_fp8(&a, i8_cuda_conv_fp8_variants(), NULL), 1);
-    a = pointwise(1); /* a residual: not the halo kernels */
-    a.res = (const void *)(uintptr_t)0x600000, a.res_mode = I8_FP8_RES_F16, a.res_ld = 1088;
+    a = pointwise(1); /* pointwise: not the halo kernels */
     assert_int_equal(i8_cuda_conv_fp8(&a, I8_FP8_HALO_FIRST, NULL), 1);
     assert_int_equal(i8_cuda_conv_fp8(NULL, 0, NULL), 1);
-}
-
-/* A stream-K kernel fits what its tile-walking twin fits, and its launch is refused without the
- * split-K workspace (two fp32 slots of 128 x BN a block) or a counter per tile. The SM count and
- * a stand-in encoder are given, so the launcher checks before it encodes a tensor map or reaches
- * the device. */
-static void test_stream_k(void **state) {
-    (void)state;
-    const int n = i8_cuda_conv_fp8_variants();
-    i8_cuda_fp8_conv_args a = pointwise(1);
-    for (int v = SK_S4; v < n; v++) {
-        const int twin = v == SK_S4 ? TMA_S4 : v == SK_128 ? TMA_128 : v == SK_S4C ? TMA_S4C : TMA_S4C32;
-        assert_int_equal(fits(&a, v), fits(&a, twin));
-        a.kh = a.kw = 3, a.ph = a.pw = 1;
-        assert_int_equal(fits(&a, v), fits(&a, twin));
-        a.c_in = a.x_ld = 64;
-        assert_int_equal(fits(&a, v), fits(&a, twin));
-        a = pointwise(1);
-    }
-    a.sm_count = 132, a.tma_encode_tiled = (void *)(uintptr_t)0x10, a.tma_encode_im2col = (void *)(uintptr_t)0x20;
-    /* no workspace */
-    assert_int_equal(i8_cuda_conv_fp8(&a, SK_S4, NULL), 1);
-    assert_int_equal(i8_cuda_conv_fp8(&a, SK_128, NULL), 1);
-    /* batch 1, 1088 -> 1088 at 17x17: 3 x 17 tiles of 128 x 64, 9 K slices each, at least 3 a
-     * block: 459 units, 153 blocks, capped at the 132 SMs; 2 x 132 slots of 128 x 64 floats are
-     * 8650752 bytes: one byte short is refused */
-    a.partial = (float *)(uintptr_t)0x700000, a.counters = (unsigned *)(uintptr_t)0x800000, a.n_counters = 65536;
-    a.c_in = a.x_ld = 1088, a.n = 1;
-    a.partial_bytes = 8650752 - 1;
-    assert_int_equal(i8_cuda_conv_fp8(&a, SK_S4, NULL), 1);
-    a.n_counters = 50; /* 51 tiles */
-    a.partial_bytes = (size_t)64 << 20;
-    assert_int_equal(i8_cuda_conv_fp8(&a, SK_S4, NULL), 1);
 }
 
 int main(void) {
@@ -305,7 +253,6 @@ int main(void) {
         cmocka_unit_test(test_fits_halo),
         cmocka_unit_test(test_variant_list),
         cmocka_unit_test(test_refused_launch),
-        cmocka_unit_test(test_stream_k),
     };
     return cmocka_run_group_tests_name("test_cuda_fp8_variants", tests, NULL, NULL);
 }

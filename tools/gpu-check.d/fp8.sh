@@ -23,22 +23,12 @@ fp8_im2col() {
 }
 
 # The halo kernels' tests alone (test_fp8_halo: each halo variant forced on the spatial cases it
-# fits; test_fp8_halo_chain: on the narrow chain; test_fp8_halo_pointwise: on two 1x1 convs),
-# against the CPU FP8 emulation: $OUT/fp8_halo.log.
+# fits; test_fp8_halo_chain: on the narrow chain), against the CPU FP8 emulation: $OUT/fp8_halo.log.
 # Not in STEPS (fp8_tests runs them too).
 fp8_halo() {
   gpu_env >/dev/null
   INFER8_TEST_FILTER='test_fp8_halo*' gpu_test fp8_halo test_cuda_fp8 ${FP8_HALO_TIMEOUT:-240} \
     'halo|chain on|^\[|WRONG|FAIL|Error|error' 60
-}
-
-# The stream-K TMA kernels' test alone (test_fp8_stream_k: the pointwise ones forced on a Block17-like
-# pair of 1x1 convs, on every SM and on capped grids; their im2col twins run in fp8_im2col), against
-# the CPU FP8 emulation: $OUT/fp8_stream_k.log. Not in STEPS (fp8_tests runs it too).
-fp8_stream_k() {
-  gpu_env >/dev/null
-  INFER8_TEST_FILTER='test_fp8_stream_k' gpu_test fp8_stream_k test_cuda_fp8 ${FP8_STREAM_K_TIMEOUT:-120} \
-    'tma128|^\[|WRONG|FAIL|Error|error' 60
 }
 
 # fp16 vs FP8 of the same model (IRv2 and v3, recipe default; INFER8_FP8_BENCH_RECIPE and
@@ -107,10 +97,9 @@ fp8_lab() {
   echo "fp8_lab: build-device/bin/fp8_lab not built (tools/prepare-device builds it)"
 }
 
-# The product's pointwise TMA kernels (src/backends/cuda/cuda_fp8_tma.cu, variants 48-53 and the
-# stream-K 63-64; 54-57 and 65-66 are its im2col ones, for spatial convs, which the lab's 1x1 shapes
-# do not have) and the lab's experiments on them (dev/kernels/fp8_tma.cu, 67-73 after the
-# product's 67 variants: ablations, one wgmma group in flight,
+# The product's pointwise TMA kernels (src/backends/cuda/cuda_fp8_tma.cu, variants 48-53; 54-57
+# are its im2col ones, for spatial convs, which the lab's 1x1 shapes do not have) and the lab's
+# experiments on them (dev/kernels/fp8_tma.cu, 63-69 after the product's halo kernels 58-62: ablations, one wgmma group in flight,
 # ping-pong with fp16 input) next to the lean wgmma kernel (32, the product's winner on the
 # up-projections before session 13) on every lab shape and mode: validation and times.
 # FP8_TMA_SHAPE narrows the shapes, FP8_TMA_VARIANTS the kernels; FP8_LAB_SLICE=1 writes the
@@ -119,7 +108,7 @@ STEPS+=(fp8_tma)
 fp8_tma() {
   gpu_env >/dev/null
   [ -x build-device/bin/fp8_lab ] || { echo "fp8_tma: build-device/bin/fp8_lab not built (tools/prepare-device builds it)"; return 1; }
-  FP8_LAB_VARIANT=${FP8_TMA_VARIANTS:-32,48,49,50,51,52,53,63,64,67,68,69,70,71,72,73} FP8_LAB_SHAPE=${FP8_TMA_SHAPE:-} timeout ${FP8_TMA_TIMEOUT:-150} stdbuf -oL build-device/bin/fp8_lab >"$OUT/fp8_tma.txt" 2>&1
+  FP8_LAB_VARIANT=${FP8_TMA_VARIANTS:-32,48,49,50,51,52,53,63,64,65,66,67,68,69} FP8_LAB_SHAPE=${FP8_TMA_SHAPE:-} timeout ${FP8_TMA_TIMEOUT:-150} stdbuf -oL build-device/bin/fp8_lab >"$OUT/fp8_tma.txt" 2>&1
   local rc=$?
   fp8_lab_table "$OUT/fp8_tma.txt" | tee "$OUT/fp8_tma_table.md"
   grep -E "FAIL|PASS|failed" "$OUT/fp8_tma.txt" | tail -20

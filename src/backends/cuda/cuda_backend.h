@@ -65,7 +65,6 @@ typedef struct i8_cuda_stats {
     int fp8_wgmma;               /* FP8 convs on the own kernel's wgmma variants */
     int fp8_tma;                 /* of those, on the TMA-fed persistent ones (cuda_fp8_tma.cu) */
     int fp8_halo;                /* of the wgmma ones, on the halo kernels (cuda_fp8.cu) */
-    int fp8_sk;                  /* of the TMA ones, on the stream-K variants (cuda_fp8_tma.cu) */
     int fp8_load_fallbacks;      /* tensors an FP8 conv writes and FP8 convs read, without an e4m3 twin:
                                   * quantized from fp16 on load, one rounding more than docs/fp8.md says */
     int presets_kept;            /* convs that run the tactic preset for them (i8_cuda_preset_tactics) */

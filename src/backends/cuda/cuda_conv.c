@@ -905,7 +905,6 @@ static void count_tactic(cu_batch *b, int node, const i8_cuda_tactic *t, int del
     b->stats.fp8_wgmma += delta * (t->kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_wgmma(t->variant));
     b->stats.fp8_tma += delta * (t->kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_tma(t->variant));
     b->stats.fp8_halo += delta * (t->kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_halo(t->variant));
-    b->stats.fp8_sk += delta * (t->kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_sk(t->variant));
 }
 
 /* Node `node` runs its plan's tactic (replacing, in the statistics too, one it had): its tactic

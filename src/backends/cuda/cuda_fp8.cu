@@ -16,8 +16,7 @@
  * parameters. A fourth family, persistent TMA-fed wgmma kernels for the pointwise convs, is in
  * cuda_fp8_tma.cu (variants from I8_FP8_TMA_FIRST on, dispatched here); a fifth, the halo kernels
  * for small-channel spatial convs (input band and weights in shared memory once per block), is
- * below (from I8_FP8_HALO_FIRST on); the stream-K TMA kernels (from I8_FP8_SK_FIRST on) are
- * cuda_fp8_tma.cu's again. Lab: dev/kernels/fp8_lab.cu. */
+ * below (from I8_FP8_HALO_FIRST on). Lab: dev/kernels/fp8_lab.cu. */
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -801,10 +800,9 @@ static int launch_wg(const i8_cuda_fp8_conv_args *a, int splits, cudaStream_t s)
 
 static int halo_fits(const i8_cuda_fp8_conv_args *a, int bn, int tiles) {
     halo_geom g;
-    /* no residual: the spatial convs of the three families have none. Pointwise convs too (session
-     * 29): a 1x1 is a one-tap window, and the narrow ones (Block35's 320 -> 32, 13-19 us on cuDNN
-     * e4m3 at batch 32 for 12.5 MB of input) are the same case of little N and K */
-    if (!a->x_fp8 || a->c_in % 16 || a->x_ld % 16 || ((uintptr_t)a->x & 15) || a->res_mode != I8_FP8_RES_NONE)
+    /* no residual: the spatial convs of the three families have none */
+    if (!a->x_fp8 || a->c_in % 16 || a->x_ld % 16 || ((uintptr_t)a->x & 15) || a->kh * a->kw < 2 ||
+        a->res_mode != I8_FP8_RES_NONE)
         return 0;
     return halo_geom_of(a, bn, tiles, &g);
 }
@@ -826,11 +824,11 @@ template <int BN, int NWG> static int launch_halo(const i8_cuda_fp8_conv_args *a
     return (int)cudaGetLastError();
 }
 
+extern "C" int i8_cuda_conv_fp8_halo_variants(void) {
 #define HALO_COUNT(name, bn, tiles, nwg) +1
-/* the stream-K variants are numbered after these (cuda_fp8.h) */
-static_assert(0 HALO_VARIANTS(HALO_COUNT) == I8_FP8_HALO_VARIANTS, "I8_FP8_HALO_VARIANTS counts the halo variants");
+    return 0 HALO_VARIANTS(HALO_COUNT);
 #undef HALO_COUNT
-extern "C" int i8_cuda_conv_fp8_halo_variants(void) { return I8_FP8_HALO_VARIANTS; }
+}
 
 static const char *halo_name(int t) {
     static const char *const names[] = {
@@ -886,7 +884,7 @@ extern "C" int i8_cuda_conv_fp8_setup(void) {
     return rc;
 }
 
-extern "C" int i8_cuda_conv_fp8_variants(void) { return I8_FP8_SK_FIRST + I8_FP8_SK_VARIANTS; }
+extern "C" int i8_cuda_conv_fp8_variants(void) { return I8_FP8_HALO_FIRST + i8_cuda_conv_fp8_halo_variants(); }
 
 extern "C" int i8_cuda_conv_fp8_splits(int variant) {
     return variant >= I8_FP8_TMA_FIRST ? 1 : 1 << ((variant % I8_FP8_FAMILY_VARIANTS) / FP8_TILE_COUNT);
@@ -905,7 +903,7 @@ extern "C" const char *i8_cuda_conv_fp8_name(int variant) {
                                   "wgmma64x64s2", "wgmma128x64s2", "wgmma64x128s3", "wgmma64x64s3"};
     if (variant < 0 || variant >= i8_cuda_conv_fp8_variants()) return "?";
     if (i8_cuda_conv_fp8_is_halo(variant)) return halo_name(variant - I8_FP8_HALO_FIRST);
-    if (i8_cuda_conv_fp8_is_tma(variant)) return i8_cuda_conv_fp8_tma_name(i8_cuda_conv_fp8_tma_index(variant));
+    if (variant >= I8_FP8_TMA_FIRST) return i8_cuda_conv_fp8_tma_name(variant - I8_FP8_TMA_FIRST);
     return names[fp8_tile_index(variant)];
 }
 
@@ -916,7 +914,7 @@ extern "C" int i8_cuda_conv_fp8_fits(const i8_cuda_fp8_conv_args *a, int variant
         variant < 0 || variant >= i8_cuda_conv_fp8_variants())
         return 0;
     if (i8_cuda_conv_fp8_is_halo(variant)) return halo_variant_fits(a, variant - I8_FP8_HALO_FIRST);
-    if (i8_cuda_conv_fp8_is_tma(variant)) return i8_cuda_conv_fp8_tma_fits(a, i8_cuda_conv_fp8_tma_index(variant));
+    if (variant >= I8_FP8_TMA_FIRST) return i8_cuda_conv_fp8_tma_fits(a, variant - I8_FP8_TMA_FIRST);
     const bool wgmma = i8_cuda_conv_fp8_is_wgmma(variant);
     if (wgmma && (a->c_in % 16 || a->x_ld % 16 || ((uintptr_t)a->x & 15))) return 0;
     return 1;
@@ -926,7 +924,7 @@ extern "C" int i8_cuda_conv_fp8(const i8_cuda_fp8_conv_args *a, int variant, voi
     cudaStream_t s = (cudaStream_t)stream;
     if (!i8_cuda_conv_fp8_fits(a, variant)) return (int)cudaErrorInvalidValue;
     if (i8_cuda_conv_fp8_is_halo(variant)) return halo_launch(a, variant - I8_FP8_HALO_FIRST, s);
-    if (i8_cuda_conv_fp8_is_tma(variant)) return i8_cuda_conv_fp8_tma(a, i8_cuda_conv_fp8_tma_index(variant), stream);
+    if (variant >= I8_FP8_TMA_FIRST) return i8_cuda_conv_fp8_tma(a, variant - I8_FP8_TMA_FIRST, stream);
     int splits = i8_cuda_conv_fp8_splits(variant);
     switch (fp8_tile_index(variant)) {
     case 0: return launch_fp8<64, 64, 32, 32>(a, splits, s);

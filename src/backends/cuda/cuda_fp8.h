@@ -65,36 +65,18 @@ int i8_cuda_conv_fp8_setup(void);
  * variant % 4, split-K factor = 1 << (variant % I8_FP8_FAMILY_VARIANTS / 4). From 48 on: the
  * persistent TMA kernels of cuda_fp8_tma.cu (pointwise convs; from session 15 also spatial
  * convs with e4m3 input, i8_cuda_conv_fp8_is_im2col; no split-K); from 58 on the halo kernels
- * (session 28; no split-K); from 63 on stream-K TMA kernels (session 29). Stored tactics name
- * variants by number, so variants are only ever appended. */
+ * (session 28; no split-K). Stored tactics name variants by number, so variants are only ever
+ * appended. */
 enum { I8_FP8_FAMILY_VARIANTS = 16, I8_FP8_FAMILIES = 3 }; /* per family: 4 tiles x split-K 1, 2, 4, 8 */
 enum { I8_FP8_TMA_FIRST = I8_FP8_FAMILIES * I8_FP8_FAMILY_VARIANTS };
 /* From I8_FP8_HALO_FIRST on (after the I8_FP8_TMA_VARIANTS TMA kernels): the halo kernels of
- * cuda_fp8.cu for small-channel convs, spatial and (session 29) pointwise (e4m3 input, c_in % 16 ==
- * 0, no residual): one block takes a band
+ * cuda_fp8.cu for small-channel spatial convs (e4m3 input, c_in % 16 == 0): one block takes a band
  * of output rows of one image, copies the input rows under it (with the padding's zeros) and its
  * whole weight slice into shared memory once, and runs wgmma with A loaded from there into registers. */
 enum { I8_FP8_TMA_VARIANTS = 10, I8_FP8_HALO_FIRST = I8_FP8_TMA_FIRST + I8_FP8_TMA_VARIANTS };
-/* From I8_FP8_SK_FIRST on (session 29): TMA kernels again, stream-K ones (cuda_fp8_tma.cu): the
- * blocks share the tiles' K slices in equal ranges, so that a layer of few tiles (IRv2's Block17 and
- * Block8 1x1s: 48-146 tiles of 128 x BN for 132 SMs) keeps every SM busy; a tile split between
- * blocks is summed in the split-K workspace by the last of them. */
-enum { I8_FP8_HALO_VARIANTS = 5, I8_FP8_SK_FIRST = I8_FP8_HALO_FIRST + I8_FP8_HALO_VARIANTS, I8_FP8_SK_VARIANTS = 4 };
-static inline int i8_cuda_conv_fp8_is_halo(int variant) {
-    return variant >= I8_FP8_HALO_FIRST && variant < I8_FP8_SK_FIRST;
-}
-static inline int i8_cuda_conv_fp8_is_sk(int variant) {
-    return variant >= I8_FP8_SK_FIRST && variant < I8_FP8_SK_FIRST + I8_FP8_SK_VARIANTS;
-}
+static inline int i8_cuda_conv_fp8_is_halo(int variant) { return variant >= I8_FP8_HALO_FIRST; }
 static inline int i8_cuda_conv_fp8_is_tma(int variant) {
-    return (variant >= I8_FP8_TMA_FIRST && variant < I8_FP8_HALO_FIRST) || i8_cuda_conv_fp8_is_sk(variant);
-}
-/* a TMA variant's index among cuda_fp8_tma.cu's kernels (the stream-K ones after the first ten);
- * -1 for the others */
-static inline int i8_cuda_conv_fp8_tma_index(int variant) {
-    return variant >= I8_FP8_TMA_FIRST && variant < I8_FP8_HALO_FIRST ? variant - I8_FP8_TMA_FIRST
-           : i8_cuda_conv_fp8_is_sk(variant)                          ? I8_FP8_TMA_VARIANTS + variant - I8_FP8_SK_FIRST
-                                                                      : -1;
+    return variant >= I8_FP8_TMA_FIRST && variant < I8_FP8_HALO_FIRST;
 }
 /* the wgmma-based variants, the halo kernels among them (tensor-core sums promoted to fp32 every
  * 128 of K; qmma, variants 0-15, sums in fp32): the tuner keeps one only when its output matches
@@ -108,7 +90,7 @@ const char *i8_cuda_conv_fp8_name(int variant);
 int i8_cuda_conv_fp8_fits(const i8_cuda_fp8_conv_args *a, int variant);
 int i8_cuda_conv_fp8(const i8_cuda_fp8_conv_args *a, int variant, void *stream);
 
-/* cuda_fp8_tma.cu, through the above (tma variant t = i8_cuda_conv_fp8_tma_index(variant)) */
+/* cuda_fp8_tma.cu, through the above (tma variant t = variant - I8_FP8_TMA_FIRST) */
 int i8_cuda_conv_fp8_tma_variants(void);
 const char *i8_cuda_conv_fp8_tma_name(int t);
 int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int t);

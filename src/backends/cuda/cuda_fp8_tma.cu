@@ -14,8 +14,6 @@
  * warpgroups alternate whole tiles, so that one's epilogue runs while the other multiplies.
  * Epilogue: v = acc * mult + bias, residual (fp16, e4m3 copy, or fp16 quantized on the fly),
  * ReLU, fp16 and / or e4m3 out; per warp through shared memory, then 16- / 8-byte stores.
- * SK (stream-K, variants 63 on, session 29): the blocks share the tiles' K slices in equal ranges
- * (tma_walk); a tile split between blocks is summed through the split-K workspace (sk_fixup).
  * Limits (tma_fits): pointwise conv, e4m3 input (fp16 for XH) with x_ld and x 16-byte aligned,
  * K % 16 == 0, c_out % 8 == 0, aligned outputs, no split-K.
  * History: a lab prototype in sessions 11-12 (dev/kernels/fp8_tma.cu keeps its ablation and
@@ -366,85 +364,13 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
     }
 }
 
-/* The segments a block computes: (tile, K slices kb0 .. kb1 - 1). SKC 0: whole tiles blockIdx.x,
- * + gridDim.x, ... SKC > 0 (stream-K): the U = tiles x KB units (one 128-deep K slice of one tile)
- * in equal contiguous ranges, block b taking [b U / G, (b + 1) U / G), cut at tile ends. A block of
- * a few tiles' work then ends with its SMs' share instead of a last wave on a few SMs (IRv2's
- * Block17 1x1 1088 -> 128 at batch 32: 146 tiles of 128 x 64 for 132 SMs, two waves for 1.1). */
-template <int SKC> struct tma_walk {
-    unsigned u, end;
-    int tile, kb0, kb1;
-    __device__ __forceinline__ tma_walk(int tiles, int KB) {
-        if (SKC) {
-            const unsigned U = (unsigned)tiles * KB;
-            u = blockIdx.x * U / gridDim.x, end = (blockIdx.x + 1) * U / gridDim.x;
-        } else {
-            u = blockIdx.x, end = tiles;
-        }
-        at(KB);
-    }
-    __device__ __forceinline__ bool ok() const { return u < end; }
-    __device__ __forceinline__ void at(int KB) {
-        if (SKC) tile = (int)(u / KB), kb0 = (int)(u % KB), kb1 = min(KB, kb0 + (int)(end - u));
-        else tile = (int)u, kb0 = 0, kb1 = KB;
-    }
-    __device__ __forceinline__ void next(int KB) {
-        u += SKC ? kb1 - kb0 : gridDim.x;
-        at(KB);
-    }
-};
-/* the block whose stream-K range holds unit u: the largest b with b U / G <= u (U (G + 1) < 2^32,
- * launch_tma checks: 32-bit arithmetic keeps the kernel's registers) */
-__device__ __forceinline__ int sk_block_of(unsigned u, unsigned U, unsigned G) { return (int)(((u + 1) * G - 1) / U); }
-/* bar.sync over the two consumer warpgroups (256 threads; ids 1 and 2 are theirs alone) */
-__device__ __forceinline__ void consumers_bar(void) { asm volatile("bar.sync 3, 256;\n" ::: "memory"); }
-
-/* Stream-K: this block's sums acc (BN / 2 per consumer thread) of its segment of the split tile
- * `tile` go to its slot in the split-K workspace (slot 2b for the block's first segment, 2b + 1 for
- * its last; 128 x BN floats in fragment order); the last of the tile's blocks to arrive
- * (counters[tile], reset to 0 for the next launch) sums every slot in block order into acc (the
- * same bits whichever block is last) and returns true to run the epilogue. All 256 consumer
- * threads call it. */
-template <int BN>
-__device__ __forceinline__ bool sk_fixup(const tma_params &p, int tile, float *acc, bool first) {
-    __shared__ int sk_last;
-    const int ct = threadIdx.x - 128;
-    const unsigned G = gridDim.x, KB = (unsigned)p.KB, U = (unsigned)(p.m_tiles * p.n_tiles) * KB;
-    constexpr int SLOT = TMA_BM * BN;
-    float *ws = p.a.partial;
-    float *mine = ws + (size_t)(2 * blockIdx.x + (first ? 0 : 1)) * SLOT + ct * 4;
-#pragma unroll
-    for (int i = 0; i < BN / 2; i += 4) *(float4 *)(mine + i * 256) = make_float4(acc[i], acc[i + 1], acc[i + 2], acc[i + 3]);
-    __threadfence();
-    consumers_bar();
-    const int bf = sk_block_of((unsigned)tile * KB, U, G), bl = sk_block_of((unsigned)(tile + 1) * KB - 1, U, G);
-    if (ct == 0) sk_last = atomicAdd(&p.a.counters[tile], 1u) == (unsigned)(bl - bf);
-    consumers_bar();
-    if (!sk_last) return false;
-    __threadfence();
-#pragma unroll
-    for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
-    for (int b = bf; b <= bl; b++) {
-        const unsigned b0 = (unsigned)b * U / G; /* block b's first unit: is this tile its first segment's? */
-        const float *src = ws + (size_t)(2 * b + (b0 / KB == (unsigned)tile ? 0 : 1)) * SLOT + ct * 4;
-#pragma unroll
-        for (int i = 0; i < BN / 2; i += 4) {
-            const float4 v = __ldcg((const float4 *)(src + i * 256));
-            acc[i] += v.x, acc[i + 1] += v.y, acc[i + 2] += v.z, acc[i + 3] += v.w;
-        }
-    }
-    if (ct == 0) p.a.counters[tile] = 0u;
-    return true;
-}
-
 /* AB (ablation, lab timing only; the outputs are not checked): 0 the real kernel; 1 no epilogue;
  * 2 the epilogue without its global stores; 3 no wgmma; 4 no TMA loads (the producer only
  * arrives, the consumers multiply whatever the stages hold). Cooperative kernels only. */
 enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS };
-template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, int SKC = 0>
+template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK>
 __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
     static_assert(SW == FP8_BK || (!XH && !W1), "narrow sub-slices: e4m3 input, no lab schedules");
-    static_assert(!SKC || (!RT && !XH && !PP && !W1 && AB == AB_NONE), "stream-K: the cooperative e4m3 kernel");
     typedef tma_smem<BN, S, RT, XH, PP> L;
     extern __shared__ __align__(1024) unsigned char tma_raw[];
     unsigned char *smem = tma_raw + ((1024 - (__cvta_generic_to_shared(tma_raw) & 1023)) & 1023);
@@ -473,9 +399,8 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
         if (threadIdx.x == 0) {
             int stage = 0;
             unsigned phase = 0;
-            int t = 0;
-            for (tma_walk<SKC> w(tiles, KB); w.ok(); w.next(KB), t++) {
-                const int tile = w.tile, m0 = (tile / p.n_tiles) * TMA_BM, n0 = (tile % p.n_tiles) * BN;
+            for (int tile = blockIdx.x, t = 0; tile < tiles; tile += gridDim.x, t++) {
+                const int m0 = (tile / p.n_tiles) * TMA_BM, n0 = (tile % p.n_tiles) * BN;
                 int iw = 0, ih = 0, img = 0; /* im2col: the tile's first output pixel's window corner */
                 if (p.im2col) {
                     const int hw = p.a.ho * p.a.wo, r = m0 % hw;
@@ -495,12 +420,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
                  * past K, which arrive as zeros. */
                 int c0 = 0, kx = 0, ky = 0, tap_col = 0, sub = 0;
                 const int chunk_end = p.chunks * SW;
-                if (SKC && p.im2col && w.kb0) { /* a stream-K segment from slice kb0: its first sub-slice's tap */
-                    sub = w.kb0 * (FP8_BK / SW);
-                    const int tap = sub / p.chunks;
-                    c0 = (sub % p.chunks) * SW, kx = tap % p.a.kw, ky = tap / p.a.kw, tap_col = tap * p.a.c_in;
-                }
-                for (int kb = w.kb0; kb < w.kb1; kb++) {
+                for (int kb = 0; kb < KB; kb++) {
                     mbar_wait(&empty[stage], phase ^ 1u);
                     if constexpr (AB == AB_NO_LOADS) {
                         mbar_arrive(&full[stage]);
@@ -540,10 +460,10 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
     }
 
     const int cw = wg - 1, wrow = cw * 64 + ((threadIdx.x % 128) / 32) * 16;
-    int stage = 0, t = 0;
+    int stage = 0;
     unsigned phase = 0;
-    for (tma_walk<SKC> w(tiles, KB); w.ok(); w.next(KB), t++) {
-        const int tile = w.tile, m0 = (tile / p.n_tiles) * TMA_BM, n0 = (tile % p.n_tiles) * BN;
+    for (int tile = blockIdx.x, t = 0; tile < tiles; tile += gridDim.x, t++) {
+        const int m0 = (tile / p.n_tiles) * TMA_BM, n0 = (tile % p.n_tiles) * BN;
         float acc[BN / 2], part[BN / 2];
 #pragma unroll
         for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
@@ -573,7 +493,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
             if ((KB - 1) & 1) tma_retire<BN>(acc, part2, &empty[prev]);
             else tma_retire<BN>(acc, part, &empty[prev]);
         } else
-        for (int kb = w.kb0; kb < w.kb1; kb++) {
+        for (int kb = 0; kb < KB; kb++) {
             mbar_wait(&full[stage], phase);
             const unsigned char *tA = sA + stage * L::A + cw * 64 * SW, *tB = sB + stage * L::B;
             if (XH) {
@@ -594,8 +514,6 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
             tma_retire<BN>(acc, part, &empty[stage]);
             if (++stage == S) stage = 0, phase ^= 1u;
         }
-        if constexpr (SKC > 0) /* a split tile: only its last block to finish runs the epilogue */
-            if ((w.kb0 > 0 || w.kb1 < KB) && !sk_fixup<BN>(p, tile, acc, t == 0)) continue;
         const unsigned char *sRes = nullptr;
         if (res_tma) {
             mbar_wait(&res_full[t & 1], (t >> 1) & 1);
@@ -685,9 +603,9 @@ static int tma_fits(const i8_cuda_fp8_conv_args *a, bool xh, bool im2col = false
 }
 
 /* the kernel's dynamic shared memory allowance (once per process and device, not during capture) */
-template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, int SKC = 0>
+template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK>
 static int tma_set_smem(void) {
-    return (int)cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW, SKC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    return (int)cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      tma_smem<BN, S, RT, XH, PP>::BYTES);
 }
 
@@ -695,7 +613,7 @@ static int tma_set_smem(void) {
  * tile; a fits tma_fits (i8_cuda_conv_fp8 and the lab check it first). Up to 16 blocks per SM,
  * freeing SMs early for concurrent branches, ran IRv2's batch-32 FP8 graph slower (5.05 against
  * 4.19 ms, session 18). */
-template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, int SKC = 0>
+template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK>
 static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2col = false) {
     typedef tma_smem<BN, S, RT, XH, PP> L;
     int sm_count = a->sm_count;
@@ -714,17 +632,6 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2co
     p.KB = im2col ? (p.subs + FP8_BK / SW - 1) / (FP8_BK / SW) : (p.K + FP8_BK - 1) / FP8_BK;
     if (!im2col && SW != FP8_BK) return (int)cudaErrorInvalidValue; /* narrow sub-slices: im2col only */
     p.m_tiles = (p.M + TMA_BM - 1) / TMA_BM, p.n_tiles = (a->c_out + BN - 1) / BN;
-    const int tiles = p.m_tiles * p.n_tiles;
-    int grid = tiles < sm_count ? tiles : sm_count;
-    if constexpr (SKC > 0) { /* stream-K: at least ceil(KB / SKC) slices a block (so about SKC + 1 blocks share a
-                              * tile at most), two workspace slots a block, a counter a tile; checked before
-                              * any tensor map is encoded */
-        const long long units = (long long)tiles * p.KB, per = (p.KB + SKC - 1) / SKC, g = units / per;
-        grid = g < 1 ? 1 : g < sm_count ? (int)g : sm_count;
-        if (!a->partial || !a->counters || tiles > a->n_counters || units * (grid + 1) > UINT32_MAX ||
-            (size_t)2 * grid * TMA_BM * BN * sizeof(float) > a->partial_bytes || ((uintptr_t)a->partial & 15))
-            return (int)cudaErrorInvalidValue;
-    }
     int rc = im2col ? encode_im2col((encode_im2col_fn)im2col_fn, &p.ta, a, SW)
                     : encode_2d(encode, &p.ta, a->x, XH ? 2 : 1, (uint64_t)p.M, (uint64_t)p.K,
                                 (uint64_t)a->x_ld * (XH ? 2 : 1), TMA_BM);
@@ -733,35 +640,32 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2co
     if (!rc && p.res_tma)
         rc = encode_2d(encode, &p.tr, a->res, 2, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->res_ld * 2, TMA_BM);
     if (rc) return rc;
-    tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW, SKC><<<grid, TMA_THREADS, L::BYTES, s>>>(p);
+    const int tiles = p.m_tiles * p.n_tiles, grid = tiles < sm_count ? tiles : sm_count;
+    tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW><<<grid, TMA_THREADS, L::BYTES, s>>>(p);
     return (int)cudaGetLastError();
 }
 
 /* The product's TMA variants, in variant order after cuda_fp8.cu's families (stored tactics name
- * them by number: only ever append; the first ten are variants 48-57, the stream-K ones, after the
- * halo kernels, 63 on: i8_cuda_conv_fp8_tma_index). Columns: name, BN, stages, RT, XH, PP, im2col
- * (the spatial convs: same kernels, the producer loads A in im2col mode), SW (bytes of K per
- * sub-slice: 128, or 32 for small c_in, where a 128-channel chunk per tap is mostly zeros: at c_in
- * 32 a stage holds four taps instead of one), SKC (stream-K: a block takes at least 1 / SKC of a
- * tile's K slices; 0: whole tiles). */
+ * them by number: only ever append). Columns: name, BN, stages, RT, XH, PP, im2col (the spatial
+ * convs: same kernels, the producer loads A in im2col mode), SW (bytes of K per sub-slice: 128,
+ * or 32 for small c_in, where a 128-channel chunk per tap is mostly zeros: at c_in 32 a stage
+ * holds four taps instead of one). */
 #define TMA_VARIANTS(X) \
-    X("tma128x64s4", 64, 4, false, false, false, false, 128, 0) X("tma128x128s3", 128, 3, false, false, false, false, 128, 0) \
-    X("tma128x64s4r", 64, 4, true, false, false, false, 128, 0) X("tma128x64s3h", 64, 3, false, true, false, false, 128, 0) \
-    X("tma128x64s4p", 64, 4, false, false, true, false, 128, 0) X("tma128x64s4pr", 64, 4, true, false, true, false, 128, 0) \
-    X("tma128x64s4c", 64, 4, false, false, false, true, 128, 0) X("tma128x128s3c", 128, 3, false, false, false, true, 128, 0) \
-    X("tma128x64s4pc", 64, 4, false, false, true, true, 128, 0) X("tma128x64s4c32", 64, 4, false, false, false, true, 32, 0) \
-    X("tma128x64s4k", 64, 4, false, false, false, false, 128, 4) X("tma128x128s3k", 128, 3, false, false, false, false, 128, 4) \
-    X("tma128x64s4ck", 64, 4, false, false, false, true, 128, 4) X("tma128x64s4c32k", 64, 4, false, false, false, true, 32, 4)
+    X("tma128x64s4", 64, 4, false, false, false, false, 128) X("tma128x128s3", 128, 3, false, false, false, false, 128) \
+    X("tma128x64s4r", 64, 4, true, false, false, false, 128) X("tma128x64s3h", 64, 3, false, true, false, false, 128) \
+    X("tma128x64s4p", 64, 4, false, false, true, false, 128) X("tma128x64s4pr", 64, 4, true, false, true, false, 128) \
+    X("tma128x64s4c", 64, 4, false, false, false, true, 128) X("tma128x128s3c", 128, 3, false, false, false, true, 128) \
+    X("tma128x64s4pc", 64, 4, false, false, true, true, 128) X("tma128x64s4c32", 64, 4, false, false, false, true, 32)
 
-#define TMA_COUNT(name, bn, st, rt, xh, pp, ic, sw, skc) +1
-static_assert(0 TMA_VARIANTS(TMA_COUNT) == I8_FP8_TMA_VARIANTS + I8_FP8_SK_VARIANTS,
-              "I8_FP8_TMA_VARIANTS and I8_FP8_SK_VARIANTS count the TMA variants");
+#define TMA_COUNT(name, bn, st, rt, xh, pp, ic, sw) +1
+/* the halo variants are numbered after these (cuda_fp8.h) */
+static_assert(0 TMA_VARIANTS(TMA_COUNT) == I8_FP8_TMA_VARIANTS, "I8_FP8_TMA_VARIANTS counts the TMA variants");
 extern "C" int i8_cuda_conv_fp8_tma_variants(void) { return 0 TMA_VARIANTS(TMA_COUNT); }
 #undef TMA_COUNT
 
 extern "C" const char *i8_cuda_conv_fp8_tma_name(int v) {
     static const char *const names[] = {
-#define TMA_NAME(name, bn, st, rt, xh, pp, ic, sw, skc) name,
+#define TMA_NAME(name, bn, st, rt, xh, pp, ic, sw) name,
         TMA_VARIANTS(TMA_NAME)
 #undef TMA_NAME
     };
@@ -770,7 +674,7 @@ extern "C" const char *i8_cuda_conv_fp8_tma_name(int v) {
 
 extern "C" int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int v) {
     int i = 0;
-#define TMA_FITS(name, bn, st, rt, xh, pp, ic, sw, skc) \
+#define TMA_FITS(name, bn, st, rt, xh, pp, ic, sw) \
     if (v == i++) return tma_fits(a, xh, ic) && (sw == FP8_BK || a->c_in <= 64); /* narrow: small c_in only */
     TMA_VARIANTS(TMA_FITS)
 #undef TMA_FITS
@@ -778,10 +682,9 @@ extern "C" int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int v) 
 }
 
 extern "C" int i8_cuda_conv_fp8_im2col_span(int variant) {
-    const int t = i8_cuda_conv_fp8_tma_index(variant);
-    int i = 0;
-#define TMA_SPAN(name, bn, st, rt, xh, pp, ic, sw, skc) \
-    if (t == i++) return ic ? sw : 0;
+    int i = I8_FP8_TMA_FIRST;
+#define TMA_SPAN(name, bn, st, rt, xh, pp, ic, sw) \
+    if (variant == i++) return ic ? sw : 0;
     TMA_VARIANTS(TMA_SPAN)
 #undef TMA_SPAN
     return 0;
@@ -800,8 +703,8 @@ extern "C" int i8_cuda_tma_driver(int *sm_count, void **encode_tiled, void **enc
 
 extern "C" int i8_cuda_conv_fp8_tma_setup(void) {
     int rc = 0;
-#define TMA_SET(name, bn, st, rt, xh, pp, ic, sw, skc) \
-    if (!rc && (!ic || sw != FP8_BK)) rc = tma_set_smem<bn, st, rt, xh, pp, AB_NONE, false, sw, skc>(); /* the 128-byte \
+#define TMA_SET(name, bn, st, rt, xh, pp, ic, sw) \
+    if (!rc && (!ic || sw != FP8_BK)) rc = tma_set_smem<bn, st, rt, xh, pp, AB_NONE, false, sw>(); /* the 128-byte \
                                                                   im2col variants: the pointwise ones' kernels */
     TMA_VARIANTS(TMA_SET)
 #undef TMA_SET
@@ -811,8 +714,8 @@ extern "C" int i8_cuda_conv_fp8_tma_setup(void) {
 extern "C" int i8_cuda_conv_fp8_tma(const i8_cuda_fp8_conv_args *a, int v, void *stream) {
     cudaStream_t s = (cudaStream_t)stream;
     int i = 0;
-#define TMA_LAUNCH(name, bn, st, rt, xh, pp, ic, sw, skc) \
-    if (v == i++) return launch_tma<bn, st, rt, xh, pp, AB_NONE, false, sw, skc>(a, s, ic);
+#define TMA_LAUNCH(name, bn, st, rt, xh, pp, ic, sw) \
+    if (v == i++) return launch_tma<bn, st, rt, xh, pp, AB_NONE, false, sw>(a, s, ic);
     TMA_VARIANTS(TMA_LAUNCH)
 #undef TMA_LAUNCH
     return (int)cudaErrorInvalidValue;
