@@ -950,6 +950,21 @@ static void test_inception_resnet_v2_fp8(void **state) {
     (void)state;
     check_family_fp8("inception_resnet_v2", "default", 16, 2e-2, 99);
 }
+/* The own-kernel candidate of the whole-graph choice (choose_own, session 29) forced: every FP8
+ * conv that cuDNN e4m3 won runs its own kernel, every halo winner its best kernel without halo;
+ * the swapped tactics must run and match the emulation as the tuned ones do, and the stats say
+ * that candidate runs. */
+static void test_inception_v3_fp8_own(void **state) {
+    (void)state;
+    assert_int_equal(setenv("INFER8_CUDA_OWN_CHOICE", "2", 1), 0);
+    check_family_fp8("inception_v3", "default", 16, 2e-2, 99);
+    assert_int_equal(unsetenv("INFER8_CUDA_OWN_CHOICE"), 0);
+    fprintf(stderr, "  own-kernel choice: %d convs moved (%d with the halo ones), graph %.3f -> %.3f ms, candidate %d kept\n",
+            last_stats.graph_own_convs[0], last_stats.graph_own_convs[1], (double)last_stats.graph_base_ms,
+            (double)last_stats.graph_own_ms[last_stats.graph_own > 0 ? last_stats.graph_own - 1 : 0], last_stats.graph_own);
+    assert_true(last_stats.graph_own_convs[0] > 0 || last_stats.graph_own_convs[1] > 0);
+    assert_int_equal(last_stats.graph_own, last_stats.graph_own_convs[1] > 0 ? 2 : 1);
+}
 static void test_inception_resnet_v2_residual_fp8(void **state) {
     (void)state;
     /* the residual stream read from its e4m3 copy in all 40 blocks keeps every one-code rounding
@@ -1114,11 +1129,18 @@ static void bench_arch(const char *arch, const char *recipe) {
         i8_cuda_stats sa, sb;
         i8_cuda_get_stats(ca, n, &sa);
         i8_cuda_get_stats(cb, n, &sb);
-        char choice[480] = "";
+        char choice[640] = "";
         if (sb.graph_tuned_ms > 0.0f)
             snprintf(choice, sizeof choice, "; graph as tuned %.3f ms, %d TMA convs on other kernels %.3f ms: %s kept",
                      (double)sb.graph_tuned_ms, sb.graph_swapped_convs, (double)sb.graph_plain_ms,
                      sb.graph_plain ? "the latter" : "as tuned");
+        if (sb.graph_base_ms > 0.0f) { /* the own-kernel choice (choose_own) */
+            const size_t used = strlen(choice);
+            snprintf(choice + used, sizeof choice - used,
+                     "; graph %.3f ms, %d cuDNN e4m3 convs on own kernels %.3f ms, and %d convs off halo %.3f ms: %s kept",
+                     (double)sb.graph_base_ms, sb.graph_own_convs[0], (double)sb.graph_own_ms[0], sb.graph_own_convs[1],
+                     (double)sb.graph_own_ms[1], sb.graph_own == 2 ? "the last" : sb.graph_own == 1 ? "the second" : "the first");
+        }
         for (int k = 0; k < 2; k++) { /* the priority choice of each graph (choose_priority) */
             const i8_cuda_stats *st = k ? &sb : &sa;
             const size_t used = strlen(choice);
@@ -1198,6 +1220,7 @@ int main(void) {
         cmocka_unit_test(test_fp8_tactics_restored),
         cmocka_unit_test(test_inception_v3_fp8),
         cmocka_unit_test(test_inception_resnet_v2_fp8),
+        cmocka_unit_test(test_inception_v3_fp8_own),
         cmocka_unit_test(test_inception_resnet_v2_residual_fp8),
     };
     return i8_gpu_test_run("test_cuda_fp8", tests, sizeof tests / sizeof tests[0], "INFER8_FP8_BENCH", bench_main);

@@ -531,6 +531,62 @@ static infer8_status choose_plain(cu_ctx *c, cu_batch *b, i8_err *err) {
     return rc;
 }
 
+/* Each conv's tactic was timed alone; in the forward, beside concurrent branches, another may
+ * serve the whole graph better. inception_v4 at batch 32 ran 2.933 ms with every FP8 conv on the
+ * own kernels and 3.011 ms as tuned, where 33 convs had cuDNN e4m3 configs that won alone by 1%
+ * and 8 halo kernels (session 29). Two candidates are captured and timed against the graph as
+ * chosen so far: the cuDNN e4m3 winners on the own kernel they beat, and that with the halo
+ * winners on their fastest kernel without halo too; the fastest of the three is kept, and its
+ * tactics are what a bundle stores. After choose_plain, whose alternatives are swapped back by
+ * then unless the plain graph won (then this choice is skipped). */
+static infer8_status choose_own(cu_ctx *c, cu_batch *b, i8_err *err) {
+    /* INFER8_CUDA_OWN_CHOICE=0 skips this choice; 1 or 2 (tests) keeps the last candidate up to
+     * that one that moved a conv, whatever its time */
+    const char *env = getenv("INFER8_CUDA_OWN_CHOICE");
+    const int forced = env ? atoi(env) : -1;
+    if (forced == 0 || b->stats.graph_plain || !b->n_plans) return INFER8_OK;
+    i8_cuda_tactic *saved = i8_malloc(sizeof *saved * (size_t)b->n_plans, err);
+    if (!saved) return err->code;
+    infer8_status rc = INFER8_OK;
+    float best = -2.0f; /* the graph as chosen so far, timed once there is a candidate (restored tactics have none) */
+    int best_mode = 0, last_moved = -1;
+    cudaGraphExec_t best_exec = NULL;
+    for (int mode = 1; mode <= 2 && rc == INFER8_OK && best != -1.0f; mode++) {
+        int moved = 0;
+        rc = i8_cuda_conv_swap_own(c, b, mode, saved, &moved, err);
+        if (rc == INFER8_OK && moved > 0 && moved != last_moved) { /* mode 2 without halo convs: the same graph */
+            if (best == -2.0f) best = b->stats.graph_base_ms = graph_ms(c, b->exec), best = best < 0.0f ? -1.0f : best;
+            cudaGraphExec_t exec = best >= 0.0f ? capture(c, b, 0) : NULL;
+            const float ms = exec ? graph_ms(c, exec) : -1.0f;
+            b->stats.graph_own_ms[mode - 1] = ms, b->stats.graph_own_convs[mode - 1] = moved;
+            if (getenv("INFER8_CUDA_DEBUG"))
+                fprintf(stderr, "cuda: batch %d: graph %.4f ms, with %d convs on own kernels%s %.4f ms\n", b->n,
+                        (double)b->stats.graph_base_ms, moved, mode == 2 ? " without halo" : "", (double)ms);
+            if (exec && ms >= 0.0f && (forced >= mode || (forced < 1 && ms < best))) {
+                if (best_exec) cudaGraphExecDestroy(best_exec);
+                best_exec = exec, best = ms, best_mode = mode;
+            } else if (exec) {
+                cudaGraphExecDestroy(exec);
+            }
+        }
+        last_moved = moved;
+        if (rc == INFER8_OK) rc = i8_cuda_conv_restore(c, b, saved, err);
+    }
+    if (rc == INFER8_OK && best_mode > 0) { /* the tactics of the graph kept */
+        int moved = 0;
+        rc = i8_cuda_conv_swap_own(c, b, best_mode, saved, &moved, err);
+        if (rc == INFER8_OK) {
+            cudaGraphExecDestroy(b->exec);
+            b->exec = best_exec, best_exec = NULL;
+            b->stats.graph_own = best_mode;
+        }
+    }
+    if (best_exec) cudaGraphExecDestroy(best_exec);
+    free(saved);
+    if (rc == INFER8_OK) CU_TRY(cudaStreamSynchronize(c->streams[0]));
+    return rc;
+}
+
 /* Node costs for the critical path: each conv's tuned time (tactic ms), every other node
  * NONCONV_MS; nodes on chains within SLACK_MS of the longest count as on it. */
 #define NONCONV_MS 0.002
@@ -648,6 +704,7 @@ static infer8_status choose_graph(cu_ctx *c, cu_batch *b, i8_err *err) {
     const char *choice = getenv("INFER8_CUDA_GRAPH_CHOICE");
     if (!b->exec || (choice && atoi(choice) <= 0)) return INFER8_OK;
     infer8_status rc = choose_plain(c, b, err);
+    if (rc == INFER8_OK) rc = choose_own(c, b, err);
     return rc != INFER8_OK ? rc : choose_priority(c, b, err);
 }
 

@@ -78,6 +78,12 @@ typedef struct i8_cuda_stats {
      * timed), and which one runs (graph_plain 1: the latter) */
     float graph_tuned_ms, graph_plain_ms;
     int graph_plain, graph_swapped_convs;
+    /* the own-kernel choice (choose_own, after the above): the graph as chosen so far, with the
+     * convs won by cuDNN e4m3 on their own kernel ([0]), and also the halo kernels' convs on their
+     * fastest kernel without halo ([1]); ms 0 when not timed (nothing to move); graph_own: which
+     * runs (0 as before, 1 or 2 the candidates) */
+    float graph_base_ms, graph_own_ms[2];
+    int graph_own_convs[2], graph_own;
     /* the priority choice (choose_priority): the graph's replay time with every node at the
      * default priority and with the critical path's prio_nodes on high-priority streams (< 0
      * when not timed, 0 when not tried), and which one runs (graph_prio 1: the latter) */

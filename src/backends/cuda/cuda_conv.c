@@ -711,6 +711,8 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     float best = INFINITY;
     const int variants = i8_cuda_conv_fp8_variants();
     p->tac.kind = I8_CUDA_TACTIC_NONE;
+    memset(&p->own, 0, sizeof p->own);
+    memset(&p->nohalo, 0, sizeof p->nohalo);
     if (pre && pre->kind == I8_CUDA_TACTIC_FP8 && pre->variant >= 0 && pre->variant < variants &&
         fp8_variant_allowed(c, pre->variant)) {
         p->tac = *pre;
@@ -732,8 +734,8 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     }
     /* a wgmma variant is kept only when its output matches the fastest mma.sync variant's
      * (i8_cuda_fp8_check) */
-    i8_cuda_tactic best_sync = {0}, best_plain = {0}; /* best_plain: the fastest without TMA */
-    float best_sync_ms = INFINITY, best_plain_ms = INFINITY;
+    i8_cuda_tactic best_sync = {0}, best_plain = {0}, best_nohalo = {0}; /* best_plain: the fastest without TMA */
+    float best_sync_ms = INFINITY, best_plain_ms = INFINITY, best_nohalo_ms = INFINITY;
     memset(&p->alt, 0, sizeof p->alt);
     i8_fp8_variant_set only = {{0}}; /* INFER8_CUDA_FP8_VARIANT: those of its variants that fit, when any does */
     for (int v = 0; v < variants; v++)
@@ -749,6 +751,7 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
             if (ms >= 0.0f && ms < best) best = ms, p->tac = t;
             if (!i8_cuda_conv_fp8_is_wgmma(v) && ms >= 0.0f && ms < best_sync_ms) best_sync_ms = ms, best_sync = t;
             if (!i8_cuda_conv_fp8_is_tma(v) && ms >= 0.0f && ms < best_plain_ms) best_plain_ms = ms, best_plain = t;
+            if (!i8_cuda_conv_fp8_is_halo(v) && ms >= 0.0f && ms < best_nohalo_ms) best_nohalo_ms = ms, best_nohalo = t;
         }
     if (p->tac.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_wgmma(p->tac.variant) && best_sync.kind == I8_CUDA_TACTIC_FP8) {
         if (!i8_cuda_fp8_variant_check(c, b->n, &p->sig, node, best_sync.variant, p->tac.variant)) {
@@ -769,6 +772,15 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
             !i8_cuda_fp8_variant_check(c, b->n, &p->sig, node, best_sync.variant, best_plain.variant)) {
             b->stats.fp8_checks_failed++;
             p->alt = best_sync;
+        }
+    }
+    /* likewise a halo winner: the fastest checked kernel without halo (i8_cuda_conv_swap_own) */
+    if (p->tac.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_halo(p->tac.variant) && best_nohalo.kind == I8_CUDA_TACTIC_FP8) {
+        p->nohalo = best_nohalo;
+        if (i8_cuda_conv_fp8_is_wgmma(best_nohalo.variant) && best_sync.kind == I8_CUDA_TACTIC_FP8 &&
+            !i8_cuda_fp8_variant_check(c, b->n, &p->sig, node, best_sync.variant, best_nohalo.variant)) {
+            b->stats.fp8_checks_failed++;
+            p->nohalo = best_sync;
         }
     }
     /* experimental (INFER8_CUDA_FP8_LT=1): cuBLASLt e4m3 GEMMs for 1x1 convs, each checked
@@ -825,6 +837,7 @@ static void tune_fp8_dnn(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
                 b->stats.cudnn_plans_tried - tried_before, b->stats.fp8_checks_failed - checks_before,
                 p->tac.kind == I8_CUDA_TACTIC_FP8_DNN ? "won:" : "best own", (double)p->tac.ms, (double)own.ms);
     if (p->tac.kind != I8_CUDA_TACTIC_FP8_DNN) p->tac = own;
+    else p->own = own; /* timed alone, cuDNN won; the whole graph may still run faster on own (choose_own) */
 }
 
 static void tune_plan(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
@@ -974,6 +987,61 @@ infer8_status i8_cuda_conv_swap_alt(cu_ctx *c, cu_batch *b, int *swapped, i8_err
             if (rc != INFER8_OK) return rc;
             (*swapped)++;
         }
+    }
+    return INFER8_OK;
+}
+
+/* node_take_plan for a tactic swap of the whole-graph choice: a cuDNN tactic taken back keeps
+ * the variant pack it had */
+static infer8_status node_retake(cu_ctx *c, cu_batch *b, int node, i8_err *err) {
+    const cu_conv_plan *p = &b->plans[b->node_plan[node]];
+    if ((p->tac.kind == I8_CUDA_TACTIC_CUDNN || p->tac.kind == I8_CUDA_TACTIC_FP8_DNN) && b->varpack[node]) {
+        count_tactic(b, node, &b->tactics[node], -1);
+        count_tactic(b, node, &p->tac, 1);
+        b->tactics[node] = p->tac;
+        b->tactics[node].flags = 0;
+        return INFER8_OK;
+    }
+    return node_take_plan(c, b, node, err);
+}
+
+/* plan i runs tactic t from now on (its nodes retaken); *moved counts its convs */
+static infer8_status plan_switch(cu_ctx *c, cu_batch *b, int i, const i8_cuda_tactic *t, int *moved, i8_err *err) {
+    b->plans[i].tac = *t;
+    for (int j = 0; j < c->g->n_nodes; j++) {
+        if (b->node_plan[j] != i) continue;
+        infer8_status rc = node_retake(c, b, j, err);
+        if (rc != INFER8_OK) return rc;
+        (*moved)++;
+    }
+    return INFER8_OK;
+}
+
+infer8_status i8_cuda_conv_swap_own(cu_ctx *c, cu_batch *b, int mode, i8_cuda_tactic *saved, int *swapped, i8_err *err) {
+    *swapped = 0;
+    for (int i = 0; i < b->n_plans; i++) {
+        cu_conv_plan *p = &b->plans[i];
+        saved[i] = p->tac;
+        i8_cuda_tactic t = p->tac;
+        if (t.kind == I8_CUDA_TACTIC_FP8_DNN && p->own.kind == I8_CUDA_TACTIC_FP8) t = p->own;
+        if (mode >= 2 && t.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_halo(t.variant) &&
+            p->nohalo.kind == I8_CUDA_TACTIC_FP8)
+            t = p->nohalo;
+        if (t.kind == p->tac.kind && t.variant == p->tac.variant && t.engine == p->tac.engine) continue;
+        infer8_status rc = plan_switch(c, b, i, &t, swapped, err);
+        if (rc != INFER8_OK) return rc;
+    }
+    return INFER8_OK;
+}
+
+infer8_status i8_cuda_conv_restore(cu_ctx *c, cu_batch *b, const i8_cuda_tactic *saved, i8_err *err) {
+    int moved = 0;
+    for (int i = 0; i < b->n_plans; i++) {
+        const i8_cuda_tactic *t = &saved[i];
+        if (t->kind == b->plans[i].tac.kind && t->variant == b->plans[i].tac.variant && t->engine == b->plans[i].tac.engine)
+            continue;
+        infer8_status rc = plan_switch(c, b, i, t, &moved, err);
+        if (rc != INFER8_OK) return rc;
     }
     return INFER8_OK;
 }

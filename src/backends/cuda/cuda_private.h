@@ -58,6 +58,10 @@ typedef struct cu_conv_plan {
     int dnn_deferred;            /* FP8: cuDNN e4m3 configs still to be tried (i8_cuda_conv_tune_deferred) */
     i8_cuda_tactic alt;          /* FP8 plan tuned onto a TMA kernel: the fastest checked own kernel without
                                   * TMA, for the whole-graph choice (i8_cuda_conv_swap_alt); kind NONE if none */
+    /* for the whole-graph choice of the own kernels (i8_cuda_conv_swap_own); kind NONE if none: */
+    i8_cuda_tactic own;          /* FP8 plan won by a cuDNN e4m3 config: the own kernel it beat (checked) */
+    i8_cuda_tactic nohalo;       /* FP8 plan whose own kernel is a halo one: the fastest checked own kernel
+                                  * without halo */
 } cu_conv_plan;
 
 /* Device-side parameters of a node. */
@@ -220,6 +224,12 @@ infer8_status i8_cuda_conv_tune_deferred(cu_ctx *c, cu_batch *b, i8_err *err);
  * that alternative, and re-takes its convs (tactics and statistics); a second call swaps back.
  * Sets *swapped to the number of convs that changed. */
 infer8_status i8_cuda_conv_swap_alt(cu_ctx *c, cu_batch *b, int *swapped, i8_err *err);
+/* The own-kernel candidates of the whole-graph choice: mode 1 puts every FP8 plan won by cuDNN
+ * e4m3 on its own kernel (cu_conv_plan.own), mode 2 also every halo winner (that own kernel
+ * included) on its fastest kernel without halo (.nohalo). saved receives the b->n_plans tactics
+ * before, for i8_cuda_conv_restore; *swapped: the convs whose tactic changed. */
+infer8_status i8_cuda_conv_swap_own(cu_ctx *c, cu_batch *b, int mode, i8_cuda_tactic *saved, int *swapped, i8_err *err);
+infer8_status i8_cuda_conv_restore(cu_ctx *c, cu_batch *b, const i8_cuda_tactic *saved, i8_err *err);
 /* Enqueues conv node `node` of batch b on stream s using workspace and split-K counters of
  * stream index ws_index (only one launch at a time may use them).
  * Returns 0 or a nonzero library status. */
