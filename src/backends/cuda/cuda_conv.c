@@ -971,26 +971,6 @@ infer8_status i8_cuda_conv_setup(cu_ctx *c, cu_batch *b, int node, i8_err *err) 
     return node_take_plan(c, b, node, err);
 }
 
-infer8_status i8_cuda_conv_swap_alt(cu_ctx *c, cu_batch *b, int *swapped, i8_err *err) {
-    *swapped = 0;
-    for (int i = 0; i < b->n_plans; i++) {
-        cu_conv_plan *p = &b->plans[i];
-        const int tma_now = p->tac.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_tma(p->tac.variant);
-        const int tma_alt = p->alt.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_tma(p->alt.variant);
-        /* a plan whose TMA winner lost to a cuDNN config since has nothing to swap */
-        if (p->alt.kind != I8_CUDA_TACTIC_FP8 || tma_now == tma_alt) continue;
-        const i8_cuda_tactic t = p->tac;
-        p->tac = p->alt, p->alt = t;
-        for (int j = 0; j < c->g->n_nodes; j++) {
-            if (b->node_plan[j] != i) continue;
-            infer8_status rc = node_take_plan(c, b, j, err);
-            if (rc != INFER8_OK) return rc;
-            (*swapped)++;
-        }
-    }
-    return INFER8_OK;
-}
-
 /* node_take_plan for a tactic swap of the whole-graph choice: a cuDNN tactic taken back keeps
  * the variant pack it had */
 static infer8_status node_retake(cu_ctx *c, cu_batch *b, int node, i8_err *err) {
@@ -1013,6 +993,22 @@ static infer8_status plan_switch(cu_ctx *c, cu_batch *b, int i, const i8_cuda_ta
         infer8_status rc = node_retake(c, b, j, err);
         if (rc != INFER8_OK) return rc;
         (*moved)++;
+    }
+    return INFER8_OK;
+}
+
+infer8_status i8_cuda_conv_swap_alt(cu_ctx *c, cu_batch *b, int *swapped, i8_err *err) {
+    *swapped = 0;
+    for (int i = 0; i < b->n_plans; i++) {
+        cu_conv_plan *p = &b->plans[i];
+        const int tma_now = p->tac.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_tma(p->tac.variant);
+        const int tma_alt = p->alt.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_tma(p->alt.variant);
+        /* a plan whose TMA winner lost to a cuDNN config since has nothing to swap */
+        if (p->alt.kind != I8_CUDA_TACTIC_FP8 || tma_now == tma_alt) continue;
+        const i8_cuda_tactic next = p->alt;
+        p->alt = p->tac;
+        infer8_status rc = plan_switch(c, b, i, &next, swapped, err);
+        if (rc != INFER8_OK) return rc;
     }
     return INFER8_OK;
 }
