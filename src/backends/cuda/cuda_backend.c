@@ -548,14 +548,14 @@ static infer8_status choose_own(cu_ctx *c, cu_batch *b, i8_err *err) {
     i8_cuda_tactic *saved = i8_malloc(sizeof *saved * (size_t)b->n_plans, err);
     if (!saved) return err->code;
     infer8_status rc = INFER8_OK;
-    float best = -2.0f; /* the graph as chosen so far, timed once there is a candidate (restored tactics have none) */
+    float best = 0.0f; /* the graph as chosen so far: timed once there is a candidate (restored tactics have none) */
     int best_mode = 0, last_moved = -1;
     cudaGraphExec_t best_exec = NULL;
-    for (int mode = 1; mode <= 2 && rc == INFER8_OK && best != -1.0f; mode++) {
+    for (int mode = 1; mode <= 2 && rc == INFER8_OK && best >= 0.0f; mode++) {
         int moved = 0;
         rc = i8_cuda_conv_swap_own(c, b, mode, saved, &moved, err);
         if (rc == INFER8_OK && moved > 0 && moved != last_moved) { /* mode 2 without halo convs: the same graph */
-            if (best == -2.0f) best = b->stats.graph_base_ms = graph_ms(c, b->exec), best = best < 0.0f ? -1.0f : best;
+            if (best == 0.0f) best = b->stats.graph_base_ms = graph_ms(c, b->exec);
             cudaGraphExec_t exec = best >= 0.0f ? capture(c, b, 0) : NULL;
             const float ms = exec ? graph_ms(c, exec) : -1.0f;
             b->stats.graph_own_ms[mode - 1] = ms, b->stats.graph_own_convs[mode - 1] = moved;

@@ -929,6 +929,10 @@ static infer8_status node_take_plan(cu_ctx *c, cu_batch *b, int node, i8_err *er
     b->tactics[node] = p->tac;
     b->tactics[node].flags = 0; /* a preset's: the graph choice records its own (choose_priority) */
     if (p->tac.kind == I8_CUDA_TACTIC_CUDNN || p->tac.kind == I8_CUDA_TACTIC_FP8_DNN) {
+        if (b->varpack[node]) { /* a tactic taken back by a whole-graph choice: the pack is made anew */
+            cudnnBackendDestroyDescriptor(b->varpack[node]);
+            b->varpack[node] = NULL;
+        }
         cudnnStatus_t st = dnn_varpack(c, node, &p->sig, c->ws[c->rt[node].stream], &b->varpack[node]);
         if (st != CUDNN_STATUS_SUCCESS)
             return i8_fail(err, INFER8_E_DEVICE, "cuda: conv '%s': cuDNN variant pack: %s", c->g->nodes[node].name,
@@ -971,26 +975,12 @@ infer8_status i8_cuda_conv_setup(cu_ctx *c, cu_batch *b, int node, i8_err *err) 
     return node_take_plan(c, b, node, err);
 }
 
-/* node_take_plan for a tactic swap of the whole-graph choice: a cuDNN tactic taken back keeps
- * the variant pack it had */
-static infer8_status node_retake(cu_ctx *c, cu_batch *b, int node, i8_err *err) {
-    const cu_conv_plan *p = &b->plans[b->node_plan[node]];
-    if ((p->tac.kind == I8_CUDA_TACTIC_CUDNN || p->tac.kind == I8_CUDA_TACTIC_FP8_DNN) && b->varpack[node]) {
-        count_tactic(b, node, &b->tactics[node], -1);
-        count_tactic(b, node, &p->tac, 1);
-        b->tactics[node] = p->tac;
-        b->tactics[node].flags = 0;
-        return INFER8_OK;
-    }
-    return node_take_plan(c, b, node, err);
-}
-
 /* plan i runs tactic t from now on (its nodes retaken); *moved counts its convs */
 static infer8_status plan_switch(cu_ctx *c, cu_batch *b, int i, const i8_cuda_tactic *t, int *moved, i8_err *err) {
     b->plans[i].tac = *t;
     for (int j = 0; j < c->g->n_nodes; j++) {
         if (b->node_plan[j] != i) continue;
-        infer8_status rc = node_retake(c, b, j, err);
+        infer8_status rc = node_take_plan(c, b, j, err);
         if (rc != INFER8_OK) return rc;
         (*moved)++;
     }
