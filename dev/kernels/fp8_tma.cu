@@ -10,6 +10,9 @@
  * (tests/dev/wgmma_pipelined.sh) and session 13's ablations (abl-noepi 8.8 us, abl-nostore 36 us
  * on the batch-32 Block17 up-projection) showed the epilogue waiting on its channel scales, which
  * the kernel now loads before its mainloop (tma_chan_load); then it moved into the product.
+ * Session 30 tried a fifth stage on the residual kernels here ("tma128x64s5pr", "...s5r"): no faster
+ * than four once the producer loads the residual after the K slices (Block17 up-projection at
+ * batch 32: 24.88 against 24.79 us), so not kept.
  * It includes cuda_fp8.cu and cuda_fp8_tma.cu, so the lab links this file instead of them. */
 #include "../../src/backends/cuda/cuda_fp8.cu"
 #include "../../src/backends/cuda/cuda_fp8_tma.cu"

@@ -628,6 +628,40 @@ static void test_fp8_tma_tile_loop(void **state) {
     assert_int_equal(unsetenv("INFER8_CUDA_TMA_GRID"), 0);
 }
 
+/* The residual TMA kernels (the producer also loads each tile's fp16 residual into one of two
+ * buffers, which the epilogue hands back) over many tiles: the up-projection 128 -> 320 at 35x35
+ * with a fused residual (145 tiles at batch 3), on the cooperative and the ping-pong kernel, on
+ * every SM and on a grid of 2 blocks (each block's residual buffers then go through about 36
+ * phases). Session 30 moved the residual load after the tile's K slices in the producer's order. */
+static void test_fp8_tma_residual_loop(void **state) {
+    (void)state;
+    assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
+    static const char *const kernels[] = {"tma128x64s4r", "tma128x64s4pr", "tma128x64s4r", "tma128x64s4pr"};
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+        if (k < 2) assert_int_equal(unsetenv("INFER8_CUDA_TMA_GRID"), 0);
+        else assert_int_equal(setenv("INFER8_CUDA_TMA_GRID", "2", 1), 0);
+        const int v = variant_named(kernels[k]);
+        char val[16];
+        snprintf(val, sizeof val, "%d", v);
+        assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
+        tg t;
+        tg_init(&t, 3, 35, 35, 80 + (uint64_t)k);
+        int a = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+        int x = tg_conv(&t, "x", a, 320, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1); /* fp16 residual + e4m3 twin */
+        int b = tg_conv(&t, "branch", x, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+        int up = tg_conv(&t, "up", b, 320, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, x, 0.17f);
+        tg_finish(&t, up);
+        expect_node = up, expect_node_variant = v;
+        int fp8[] = {x, b, up};
+        const op_result r = run_case(&t, fp8, NULL, 3, 0);
+        const int ok = fp8_op_close(r.rel, r.mean_rel, r.outliers);
+        fprintf(stderr, "  %-14s with residual on %s: max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% beyond 2e-2: %s\n",
+                kernels[k], k < 2 ? "every SM" : "2 blocks", r.rel, r.mean_rel, 100.0 * r.outliers, ok ? "ok" : "WRONG");
+        assert_true(ok);
+    }
+    assert_int_equal(unsetenv("INFER8_CUDA_TMA_GRID"), 0);
+}
+
 /* The critical path on high-priority streams, kept untimed (INFER8_CUDA_PRIORITY=2), with FP8
  * convs on both kinds of stream: a long branch of three 1x1 convs (on the path) beside a short
  * one of one (off it), joined by a concat; the own kernels only (one TMA, one cp.async wgmma),
@@ -1212,6 +1246,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_fp8_halo, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_halo_chain, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_tma_tile_loop, im2col_teardown),
+        cmocka_unit_test_teardown(test_fp8_tma_residual_loop, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_priority, im2col_teardown),
         cmocka_unit_test(test_fp8_residual),
         cmocka_unit_test(test_fp8_residual_fp8),

@@ -9,7 +9,7 @@ STEPS+=(fp8_tests fp8_bench fp8_lab)
 # INFER8_FP8_TEST_IMAGES overrides the number of whole-model inputs (default 64 v3, 16 IRv2).
 fp8_tests() {
   gpu_env >/dev/null
-  gpu_test fp8_tests test_cuda_fp8 540 '^\[|max rel|ms/forward|top-1|tactics restored|restored vs|critical path|SKIP|FAIL|Error|error|prepare|run:' 60
+  gpu_test fp8_tests test_cuda_fp8 ${FP8_TESTS_TIMEOUT:-540} '^\[|max rel|ms/forward|top-1|tactics restored|restored vs|critical path|SKIP|FAIL|Error|error|prepare|run:' 60
 }
 
 # The im2col TMA kernels' tests alone (test_fp8_im2col: each im2col variant forced on the spatial

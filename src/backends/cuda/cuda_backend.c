@@ -544,7 +544,8 @@ static infer8_status choose_own(cu_ctx *c, cu_batch *b, i8_err *err) {
      * that one that moved a conv, whatever its time */
     const char *env = getenv("INFER8_CUDA_OWN_CHOICE");
     const int forced = env ? atoi(env) : -1;
-    if (forced == 0 || b->stats.graph_plain || !b->n_plans) return INFER8_OK;
+    /* a tactic kind forced by INFER8_CUDA_TACTIC is the user's choice, not a candidate's */
+    if (forced == 0 || c->force_kind || b->stats.graph_plain || !b->n_plans) return INFER8_OK;
     i8_cuda_tactic *saved = i8_malloc(sizeof *saved * (size_t)b->n_plans, err);
     if (!saved) return err->code;
     infer8_status rc = INFER8_OK;
