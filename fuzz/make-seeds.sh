@@ -10,6 +10,8 @@ OUT=${2:?output dir}
 INFER8="$BUILD/bin/infer8"
 SEED="$BUILD/tests/tools/i8_fuzz_seed"
 for t in safetensors config image preprocess npy scales bundle tar; do mkdir -p "$OUT/$t"; done
+# absolute: the tar seeds are written from a scratch folder (`make fuzz` passes build-fuzz/seeds)
+OUT=$(cd "$OUT" && pwd)
 
 # images: each format, a few sizes (odd sizes, 1-pixel-wide) so every decoder path has seeds
 for spec in "1 16 16" "2 1 7" "3 33 9" "4 64 48"; do
