@@ -594,72 +594,56 @@ static int variant_named(const char *name) {
 /* The persistent TMA kernels walk their tiles in a loop: the 1x1 conv 128 -> 320 at 35x35 has 145
  * tiles of 128 x 64 at batch 3, more than the H200's 132 SMs, so some blocks take two tiles. The
  * output must match the emulation on the plain kernel and on the ping-pong one (its two consumers
- * alternate the block's tiles), on every SM and on a grid capped at 2 blocks. (Session 17 also
- * launched these kernels with up to K blocks per SM; session 18 measured that graph slower and
- * the option was removed.) */
-static void test_fp8_tma_tile_loop(void **state) {
-    (void)state;
+ * alternate the block's tiles), on every SM and on a grid capped at 2 blocks (each block then
+ * walks about 72 tiles, so each stage's barriers go through many phases within one block).
+ * residual: the same conv with a fused fp16 residual, on the kernels whose producer also loads
+ * each tile's residual into one of two buffers that the epilogue hands back (session 30 moved
+ * that load after the tile's K slices). (Session 17 also launched these kernels with up to K
+ * blocks per SM; session 18 measured that graph slower and the option was removed.) */
+static void tma_loop_case(int residual) {
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-    static const char *const kernels[] = {"tma128x64s4", "tma128x64s4p", "tma128x64s4", "tma128x64s4p"};
-    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
-        /* the second pair on 2 blocks (INFER8_CUDA_TMA_GRID): each block walks about 72 tiles, so
-         * each stage's barriers go through many phases within one block */
+    const char *const plain[] = {"tma128x64s4", "tma128x64s4p"}, *const with_res[] = {"tma128x64s4r", "tma128x64s4pr"};
+    for (int k = 0; k < 4; k++) {
+        const char *kernel = (residual ? with_res : plain)[k % 2];
         if (k < 2) assert_int_equal(unsetenv("INFER8_CUDA_TMA_GRID"), 0);
         else assert_int_equal(setenv("INFER8_CUDA_TMA_GRID", "2", 1), 0);
-        const int v = variant_named(kernels[k]);
+        const int v = variant_named(kernel);
         assert_true(v >= I8_FP8_TMA_FIRST);
         char val[16];
         snprintf(val, sizeof val, "%d", v);
         assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
         tg t;
-        tg_init(&t, 3, 35, 35, 70 + (uint64_t)k);
+        tg_init(&t, 3, 35, 35, (residual ? 80 : 70) + (uint64_t)k);
         int a = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-        int b = tg_conv(&t, "pw", a, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-        int c = tg_conv(&t, "up", b, 320, 1, 1, 1, 1, 0, 0, 1, I8_ACT_NONE, -1, 1);
-        tg_finish(&t, c);
-        expect_node = c, expect_node_variant = v; /* pw reads fp16: the e4m3-input kernels do not fit it */
-        int fp8[] = {b, c};
-        const op_result r = run_case(&t, fp8, NULL, 2, 0);
+        /* residual: x writes the fp16 residual and an e4m3 twin; else the pointwise conv reads fp16,
+         * so the e4m3-input kernels do not fit it */
+        int x = residual ? tg_conv(&t, "x", a, 320, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1) : -1;
+        int b = tg_conv(&t, residual ? "branch" : "pw", residual ? x : a, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+        int up = tg_conv(&t, "up", b, 320, 1, 1, 1, 1, 0, 0, 1, residual ? I8_ACT_RELU : I8_ACT_NONE, x,
+                         residual ? 0.17f : 1);
+        tg_finish(&t, up);
+        expect_node = up, expect_node_variant = v;
+        int fp8[3], n_fp8 = 0;
+        if (residual) fp8[n_fp8++] = x;
+        fp8[n_fp8++] = b, fp8[n_fp8++] = up;
+        const op_result r = run_case(&t, fp8, NULL, n_fp8, 0);
         const int ok = fp8_op_close(r.rel, r.mean_rel, r.outliers);
-        fprintf(stderr, "  %-14s on %s: max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% beyond 2e-2: %s\n",
-                kernels[k], k < 2 ? "every SM" : "2 blocks", r.rel, r.mean_rel, 100.0 * r.outliers, ok ? "ok" : "WRONG");
+        fprintf(stderr, "  %-14s%s on %s: max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% beyond 2e-2: %s\n",
+                kernel, residual ? " with residual" : "", k < 2 ? "every SM" : "2 blocks", r.rel, r.mean_rel,
+                100.0 * r.outliers, ok ? "ok" : "WRONG");
         assert_true(ok);
     }
     assert_int_equal(unsetenv("INFER8_CUDA_TMA_GRID"), 0);
 }
 
-/* The residual TMA kernels (the producer also loads each tile's fp16 residual into one of two
- * buffers, which the epilogue hands back) over many tiles: the up-projection 128 -> 320 at 35x35
- * with a fused residual (145 tiles at batch 3), on the cooperative and the ping-pong kernel, on
- * every SM and on a grid of 2 blocks (each block's residual buffers then go through about 36
- * phases). Session 30 moved the residual load after the tile's K slices in the producer's order. */
+static void test_fp8_tma_tile_loop(void **state) {
+    (void)state;
+    tma_loop_case(0);
+}
+
 static void test_fp8_tma_residual_loop(void **state) {
     (void)state;
-    assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-    static const char *const kernels[] = {"tma128x64s4r", "tma128x64s4pr", "tma128x64s4r", "tma128x64s4pr"};
-    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
-        if (k < 2) assert_int_equal(unsetenv("INFER8_CUDA_TMA_GRID"), 0);
-        else assert_int_equal(setenv("INFER8_CUDA_TMA_GRID", "2", 1), 0);
-        const int v = variant_named(kernels[k]);
-        char val[16];
-        snprintf(val, sizeof val, "%d", v);
-        assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
-        tg t;
-        tg_init(&t, 3, 35, 35, 80 + (uint64_t)k);
-        int a = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-        int x = tg_conv(&t, "x", a, 320, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1); /* fp16 residual + e4m3 twin */
-        int b = tg_conv(&t, "branch", x, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-        int up = tg_conv(&t, "up", b, 320, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, x, 0.17f);
-        tg_finish(&t, up);
-        expect_node = up, expect_node_variant = v;
-        int fp8[] = {x, b, up};
-        const op_result r = run_case(&t, fp8, NULL, 3, 0);
-        const int ok = fp8_op_close(r.rel, r.mean_rel, r.outliers);
-        fprintf(stderr, "  %-14s with residual on %s: max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% beyond 2e-2: %s\n",
-                kernels[k], k < 2 ? "every SM" : "2 blocks", r.rel, r.mean_rel, 100.0 * r.outliers, ok ? "ok" : "WRONG");
-        assert_true(ok);
-    }
-    assert_int_equal(unsetenv("INFER8_CUDA_TMA_GRID"), 0);
+    tma_loop_case(1);
 }
 
 /* The critical path on high-priority streams, kept untimed (INFER8_CUDA_PRIORITY=2), with FP8

@@ -704,6 +704,24 @@ void i8_cuda_conv_free_batch(cu_batch *b) {
 /* whether the tuning may try FP8 variant v (INFER8_CUDA_FP8_TMA=0 leaves the TMA kernels out) */
 static int fp8_variant_allowed(const cu_ctx *c, int v) { return c->fp8_tma || !i8_cuda_conv_fp8_is_tma(v); }
 
+/* whether two tactics run the same kernel (kind, variant, engine; times and flags aside) */
+static int same_tactic(const i8_cuda_tactic *a, const i8_cuda_tactic *b) {
+    return a->kind == b->kind && a->variant == b->variant && a->engine == b->engine;
+}
+
+/* An alternative own-kernel tactic for the whole-graph choices: cand itself, unless it is a wgmma
+ * variant whose output differs from the fastest mma.sync variant's (best_sync, when there is one):
+ * then best_sync (counted as a failed check). */
+static i8_cuda_tactic checked_alternative(cu_ctx *c, cu_batch *b, const cu_conv_plan *p, int node, i8_cuda_tactic cand,
+                                          const i8_cuda_tactic *best_sync) {
+    if (i8_cuda_conv_fp8_is_wgmma(cand.variant) && best_sync->kind == I8_CUDA_TACTIC_FP8 &&
+        !i8_cuda_fp8_variant_check(c, b->n, &p->sig, node, best_sync->variant, cand.variant)) {
+        b->stats.fp8_checks_failed++;
+        return *best_sync;
+    }
+    return cand;
+}
+
 /* FP8 convs: the own e4m3 kernel's tile variants (a preset is restored untimed when it runs).
  * Returns 1 when a stored tactic was restored (nothing more is tried for the conv). */
 static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
@@ -766,23 +784,11 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
     /* a TMA winner holds whole SMs (one block each, most of their shared memory) and was timed
      * alone; beside concurrent branches the graph may run faster without it, so the fastest
      * checked kernel without TMA is kept for the whole-graph choice (ensure_batch) */
-    if (p->tac.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_tma(p->tac.variant) && best_plain.kind == I8_CUDA_TACTIC_FP8) {
-        p->alt = best_plain;
-        if (i8_cuda_conv_fp8_is_wgmma(best_plain.variant) && best_sync.kind == I8_CUDA_TACTIC_FP8 &&
-            !i8_cuda_fp8_variant_check(c, b->n, &p->sig, node, best_sync.variant, best_plain.variant)) {
-            b->stats.fp8_checks_failed++;
-            p->alt = best_sync;
-        }
-    }
+    if (p->tac.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_tma(p->tac.variant) && best_plain.kind == I8_CUDA_TACTIC_FP8)
+        p->alt = checked_alternative(c, b, p, node, best_plain, &best_sync);
     /* likewise a halo winner: the fastest checked kernel without halo (i8_cuda_conv_swap_own) */
-    if (p->tac.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_halo(p->tac.variant) && best_nohalo.kind == I8_CUDA_TACTIC_FP8) {
-        p->nohalo = best_nohalo;
-        if (i8_cuda_conv_fp8_is_wgmma(best_nohalo.variant) && best_sync.kind == I8_CUDA_TACTIC_FP8 &&
-            !i8_cuda_fp8_variant_check(c, b->n, &p->sig, node, best_sync.variant, best_nohalo.variant)) {
-            b->stats.fp8_checks_failed++;
-            p->nohalo = best_sync;
-        }
-    }
+    if (p->tac.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_halo(p->tac.variant) && best_nohalo.kind == I8_CUDA_TACTIC_FP8)
+        p->nohalo = checked_alternative(c, b, p, node, best_nohalo, &best_sync);
     /* experimental (INFER8_CUDA_FP8_LT=1): cuBLASLt e4m3 GEMMs for 1x1 convs, each checked
      * against the own kernel's output before it is timed */
     if (p->tac.kind != I8_CUDA_TACTIC_FP8 || !i8_cuda_fp8_lt_fits(c, &p->sig)) return 0;
@@ -910,7 +916,7 @@ static void tune_plan(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
 static void count_tactic(cu_batch *b, int node, const i8_cuda_tactic *t, int delta) {
     const i8_cuda_tactic *pre = b->preset ? &b->preset[node] : NULL;
     if (pre && pre->kind != I8_CUDA_TACTIC_NONE) {
-        const int kept = pre->kind == t->kind && pre->variant == t->variant && pre->engine == t->engine;
+        const int kept = same_tactic(pre, t);
         b->stats.presets_kept += delta * kept;
         b->stats.presets_retuned += delta * !kept;
     }
@@ -1013,7 +1019,7 @@ infer8_status i8_cuda_conv_swap_own(cu_ctx *c, cu_batch *b, int mode, i8_cuda_ta
         if (mode >= 2 && t.kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_halo(t.variant) &&
             p->nohalo.kind == I8_CUDA_TACTIC_FP8)
             t = p->nohalo;
-        if (t.kind == p->tac.kind && t.variant == p->tac.variant && t.engine == p->tac.engine) continue;
+        if (same_tactic(&t, &p->tac)) continue;
         infer8_status rc = plan_switch(c, b, i, &t, swapped, err);
         if (rc != INFER8_OK) return rc;
     }
@@ -1023,10 +1029,8 @@ infer8_status i8_cuda_conv_swap_own(cu_ctx *c, cu_batch *b, int mode, i8_cuda_ta
 infer8_status i8_cuda_conv_restore(cu_ctx *c, cu_batch *b, const i8_cuda_tactic *saved, i8_err *err) {
     int moved = 0;
     for (int i = 0; i < b->n_plans; i++) {
-        const i8_cuda_tactic *t = &saved[i];
-        if (t->kind == b->plans[i].tac.kind && t->variant == b->plans[i].tac.variant && t->engine == b->plans[i].tac.engine)
-            continue;
-        infer8_status rc = plan_switch(c, b, i, t, &moved, err);
+        if (same_tactic(&saved[i], &b->plans[i].tac)) continue;
+        infer8_status rc = plan_switch(c, b, i, &saved[i], &moved, err);
         if (rc != INFER8_OK) return rc;
     }
     return INFER8_OK;
