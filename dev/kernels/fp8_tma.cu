@@ -4,8 +4,8 @@
  * the wgmma, the TMA loads; timed, output not checked), with one wgmma group in flight (W1:
  * "tma128x64s4w", "...rw"), and the ping-pong schedule with fp16 input ("tma128x64s3ph", slower
  * than the cooperative one everywhere in session 12, so not in the product). The lab numbers these
- * after the product's variants: FP8_LAB_VARIANT=58 ... 64 since the 32-byte im2col variant
- * (57 ... 63 after session 15's three im2col variants, 54 ... 60 before).
+ * after the product's variants: FP8_LAB_VARIANT=63 ... 69 since session 28's halo kernels (58 ... 64
+ * after the 32-byte im2col variant, 57 ... 63 after session 15's three im2col variants).
  * History: sessions 11-12 built the kernel here; session 12 found it serialized by a printf
  * (tests/dev/wgmma_pipelined.sh) and session 13's ablations (abl-noepi 8.8 us, abl-nostore 36 us
  * on the batch-32 Block17 up-projection) showed the epilogue waiting on its channel scales, which
