@@ -526,6 +526,7 @@ static infer8_status choose_plain(cu_ctx *c, cu_batch *b, i8_err *err) {
         return INFER8_OK;
     }
     if (plain) cudaGraphExecDestroy(plain);
+    b->stats.graph_base_ms = tuned; /* b->exec stays: choose_own compares its candidates with this time */
     rc = i8_cuda_conv_swap_alt(c, b, &back, err); /* the tuned tactics, which b->exec runs */
     CU_TRY(cudaStreamSynchronize(c->streams[0]));
     return rc;
@@ -538,7 +539,8 @@ static infer8_status choose_plain(cu_ctx *c, cu_batch *b, i8_err *err) {
  * chosen so far: the cuDNN e4m3 winners on the own kernel they beat, and that with the halo
  * winners on their fastest kernel without halo too; the fastest of the three is kept, and its
  * tactics are what a bundle stores. After choose_plain, whose alternatives are swapped back by
- * then unless the plain graph won (then this choice is skipped). */
+ * then unless the plain graph won (then this choice is skipped); the graph choose_plain kept is
+ * not timed again (graph_base_ms, its time there). */
 static infer8_status choose_own(cu_ctx *c, cu_batch *b, i8_err *err) {
     /* INFER8_CUDA_OWN_CHOICE=0 skips this choice; 1 or 2 (tests) keeps the last candidate up to
      * that one that moved a conv, whatever its time */
@@ -556,7 +558,9 @@ static infer8_status choose_own(cu_ctx *c, cu_batch *b, i8_err *err) {
         int moved = 0;
         rc = i8_cuda_conv_swap_own(c, b, mode, saved, &moved, err);
         if (rc == INFER8_OK && moved > 0 && moved != last_moved) { /* mode 2 without halo convs: the same graph */
-            if (best == 0.0f) best = b->stats.graph_base_ms = graph_ms(c, b->exec);
+            /* the graph as chosen so far, timed by choose_plain when it had alternatives to try */
+            if (best == 0.0f) best = b->stats.graph_base_ms > 0.0f ? b->stats.graph_base_ms
+                                                                   : (b->stats.graph_base_ms = graph_ms(c, b->exec));
             cudaGraphExec_t exec = best >= 0.0f ? capture(c, b, 0) : NULL;
             const float ms = exec ? graph_ms(c, exec) : -1.0f;
             b->stats.graph_own_ms[mode - 1] = ms, b->stats.graph_own_convs[mode - 1] = moved;

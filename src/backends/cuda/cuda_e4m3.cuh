@@ -16,6 +16,20 @@ __device__ __forceinline__ unsigned q_e4m3(float v) {
 __device__ __forceinline__ unsigned q_e4m3x2(float v0, float v1) {
     return (unsigned)__nv_cvt_float2_to_fp8x2(make_float2(v0, v1), __NV_SATFINITE, __NV_E4M3);
 }
+/* relu then two e4m3 codes, in the conversion (cvt .relu, sm_89): a negative value gives 0 and
+ * NaN stays NaN, as the CPU reference's relu (ref_ops.c); for a positive s, relu(v * s) is
+ * relu(v) * s, so the scaled value may be converted */
+__device__ __forceinline__ unsigned q_e4m3x2_relu(float v0, float v1) {
+    unsigned short d;
+    asm("cvt.rn.satfinite.relu.e4m3x2.f32 %0, %1, %2;\n" : "=h"(d) : "f"(v1), "f"(v0));
+    return d;
+}
+/* relu then two fp16 in one word (low half = v0), the same way */
+__device__ __forceinline__ unsigned h2_relu(float v0, float v1) {
+    unsigned d;
+    asm("cvt.rn.relu.f16x2.f32 %0, %1, %2;\n" : "=r"(d) : "f"(v1), "f"(v0));
+    return d;
+}
 /* four floats -> four e4m3 codes in one word (byte e = value e), same rounding */
 __device__ __forceinline__ unsigned q_e4m3x4(float v0, float v1, float v2, float v3) {
     return q_e4m3x2(v0, v1) | (q_e4m3x2(v2, v3) << 16);

@@ -154,12 +154,26 @@ __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a
     }
     if (res != I8_FP8_RES_NONE) {
         float x[V];
-        if (sRes) { /* the tile's fp16 residual, TMA-loaded: row of 128 bytes, chunk j swizzled */
+        if (sRes) { /* the tile's fp16 residual, TMA-loaded: rows of 128 bytes, 16-byte chunk j of
+                     * row r at chunk j ^ (r & 7). ldmatrix hands each thread its accumulator
+                     * fragment's values (rows g, g + 8, channels 8 j + 2 tig, + 1) of four 8x8
+                     * matrices at once, lane l addressing row l % 8 of matrix l / 8 (h = k & 1,
+                     * chunk j + k / 2): 4 instructions and their addresses for 32 values, where
+                     * one load each pair with its own swizzled address took 3 (session 30's SASS) */
+            const int mk = lane >> 3, row = wrow + (lane & 7) + 8 * (mk & 1);
+            const unsigned base = smem_u32(sRes + row * 128);
 #pragma unroll
-            for (int i = 0; i < V; i += 2) {
-                const int j = J0 + i / 4, row = wrow + g + 8 * ((i / 2) % 2);
-                const __half2 h2 = *(const __half2 *)(sRes + row * 128 + (((j ^ (row & 7)) << 4) | (4 * tig)));
-                x[i] = __low2float(h2), x[i + 1] = __high2float(h2);
+            for (int j = J0; j < J0 + JN; j += 2) {
+                unsigned r[4];
+                asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                             : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                             : "r"(base + ((((j + (mk >> 1)) ^ (row & 7)) & 7) << 4)));
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    const int i = 4 * (j + k / 2 - J0) + 2 * (k & 1);
+                    const __half2 h2 = *(const __half2 *)&r[k];
+                    x[i] = __low2float(h2), x[i + 1] = __high2float(h2);
+                }
             }
         } else { /* from global memory: every load issued before any is used, without branches (rows
                   * or channels past the tensor read its last element, masked to 0, not stored) */
@@ -197,22 +211,38 @@ __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a
 #pragma unroll
         for (int i = 0; i < V; i++) v[i] = __fadd_rn(x[i], v[i]);
     }
-    if (a.relu)
+    /* relu inside the conversions (h2_relu, q_e4m3x2_relu): one instruction per value less */
+    if (a.y) {
+        unsigned h2[V / 2];
+        if (a.relu)
 #pragma unroll
-        for (int i = 0; i < V; i++) v[i] = fmaxf(v[i], 0.0f);
-    if (a.y)
+            for (int i = 0; i < V; i += 2) h2[i / 2] = h2_relu(v[i], v[i + 1]);
+        else
+#pragma unroll
+            for (int i = 0; i < V; i += 2) {
+                const __half2 t = __floats2half2_rn(v[i], v[i + 1]);
+                h2[i / 2] = *(const unsigned *)&t;
+            }
 #pragma unroll
         for (int i = 0; i < V; i += 2) {
             const int row = wrow + g + 8 * ((i / 2) % 2), col = (J0 + i / 4) * 8 + 2 * tig;
-            *(__half2 *)(sY + row * YP + col * 2) = __floats2half2_rn(v[i], v[i + 1]);
+            *(unsigned *)(sY + row * YP + col * 2) = h2[i / 2];
         }
-    if (a.yq)
+    }
+    if (a.yq) {
+        unsigned q2[V / 2];
+        if (a.relu)
+#pragma unroll
+            for (int i = 0; i < V; i += 2) q2[i / 2] = q_e4m3x2_relu(__fmul_rn(v[i], a.y_inv), __fmul_rn(v[i + 1], a.y_inv));
+        else
+#pragma unroll
+            for (int i = 0; i < V; i += 2) q2[i / 2] = q_e4m3x2(__fmul_rn(v[i], a.y_inv), __fmul_rn(v[i + 1], a.y_inv));
 #pragma unroll
         for (int i = 0; i < V; i += 2) {
             const int row = wrow + g + 8 * ((i / 2) % 2), col = (J0 + i / 4) * 8 + 2 * tig;
-            *(unsigned short *)(sQ + row * QP + col) =
-                (unsigned short)q_e4m3x2(__fmul_rn(v[i], a.y_inv), __fmul_rn(v[i + 1], a.y_inv));
+            *(unsigned short *)(sQ + row * QP + col) = (unsigned short)q2[i / 2];
         }
+    }
 }
 template <int BN, bool STORES = true>
 __device__ __forceinline__ void tma_epilogue(const i8_cuda_fp8_conv_args &a, const float *acc, int m0, int n0, int M,
