@@ -2,15 +2,17 @@
 # Session 31 call 1: the TMA kernels' epilogue with relu inside the fp16 / e4m3 conversions
 # (cvt .relu: 64 FMNMX less per warp and tile) and the residual tile read with ldmatrix (one
 # instruction per four 8x8 matrices instead of a load and a swizzled address per value pair):
-# session 30's SASS counted 898 epilogue instructions per warp and tile of tma128x64s4pr.
+# session 30's SASS counted 898 epilogue instructions per warp and tile of tma128x64s4pr. And the
+# wgmma descriptors of a K slice as one base plus constant offsets (wg_desc_add), where each took
+# about 8 instructions (130 per K slice before its 8 wgmma), in the TMA, cp.async and halo kernels.
 # 1. The lab, base (session 30's kernels, .devcarry/fp8_lab_base, built from d34d825) against the
 #    new build, interleaved, on the three up-projections with their residual (mode 4) and two
 #    branch 1x1 convs (mode 0, dual output), every output checked against the lab's reference.
 # 2. Nsight Compute SASS stall samples of the new tma128x64s4pr on the Block17 up-projection.
 # 3. GPU tests of the kernels the change touches: 1x1, im2col (TMA im2col kernels share the
-#    epilogue), the TMA tile loops, the fused residuals.
+#    epilogue), halo (wgmma_rs descriptors), the TMA tile loops, the fused residuals.
 cd "$(dirname "$0")/../../.."
-CALL_SECONDS=${CALL_SECONDS:-330}
+CALL_SECONDS=${CALL_SECONDS:-390}
 . tools/device-call.sh
 . tools/gpu-check.d/cuda.sh 2>/dev/null; gpu_env >/dev/null 2>&1
 for spec in "4:Block17 up 1x1 384->1088 @17 b32" "4:Block8 up 1x1 448->2080 @8 b32" "4:Block35 up 1x1 128->320 @35 b32" \
@@ -36,7 +38,7 @@ if [ -n "$ncu" ]; then
   grep -E "Duration|Issued Warp|No Eligible|Registers" "$OUT/ncu-b17up-53.txt"
   python3 bench/ncu_sass_stalls.py --top 8 "$OUT/ncu-b17up-53-sass.csv.gz" 2>&1 | head -30
 fi
-for filter in test_fp8_1x1 'test_fp8_tma*' 'test_fp8_residual*' 'test_fp8_im2col*'; do
+for filter in test_fp8_1x1 'test_fp8_tma*' 'test_fp8_residual*' 'test_fp8_im2col*' 'test_fp8_halo*'; do
   stamp "test_cuda_fp8 $filter"
   INFER8_TEST_FILTER="$filter" INFER8_CUDA_DEBUG=1 timeout $(cap 120) build-device/tests/test_cuda_fp8 >>"$OUT/fp8_tests.log" 2>&1
   echo "exit $?"

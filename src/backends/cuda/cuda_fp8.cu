@@ -501,10 +501,11 @@ __global__ void __launch_bounds__(BM * 2, MINB) conv_fp8_wgmma_kernel(i8_cuda_fp
         fp8_commit();
         const unsigned char *tA = sA + (t % S) * BM * FP8_BK + wg * 64 * FP8_BK, *tB = sB + (t % S) * BN * FP8_BK;
         wg_fence();
+        const uint64_t da0 = wg_desc(tA), db0 = wg_desc(tB);
 #pragma unroll
         for (int kk = 0; kk < FP8_BK; kk += 32) {
-            if (BN == 64) wgmma_n64(part, wg_desc(tA + kk), wg_desc(tB + kk), kk > 0);
-            else wgmma_n128(part, wg_desc(tA + kk), wg_desc(tB + kk), kk > 0);
+            if (BN == 64) wgmma_n64(part, wg_desc_add(da0, kk), wg_desc_add(db0, kk), kk > 0);
+            else wgmma_n128(part, wg_desc_add(da0, kk), wg_desc_add(db0, kk), kk > 0);
         }
         wg_commit();
         wg_wait_all();
@@ -723,8 +724,9 @@ __global__ void __launch_bounds__(NWG * 128, BN <= 64 ? 4 / NWG : 1) conv_fp8_ha
                     ldmatrix_x4(fa[q], sH + (o >= 0 ? pb + o : zrel));
                 }
                 wg_fence();
+                const uint64_t dw = wg_desc(sW + s * BN * 128);
 #pragma unroll
-                for (int q = 0; q < 4; q++) wgmma_rs<BN>(part, fa[q], wg_desc(sW + s * BN * 128 + q * 32), q > 0);
+                for (int q = 0; q < 4; q++) wgmma_rs<BN>(part, fa[q], wg_desc_add(dw, q * 32), q > 0);
                 wg_commit();
                 wg_wait_all();
                 wg_promote<BN / 2>(acc, part);

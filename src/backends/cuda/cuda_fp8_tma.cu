@@ -324,12 +324,13 @@ __device__ __forceinline__ void wg_wait_1(void) { asm volatile("wgmma.wait_group
 template <int BN, int HALVES = 1, int SW = FP8_BK>
 __device__ __forceinline__ void tma_issue(float *part, const unsigned char *tA, const unsigned char *tB) {
     wg_fence();
+    const uint64_t da0 = wg_desc_sw<SW>(tA), db0 = wg_desc_sw<SW>(tB);
 #pragma unroll
     for (int kk = 0; kk < FP8_BK; kk += 32)
 #pragma unroll
         for (int h = 0; h < HALVES; h++) {
-            const uint64_t da = wg_desc_sw<SW>(tA + (kk / SW) * TMA_BM * SW + h * 64 * SW + kk % SW),
-                           db = wg_desc_sw<SW>(tB + (kk / SW) * BN * SW + kk % SW);
+            const uint64_t da = wg_desc_add(da0, (kk / SW) * TMA_BM * SW + h * 64 * SW + kk % SW),
+                           db = wg_desc_add(db0, (kk / SW) * BN * SW + kk % SW);
             if (BN == 64) wgmma_n64(part + h * BN / 2, da, db, kk > 0);
             else wgmma_n128(part + h * BN / 2, da, db, kk > 0);
         }

@@ -19,6 +19,14 @@ template <int SW> __device__ __forceinline__ uint64_t wg_desc_sw(const unsigned 
     return ((addr & 0x3FFFF) >> 4) | ((uint64_t)(16 >> 4) << 16) | ((uint64_t)(8 * SW >> 4) << 32) | (layout << 62);
 }
 __device__ __forceinline__ uint64_t wg_desc(const unsigned char *p) { return wg_desc_sw<128>(p); }
+/* the descriptor of p + bytes (a multiple of 16) from d = wg_desc_sw<SW>(p): the start address field
+ * plus bytes / 16 in the low word alone. Shared addresses stay below 2^18 (228 KB per SM), where
+ * wg_desc_sw's mask changes nothing and the field cannot carry into the next. One add per
+ * descriptor, where each wg_desc_sw of its own took about 8 instructions (session 30's SASS of the
+ * TMA kernel: 130 per K slice before its 8 wgmma). */
+__device__ __forceinline__ uint64_t wg_desc_add(uint64_t d, unsigned bytes) {
+    return (d & 0xFFFFFFFF00000000ull) | (uint32_t)((uint32_t)d + (bytes >> 4));
+}
 __device__ __forceinline__ void wg_fence(void) { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_wait_all(void) { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
