@@ -12,7 +12,9 @@
 #    1x1 conv (mode 0, dual output); every output checked against the lab's reference. A wrong
 #    output of the new build ends the call.
 # 2. test_cuda_fp8 whole (every FP8 GPU test), cuDNN budget 10 s as tools/gpu-check verify.
-# 3. bundle_tactics (stored tactics and the graph choice restored) and calib_tests, in what is left.
+# 3. IRv2 `default` at batch 32 (fp8_bench: 7 interleaved rounds against infer8's fp16), then
+#    bundle_tactics (stored tactics and the graph choice restored) and calib_tests in what is left
+#    (the device refused three starts: this call may be the only one).
 cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-575}
 . tools/device-call.sh
@@ -34,9 +36,10 @@ for spec in "4:Block17 up 1x1 384->1088 @17 b32" "4:Block8 up 1x1 448->2080 @8 b
 done
 rm -f "$OUT/lab-part.txt"
 stamp "test_cuda_fp8 (all)"
-INFER8_CUDA_CUDNN_BUDGET=10 INFER8_CUDA_DEBUG=1 timeout $(cap 440) build-device/tests/test_cuda_fp8 >"$OUT/fp8_tests.log" 2>&1
+INFER8_CUDA_CUDNN_BUDGET=10 INFER8_CUDA_DEBUG=1 timeout $(cap 400) build-device/tests/test_cuda_fp8 >"$OUT/fp8_tests.log" 2>&1
 echo "test_cuda_fp8 exit $?"
 grep -E "^\[  (PASSED|FAILED)|^\[ +(OK|FAILED|SKIPPED) |max rel logit|top-1" "$OUT/fp8_tests.log" | tail -40
+bench_step irv2-b32 inception_resnet_v2 32 140
 for step in bundle_tactics calib_tests; do
   if [ "$(left)" -lt 45 ]; then echo "$step skipped: $(left) s left"; continue; fi
   stamp "$step"
