@@ -13,7 +13,7 @@
  *             or e4m3(fp16 x * res_inv) * res_scale (3: fp16 x quantized on the fly);
  *   relu last; y = fp16(v) when y != NULL; yq = e4m3_satfinite_rne(v * y_inv) when yq != NULL
  *   (a NaN v stays NaN through relu in the TMA kernels, whose conversions apply it, as in the
- *   CPU reference; the mma.sync and cp.async kernels' fmaxf make it 0);
+ *   CPU reference; the other own kernels' fmaxf make it 0);
  *   (the e4m3 copy quantizes the float v, not its binary16 rounding, as cuDNN's and cuBLASLt's
  *   e4m3 outputs do; a copy quantized on load can only quantize the fp16 value, so the plan
  *   gives every FP8 conv output read as FP8 a producer-written copy where it can: docs/fp8.md).
