@@ -6,7 +6,7 @@
 # (one instruction per four 8x8 matrices instead of a load and a swizzled address per value pair);
 # session 30's SASS counted 898 epilogue instructions per warp and tile of tma128x64s4pr. The wgmma
 # descriptors of a K slice are one base plus constant offsets (wg_desc_add), where each took about
-# 8 instructions (130 per K slice before its 8 wgmma), in the TMA, cp.async and halo kernels.
+# 8 instructions (97 between a K slice's full-barrier wait and its first wgmma), in the TMA, cp.async and halo kernels.
 # 1. The lab, base (session 30's kernels: .devcarry/fp8_lab_base, built from d34d825) against the
 #    new build, interleaved, on the three up-projections with their residual (mode 4) and a branch
 #    1x1 conv (mode 0, dual output); every output checked against the lab's reference. A wrong

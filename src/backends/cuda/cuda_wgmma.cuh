@@ -23,7 +23,7 @@ __device__ __forceinline__ uint64_t wg_desc(const unsigned char *p) { return wg_
  * plus bytes / 16 in the low word alone. Shared addresses stay below 2^18 (228 KB per SM), where
  * wg_desc_sw's mask changes nothing and the field cannot carry into the next. One add per
  * descriptor, where each wg_desc_sw of its own took about 8 instructions (session 30's SASS of the
- * TMA kernel: 130 per K slice before its 8 wgmma). */
+ * TMA kernel: 97 between a K slice's full-barrier wait and its first wgmma). */
 __device__ __forceinline__ uint64_t wg_desc_add(uint64_t d, unsigned bytes) {
     return (d & 0xFFFFFFFF00000000ull) | (uint32_t)((uint32_t)d + (bytes >> 4));
 }
