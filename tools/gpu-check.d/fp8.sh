@@ -7,8 +7,9 @@ STEPS+=(fp8_tests fp8_bench fp8_lab)
 # 3x3, fused residual with and without residual_fp8, dual-output producer, concat read as FP8,
 # scale conflict) and quantized inception_v3 / inception_resnet_v2 at batch 1 and 4.
 # INFER8_FP8_TEST_IMAGES overrides the number of whole-model inputs (default 64 v3, 16 IRv2).
-# The whole run takes about 490 s on the H200 (session 30: about 280 s up to the whole models, the
-# two IRv2 ones 150 s, v3 with the own-kernel choice 57 s); FP8_TESTS_TIMEOUT (default 540) caps it.
+# The whole run takes about 490 s on the H200 at the default cuDNN budget (session 30: about 280 s
+# up to the whole models, the two IRv2 ones 150 s, v3 with the own-kernel choice 57 s) and 279 s
+# with INFER8_CUDA_CUDNN_BUDGET=10 (session 31); FP8_TESTS_TIMEOUT (default 540) caps it.
 # A call script short of time runs groups of them with INFER8_TEST_FILTER instead.
 fp8_tests() {
   gpu_env >/dev/null

@@ -7,7 +7,10 @@
 # session 30's SASS counted 898 epilogue instructions per warp and tile of tma128x64s4pr. The wgmma
 # descriptors of a K slice are one base plus constant offsets (wg_desc_add), where each took about
 # 8 instructions (97 between a K slice's full-barrier wait and its first wgmma), in the TMA, cp.async and halo kernels.
-# 1. The lab, base (session 30's kernels: .devcarry/fp8_lab_base, built from d34d825) against the
+# 1. The lab, base (session 30's kernels: .devcarry/fp8_lab_base, built from d34d825 with
+#    `git worktree add /tmp/base d34d825 && cmake -S /tmp/base -B /tmp/base/b -DINFER8_CUDA=ON
+#    -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/base/b --target fp8_lab` and copied from
+#    /tmp/base/b/bin/fp8_lab; session 31 copied build-device/bin/fp8_lab before its changes) against the
 #    new build, interleaved, on the three up-projections with their residual (mode 4) and a branch
 #    1x1 conv (mode 0, dual output); every output checked against the lab's reference. A wrong
 #    output of the new build ends the call.

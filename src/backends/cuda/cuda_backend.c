@@ -507,7 +507,7 @@ static float graph_ms(cu_ctx *c, cudaGraphExec_t exec) {
  * those convs on their fastest other own kernel (cu_conv_plan.alt; session 15 measured IRv2 at
  * batch 1 slower with the TMA kernels than without). Both graphs are timed; the faster is kept,
  * and its tactics are the ones a bundle stores. INFER8_CUDA_GRAPH_CHOICE=0 keeps the tuned one. */
-static infer8_status choose_plain(cu_ctx *c, cu_batch *b, i8_err *err) {
+static infer8_status choose_plain(cu_ctx *c, cu_batch *b, float *kept_ms, i8_err *err) {
     int swapped = 0, back = 0;
     /* the plans now hold the alternatives; b->exec replays what it captured, the tuned ones */
     infer8_status rc = i8_cuda_conv_swap_alt(c, b, &swapped, err);
@@ -526,7 +526,7 @@ static infer8_status choose_plain(cu_ctx *c, cu_batch *b, i8_err *err) {
         return INFER8_OK;
     }
     if (plain) cudaGraphExecDestroy(plain);
-    b->stats.graph_base_ms = tuned; /* b->exec stays: choose_own compares its candidates with this time */
+    *kept_ms = tuned; /* b->exec stays: choose_own compares its candidates with this time */
     rc = i8_cuda_conv_swap_alt(c, b, &back, err); /* the tuned tactics, which b->exec runs */
     CU_TRY(cudaStreamSynchronize(c->streams[0]));
     return rc;
@@ -539,9 +539,9 @@ static infer8_status choose_plain(cu_ctx *c, cu_batch *b, i8_err *err) {
  * chosen so far: the cuDNN e4m3 winners on the own kernel they beat, and that with the halo
  * winners on their fastest kernel without halo too; the fastest of the three is kept, and its
  * tactics are what a bundle stores. After choose_plain, whose alternatives are swapped back by
- * then unless the plain graph won (then this choice is skipped); the graph choose_plain kept is
- * not timed again (graph_base_ms, its time there). */
-static infer8_status choose_own(cu_ctx *c, cu_batch *b, i8_err *err) {
+ * then unless the plain graph won (then this choice is skipped). base_ms: the graph's time as
+ * choose_plain measured it (0 when it timed none), so that it is not timed twice. */
+static infer8_status choose_own(cu_ctx *c, cu_batch *b, float base_ms, i8_err *err) {
     /* INFER8_CUDA_OWN_CHOICE=0 skips this choice; 1 or 2 (tests) keeps the last candidate up to
      * that one that moved a conv, whatever its time */
     const char *env = getenv("INFER8_CUDA_OWN_CHOICE");
@@ -558,9 +558,7 @@ static infer8_status choose_own(cu_ctx *c, cu_batch *b, i8_err *err) {
         int moved = 0;
         rc = i8_cuda_conv_swap_own(c, b, mode, saved, &moved, err);
         if (rc == INFER8_OK && moved > 0 && moved != last_moved) { /* mode 2 without halo convs: the same graph */
-            /* the graph as chosen so far, timed by choose_plain when it had alternatives to try */
-            if (best == 0.0f) best = b->stats.graph_base_ms > 0.0f ? b->stats.graph_base_ms
-                                                                   : (b->stats.graph_base_ms = graph_ms(c, b->exec));
+            if (best == 0.0f) best = b->stats.graph_base_ms = base_ms > 0.0f ? base_ms : graph_ms(c, b->exec);
             cudaGraphExec_t exec = best >= 0.0f ? capture(c, b, 0) : NULL;
             const float ms = exec ? graph_ms(c, exec) : -1.0f;
             b->stats.graph_own_ms[mode - 1] = ms, b->stats.graph_own_convs[mode - 1] = moved;
@@ -708,8 +706,9 @@ static infer8_status choose_priority(cu_ctx *c, cu_batch *b, i8_err *err) {
 static infer8_status choose_graph(cu_ctx *c, cu_batch *b, i8_err *err) {
     const char *choice = getenv("INFER8_CUDA_GRAPH_CHOICE");
     if (!b->exec || (choice && atoi(choice) <= 0)) return INFER8_OK;
-    infer8_status rc = choose_plain(c, b, err);
-    if (rc == INFER8_OK) rc = choose_own(c, b, err);
+    float base_ms = 0.0f;
+    infer8_status rc = choose_plain(c, b, &base_ms, err);
+    if (rc == INFER8_OK) rc = choose_own(c, b, base_ms, err);
     return rc != INFER8_OK ? rc : choose_priority(c, b, err);
 }
 

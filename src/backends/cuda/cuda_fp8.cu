@@ -40,15 +40,6 @@ template <int CH> __device__ __forceinline__ void cp_async_ch(void *smem, const 
 __device__ __forceinline__ void fp8_commit(void) { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N> __device__ __forceinline__ void fp8_wait(void) { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
-/* four 8x8 b16 matrices (= 8 rows x 16 bytes of e4m3 each) from shared memory; thread t gives
- * the row address of row t % 8 of matrix t / 8 */
-__device__ __forceinline__ void ldmatrix_x4(unsigned *r, const void *smem) {
-    unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(s));
-}
-
 __device__ __forceinline__ void mma_e4m3(float *c, const unsigned *a, const unsigned *b) {
     asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
                  "{%0,%1,%2,%3};\n"

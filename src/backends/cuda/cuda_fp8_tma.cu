@@ -161,13 +161,11 @@ __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a
                      * chunk j + k / 2): 4 instructions and their addresses for 32 values, where
                      * one load each pair with its own swizzled address took 3 (session 30's SASS) */
             const int mk = lane >> 3, row = wrow + (lane & 7) + 8 * (mk & 1);
-            const unsigned base = smem_u32(sRes + row * 128);
+            const unsigned char *rbase = sRes + row * 128;
 #pragma unroll
             for (int j = J0; j < J0 + JN; j += 2) {
                 unsigned r[4];
-                asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                             : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                             : "r"(base + ((((j + (mk >> 1)) ^ (row & 7)) & 7) << 4)));
+                ldmatrix_x4(r, rbase + ((((j + (mk >> 1)) ^ (row & 7)) & 7) << 4));
 #pragma unroll
                 for (int k = 0; k < 4; k++) {
                     const int i = 4 * (j + k / 2 - J0) + 2 * (k & 1);

@@ -27,6 +27,15 @@ __device__ __forceinline__ uint64_t wg_desc(const unsigned char *p) { return wg_
 __device__ __forceinline__ uint64_t wg_desc_add(uint64_t d, unsigned bytes) {
     return (d & 0xFFFFFFFF00000000ull) | (uint32_t)((uint32_t)d + (bytes >> 4));
 }
+/* four 8x8 b16 matrices (= 8 rows x 16 bytes of e4m3 each, or 8 x 8 fp16) from shared memory;
+ * thread t gives the row address of row t % 8 of matrix t / 8 and receives, of each matrix, row
+ * t / 4, elements 2 (t % 4) and + 1: the mma / wgmma accumulator fragment layout */
+__device__ __forceinline__ void ldmatrix_x4(unsigned *r, const void *smem) {
+    unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(s));
+}
 __device__ __forceinline__ void wg_fence(void) { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_wait_all(void) { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
