@@ -18,7 +18,8 @@
  * Every run of a cp.async kernel is repeated with outputs off 16-byte alignment and must give the
  * same bits (the TMA kernels take aligned outputs only). FP8_LAB_SLICE=1 writes the outputs as a
  * channel slice of a wider tensor instead (channels 32 .. 32 + N of rows of N + 64, as a branch
- * writes its part of a concat; every byte outside the slice must keep its poison). Validation: fp16 output max |diff| / max |ref| <= 2e-3
+ * writes its part of a concat; every byte outside the slice must keep its poison).
+ * FP8_LAB_TMA_STORE=0: the TMA kernels store without TMA stores (their path for unaligned outputs). Validation: fp16 output max |diff| / max |ref| <= 2e-3
  * (accumulation order and fp16 rounding only); e4m3 codes: the share that differs from the
  * reference code must be < 1% and none by more than one code step (a value next to a rounding
  * boundary may fall either way). Prints microseconds per call (CUDA events, 50 calls after 5
@@ -180,6 +181,8 @@ int main(void) {
     const char *only_shape = getenv("FP8_LAB_SHAPE"), *only_mode = getenv("FP8_LAB_MODE"),
                *only_variant = getenv("FP8_LAB_VARIANT");
     const bool slice = getenv("FP8_LAB_SLICE") && atoi(getenv("FP8_LAB_SLICE")) != 0;
+    /* FP8_LAB_TMA_STORE=0: the TMA kernels' generic output stores (session 32's A/B) */
+    const int tma_store_off = getenv("FP8_LAB_TMA_STORE") && atoi(getenv("FP8_LAB_TMA_STORE")) == 0;
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         const shape &S = shapes[si];
         if (only_shape && !strstr(S.name, only_shape)) continue;
@@ -298,6 +301,7 @@ int main(void) {
                 a.x_inv = inv_x;
                 a.n = S.n, a.h = S.hw, a.w = S.hw, a.c_in = S.ci, a.x_ld = S.ci;
                 a.wq = dqw, a.mult = dmult, a.bias = dbias;
+                a.tma_store_off = tma_store_off;
                 a.res_mode = res_mode;
                 a.res = res_mode == I8_FP8_RES_Q ? (const void *)dqr : (const void *)dhr;
                 a.res_ld = S.co, a.res_scale = sr, a.res_inv = inv_r;

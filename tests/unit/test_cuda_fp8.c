@@ -8,7 +8,8 @@
  *     pool: fp16 and e4m3 written by one epilogue), an e4m3-only producer (read only by FP8
  *     convs), FP8 branches written into a concat read as FP8, pools read only by FP8 convs
  *     (the pool writes the e4m3 twin), and two FP8 readers with different scales (the one
- *     fallback to quantizing fp16 values on load); batch 1 and 3;
+ *     fallback to quantizing fp16 values on load), the TMA kernels' two ways out (TMA stores, and
+ *     16- / 8-byte stores for outputs TMA cannot store exactly) into concat slices; batch 1 and 3;
  *   - quantized inception_v3 and inception_resnet_v2 (deterministic random weights, folded and
  *     fused, recipe "default"; IRv2 also "residual-fp8"), scales from a max calibration over
  *     4 generated images through the reference executor, batch 1 and 4.
@@ -434,6 +435,7 @@ static int im2col_teardown(void **state) {
     unsetenv("INFER8_CUDA_FP8_VARIANT");
     unsetenv("INFER8_CUDA_FP8_DNN");
     unsetenv("INFER8_CUDA_PRIORITY");
+    unsetenv("INFER8_CUDA_TMA_STORE");
     return 0;
 }
 
@@ -644,6 +646,50 @@ static void test_fp8_tma_tile_loop(void **state) {
 static void test_fp8_tma_residual_loop(void **state) {
     (void)state;
     tma_loop_case(1);
+}
+
+/* The TMA kernels' two ways out (session 32): TMA stores from the staging tiles where the output's
+ * base and row stride are 16-byte aligned, else 16- / 8-byte stores (also forced with
+ * INFER8_CUDA_TMA_STORE=0). Three FP8 branches write fp16 and e4m3 slices of a concat (channels 0,
+ * 40 and 112 of 256: the e4m3 slice at 40 is 8 bytes off alignment, so that branch takes the
+ * stores, the others TMA stores; 144 channels leave a part tile past c_out), read by an FP8 conv
+ * and a maxpool; batch 3 at 17x17 leaves a part tile of rows. Each TMA kernel (64 and 128 wide,
+ * plain and ping-pong; the fp16-input one for the first conv) in both modes against the emulation. */
+static void test_fp8_tma_store_paths(void **state) {
+    (void)state;
+    assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
+    const char *const kernels[] = {"tma128x64s4", "tma128x128s3", "tma128x64s4p"};
+    int wrong = 0; /* every case reported before the verdict: which kernels and which path */
+    for (int k = 0; k < 6; k++) {
+        const char *kernel = kernels[k % 3];
+        const int off = k >= 3, v = variant_named(kernel), vh = variant_named("tma128x64s3h");
+        if (off) assert_int_equal(setenv("INFER8_CUDA_TMA_STORE", "0", 1), 0);
+        else assert_int_equal(unsetenv("INFER8_CUDA_TMA_STORE"), 0);
+        char val[32];
+        snprintf(val, sizeof val, "%d,%d", v, vh);
+        assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
+        tg t;
+        tg_init(&t, 3, 17, 17, 120 + (uint64_t)k);
+        int a = tg_conv(&t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+        int p = tg_conv(&t, "p", a, 96, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+        int b0 = tg_conv(&t, "b0", p, 40, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+        int b1 = tg_conv(&t, "b1", p, 72, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+        int b2 = tg_conv(&t, "b2", p, 144, 1, 1, 1, 1, 0, 0, 1, I8_ACT_NONE, -1, 1);
+        int cat = tg_concat(&t, "cat", 3, (int[]){b0, b1, b2});
+        int mp = tg_pool(&t, "maxpool", I8_OP_MAXPOOL, cat, 3, 1, 1, 0);
+        int d = tg_conv(&t, "d", cat, 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+        int o = tg_concat(&t, "out", 2, (int[]){d, mp});
+        tg_finish(&t, o);
+        expect_node = b1, expect_node_variant = v;
+        int f[] = {p, b0, b1, b2, d};
+        const op_result r = run_case(&t, f, NULL, 5, 0);
+        const int ok = fp8_op_close(r.rel, r.mean_rel, r.outliers);
+        fprintf(stderr, "  %-13s %s: max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% beyond 2e-2: %s\n", kernel,
+                off ? "stores forced" : "TMA stores", r.rel, r.mean_rel, 100.0 * r.outliers, ok ? "ok" : "WRONG");
+        wrong += !ok;
+    }
+    assert_int_equal(unsetenv("INFER8_CUDA_TMA_STORE"), 0);
+    assert_int_equal(wrong, 0);
 }
 
 /* The critical path on high-priority streams, kept untimed (INFER8_CUDA_PRIORITY=2), with FP8
@@ -1231,6 +1277,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_fp8_halo_chain, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_tma_tile_loop, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_tma_residual_loop, im2col_teardown),
+        cmocka_unit_test_teardown(test_fp8_tma_store_paths, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_priority, im2col_teardown),
         cmocka_unit_test(test_fp8_residual),
         cmocka_unit_test(test_fp8_residual_fp8),

@@ -246,6 +246,44 @@ static void test_refused_launch(void **state) {
     assert_int_equal(i8_cuda_conv_fp8(NULL, 0, NULL), 1);
 }
 
+/* Which outputs the TMA kernels store with TMA stores (i8_cuda_conv_fp8_tma_store_fits): 16-byte
+ * aligned bases and row strides, and rows of whole 16-byte chunks, since a TMA store writes whole
+ * chunks (session 32: an e4m3 slice of 40 channels in a concat overwrote 8 of the next branch's);
+ * the others through 16- / 8-byte stores, as INFER8_CUDA_TMA_STORE=0 makes every launch. */
+static void test_tma_store_fits(void **state) {
+    (void)state;
+    i8_cuda_fp8_conv_args a = pointwise(1);
+    assert_true(i8_cuda_conv_fp8_tma_store_fits(&a)); /* 1088 channels, both outputs */
+    a.tma_store_off = 1;
+    assert_false(i8_cuda_conv_fp8_tma_store_fits(&a));
+    /* a concat slice of 40 channels at channel 0 of 256: the fp16 rows are 80 bytes, whole chunks;
+     * the e4m3 rows are 40, so their last chunk would reach into channels 40-47 */
+    a = pointwise(1);
+    a.c_out = 40, a.y_ld = 256;
+    assert_true(fits(&a, TMA_S4));
+    assert_false(i8_cuda_conv_fp8_tma_store_fits(&a));
+    a.yq = NULL;
+    assert_true(i8_cuda_conv_fp8_tma_store_fits(&a));
+    a.y = NULL, a.yq = (void *)(uintptr_t)0x500000; /* e4m3 alone: same tail */
+    assert_false(i8_cuda_conv_fp8_tma_store_fits(&a));
+    a.c_out = 48; /* 48 bytes: three whole chunks */
+    assert_true(i8_cuda_conv_fp8_tma_store_fits(&a));
+    /* the e4m3 slice at channel 40 (8 bytes past a chunk): tma_fits takes it, TMA stores do not */
+    a = pointwise(1);
+    a.c_out = 72, a.y_ld = 256, a.y = (void *)(uintptr_t)(0x400000 + 80), a.yq = (void *)(uintptr_t)(0x500000 + 40);
+    assert_true(fits(&a, TMA_S4));
+    assert_false(i8_cuda_conv_fp8_tma_store_fits(&a));
+    a.yq = (void *)(uintptr_t)(0x500000 + 48), a.c_out = 64;
+    assert_true(i8_cuda_conv_fp8_tma_store_fits(&a));
+    /* e4m3 rows of 1032 bytes (y_ld 1032): fp16 rows 2064, whole chunks; e4m3 ones not */
+    a = pointwise(1);
+    a.y_ld = 1032, a.c_out = 1024;
+    assert_true(fits(&a, TMA_S4));
+    assert_false(i8_cuda_conv_fp8_tma_store_fits(&a));
+    a.yq = NULL;
+    assert_true(i8_cuda_conv_fp8_tma_store_fits(&a));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_numbering_and_names),
@@ -253,6 +291,7 @@ int main(void) {
         cmocka_unit_test(test_fits_halo),
         cmocka_unit_test(test_variant_list),
         cmocka_unit_test(test_refused_launch),
+        cmocka_unit_test(test_tma_store_fits),
     };
     return cmocka_run_group_tests_name("test_cuda_fp8_variants", tests, NULL, NULL);
 }

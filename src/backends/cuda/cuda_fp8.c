@@ -90,6 +90,10 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
      * block). Capping them in the product lost in sessions 22 and 24 (docs/fp8.md). */
     const char *grid = getenv("INFER8_CUDA_TMA_GRID");
     c->tma_grid_forced = grid && atoi(grid) > 0 ? atoi(grid) : 0;
+    /* INFER8_CUDA_TMA_STORE=0: the TMA kernels store their outputs through 16- / 8-byte stores, the
+     * path they take where the outputs' alignment does not allow TMA stores (tests) */
+    const char *store = getenv("INFER8_CUDA_TMA_STORE");
+    c->tma_store_off = store && atoi(store) == 0;
     c->fp8_only = i8_fp8_variant_set_parse(getenv("INFER8_CUDA_FP8_VARIANT"), i8_cuda_conv_fp8_variants());
     /* INFER8_CUDA_FP8_LT (cuBLASLt e4m3 GEMMs for the 1x1 convs; buffers: i8_cuda_fp8_setup) */
     const char *lt = getenv("INFER8_CUDA_FP8_LT");
@@ -328,6 +332,7 @@ static i8_cuda_fp8_conv_args fp8_args(const cu_ctx *c, int n, const cu_conv_sig 
     const int cap = c->tma_grid_forced;
     a.sm_count = cap > 0 && cap < c->sm_count ? cap : c->sm_count; /* the TMA kernels' grid */
     a.tma_encode_tiled = c->tma_encode_tiled, a.tma_encode_im2col = c->tma_encode_im2col;
+    a.tma_store_off = c->tma_store_off;
     return a;
 }
 

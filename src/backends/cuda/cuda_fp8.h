@@ -55,6 +55,7 @@ typedef struct i8_cuda_fp8_conv_args {
     int sm_count;           /* TMA kernels: the device's SM count and the driver's tensor-map encoders, looked up */
     void *tma_encode_tiled; /* once by the backend (i8_cuda_tma_driver); 0 / NULL: looked up at each launch (the */
     void *tma_encode_im2col;/* kernel labs) */
+    int tma_store_off;      /* TMA kernels: 1 stores the outputs without TMA stores, as before session 32 (tests) */
 } i8_cuda_fp8_conv_args;
 
 /* Allows the kernels' dynamic shared memory (up to 83 KB, the TMA kernels' up to 187 KB);
@@ -105,6 +106,11 @@ int i8_cuda_conv_fp8_tma_setup(void);
 /* The current device's SM count and the driver's cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col
  * (NULL where the driver lacks one), for i8_cuda_fp8_conv_args; returns a cudaError_t. */
 int i8_cuda_tma_driver(int *sm_count, void **encode_tiled, void **encode_im2col);
+/* 1 when a TMA kernel (a fits it) stores its outputs with TMA stores, 0 when through 16- / 8-byte
+ * stores: 16-byte aligned bases and row strides, rows of whole 16-byte chunks (a TMA store writes
+ * whole chunks: an e4m3 slice of 40 channels would overwrite 8 of its concat neighbour's), and
+ * not tma_store_off. Host-side, no GPU needed. */
+int i8_cuda_conv_fp8_tma_store_fits(const i8_cuda_fp8_conv_args *a);
 int i8_cuda_conv_fp8_tma(const i8_cuda_fp8_conv_args *a, int t, void *stream);
 /* number of halo variants (cuda_fp8.cu; variant = I8_FP8_HALO_FIRST + index) */
 int i8_cuda_conv_fp8_halo_variants(void);

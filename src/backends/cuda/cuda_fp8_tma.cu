@@ -13,7 +13,9 @@
  * (q = e4m3(x * x_inv), as the other kernels' loaders); PP (ping-pong) gives the two consumer
  * warpgroups alternate whole tiles, so that one's epilogue runs while the other multiplies.
  * Epilogue: v = acc * mult + bias, residual (fp16, e4m3 copy, or fp16 quantized on the fly),
- * ReLU, fp16 and / or e4m3 out; per warp through shared memory, then 16- / 8-byte stores.
+ * ReLU, fp16 and / or e4m3 out; per warp through staging tiles in shared memory, laid out as TMA
+ * boxes, which one lane stores with TMA (since session 32; outputs TMA cannot store exactly, see
+ * i8_cuda_conv_fp8_tma_store_fits, take 16- / 8-byte stores from the same tiles).
  * Limits (tma_fits): pointwise conv, e4m3 input (fp16 for XH) with x_ld and x 16-byte aligned,
  * K % 16 == 0, c_out % 8 == 0, aligned outputs, no split-K.
  * History: a lab prototype in sessions 11-12 (dev/kernels/fp8_tma.cu keeps its ablation and
@@ -35,6 +37,8 @@
 typedef struct tma_params {
     CUtensorMap ta, tb; /* A [M][K] (row stride x_ld; im2col: the input [n][h][w][c_in]), B [c_out][K] */
     CUtensorMap tr;     /* the fp16 residual [M][c_out] (row stride res_ld), when res_tma */
+    CUtensorMap ty, tq; /* the outputs [M][c_out] (row stride y_ld), when tma_store: boxes of 16 rows
+                         * x 64 fp16 / BN e4m3 codes, one warp's rows of the staging tiles */
     i8_cuda_fp8_conv_args a;
     int M, K, m_tiles, n_tiles;
     int KB;             /* 128-deep K slices per tile */
@@ -43,6 +47,7 @@ typedef struct tma_params {
                          * FP8_BK / SW sub-slices of one tap's SW channels each */
     int chunks;         /* im2col: SW-channel chunks per tap, ceil(c_in / SW) */
     int subs;           /* im2col: SW-deep sub-slices in all, kh kw chunks (KB = their stages) */
+    int tma_store;      /* the epilogue stores its staging tiles with TMA (else 16- / 8-byte stores) */
 } tma_params;
 
 __device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
@@ -87,6 +92,20 @@ __device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, i
                  : "memory");
 }
 
+/* box of the 2-D tensor map at (x = column, y = row) from src, in this thread's bulk group */
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap *map, const void *src, int x, int y) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"((uint64_t)map),
+                 "r"(smem_u32(src)), "r"(x), "r"(y)
+                 : "memory");
+}
+__device__ __forceinline__ void bulk_commit(void) { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+/* until at most N of this thread's bulk groups still read shared memory */
+template <int N> __device__ __forceinline__ void bulk_wait_read(void) {
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+/* until all of this thread's bulk groups have written global memory */
+__device__ __forceinline__ void bulk_wait_all(void) { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+
 /* Spatial convs (im2col mode): the 128 output pixels from the one whose filter window's top-left
  * input pixel is (w, h) of image n, each pixel's channels c .. c + 127 at filter tap (kx, ky);
  * the map's bounding box walks the output pixels (stride and padding) across rows and images,
@@ -104,9 +123,8 @@ __device__ __forceinline__ void tma_load_im2col(void *dst, const CUtensorMap *ma
  * values as two 64-wide fp16 boxes, which the consumers quantize into one e4m3 tile (A8). */
 template <int BN, int S, bool RT, bool XH = false, bool PP = false> struct tma_smem {
     static constexpr int A = TMA_BM * FP8_BK * (XH ? 2 : 1), B = BN * FP8_BK, STAGE = A + B;
-    static constexpr int YP = BN * 2 + 16, QP = BN + 16; /* epilogue row pitches (conflict-free pairs) */
     static constexpr int W = PP ? 2 : 1; /* ping-pong: each consumer warpgroup stages its own tile */
-    static constexpr int Y1 = TMA_BM * YP, Q1 = TMA_BM * QP, Y = W * Y1, Q = W * Q1;
+    static constexpr int Y1 = TMA_BM * BN * 2, Q1 = TMA_BM * BN, Y = W * Y1, Q = W * Q1; /* tma_stage_y / _q */
     static constexpr int RTILE = TMA_BM * BN * 2, R = RT ? 2 * RTILE : 0; /* 1024-aligned after Y, Q */
     static_assert(!RT || BN * 2 == 128, "the residual box is one 128-byte swizzle span wide");
     static constexpr int A81 = XH ? TMA_BM * FP8_BK : 0, A8 = W * A81; /* 1024-aligned after R */
@@ -128,6 +146,18 @@ __device__ __forceinline__ float2 tma_chan_load(const i8_cuda_fp8_conv_args &a, 
     if (lt < BN && co < a.c_out) mb = make_float2(__ldg(a.mult + co), a.bias ? __ldg(a.bias + co) : 0.0f);
     return mb;
 }
+/* The staging tiles, in the layout the TMA stores read (tensor maps swizzled over their rows'
+ * span): the fp16 tile as BN / 64 boxes of TMA_BM rows x 128 bytes (64 channels), the e4m3 tile
+ * as TMA_BM rows x BN bytes; 16-byte chunk c of row r at chunk c ^ (r % 8) for 128-byte rows, at
+ * c ^ (r / 2 % 4) for 64-byte ones (every box 1024-aligned). A warp's 8 rows x 4 lanes of fragment
+ * pairs then write to distinct banks, as the padded rows before session 32 did.
+ * swz: byte `byte` of row r of a box with SPAN-byte rows. */
+template <int SPAN> __device__ __forceinline__ int swz(int r, int byte) {
+    return r * SPAN + (byte ^ ((((r * SPAN) >> 7) & (SPAN / 16 - 1)) << 4));
+}
+__device__ __forceinline__ int tma_stage_y(int r, int col) { return (col >> 6) * (TMA_BM * 128) + swz<128>(r, (col & 63) * 2); }
+template <int BN> __device__ __forceinline__ int tma_stage_q(int r, int col) { return swz<BN>(r, col); }
+
 /* The fragments of one consumer warp (rows wrow + g and + 8, channels 8j + 2 tig, + 1) through
  * its rows of the fp16 / e4m3 staging tiles to global memory (STORES false: not the last step,
  * for the ablation variants). sMB: the tile's multipliers and biases (tma_chan_stage).
@@ -143,7 +173,7 @@ template <int BN, int J0, int JN>
 __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a, const float *acc, int m0, int n0,
                                                   int M, int wrow, unsigned char *sY, unsigned char *sQ,
                                                   const unsigned char *sRes, const float *sMB) {
-    constexpr int YP = BN * 2 + 16, QP = BN + 16, V = 4 * JN; /* V: this thread's values here */
+    constexpr int V = 4 * JN; /* V: this thread's values here */
     const int lane = threadIdx.x % 32, g = lane / 4, tig = lane % 4, res = a.res_mode;
     float v[V]; /* value i = 4 (j - J0) + 2 h + e: row wrow + g + 8 h, channel 8 j + 2 tig + e */
 #pragma unroll
@@ -221,10 +251,12 @@ __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a
                 const __half2 t = __floats2half2_rn(v[i], v[i + 1]);
                 h2[i / 2] = *(const unsigned *)&t;
             }
+        /* tma_stage_y with wrow % 16 == 0 spelled out: row % 8 == g, so one xor per chunk j */
+        unsigned char *yrow = sY + (wrow + g) * 128 + 4 * tig;
 #pragma unroll
         for (int i = 0; i < V; i += 2) {
-            const int row = wrow + g + 8 * ((i / 2) % 2), col = (J0 + i / 4) * 8 + 2 * tig;
-            *(unsigned *)(sY + row * YP + col * 2) = h2[i / 2];
+            const int j = J0 + i / 4, h = (i / 2) % 2;
+            *(unsigned *)(yrow + (j >> 3) * (TMA_BM * 128) + h * 8 * 128 + (((j & 7) ^ g) << 4)) = h2[i / 2];
         }
     }
     if (a.yq) {
@@ -235,36 +267,66 @@ __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a
         else
 #pragma unroll
             for (int i = 0; i < V; i += 2) q2[i / 2] = q_e4m3x2(__fmul_rn(v[i], a.y_inv), __fmul_rn(v[i + 1], a.y_inv));
+        /* tma_stage_q<BN> spelled out: chunk j / 2 of row wrow + g (+ 8) xor g (128-byte rows) or
+         * g / 2 % 4 (64-byte rows) */
+        const int key = BN == 128 ? g : (g >> 1) & 3;
+        unsigned char *qrow = sQ + (wrow + g) * BN + 2 * tig;
 #pragma unroll
         for (int i = 0; i < V; i += 2) {
-            const int row = wrow + g + 8 * ((i / 2) % 2), col = (J0 + i / 4) * 8 + 2 * tig;
-            *(unsigned short *)(sQ + row * QP + col) = (unsigned short)q2[i / 2];
+            const int j = J0 + i / 4, h = (i / 2) % 2;
+            *(unsigned short *)(qrow + h * 8 * BN + (j & 1) * 8 + (((j >> 1) ^ key) << 4)) = (unsigned short)q2[i / 2];
         }
     }
 }
-template <int BN, bool STORES = true>
-__device__ __forceinline__ void tma_epilogue(const i8_cuda_fp8_conv_args &a, const float *acc, int m0, int n0, int M,
-                                             int wrow, unsigned char *sY, unsigned char *sQ, const unsigned char *sRes,
+/* The tile's staging rows of this warp (16 from wrow) go out as TMA stores where p.tma_store
+ * (one lane issues them: the fp16 box(es) and the e4m3 box, one bulk group per call; rows and
+ * channels past the tensor are clipped by TMA), else through 16- / 8-byte stores. PEND: bulk groups
+ * this warp issued after the one that last read these rows (ping-pong: 1, its two 64-row halves
+ * per tile use different rows), waited for before the rows are written again. */
+template <int BN, bool STORES = true, int PEND = 0>
+__device__ __forceinline__ void tma_epilogue(const tma_params &p, const float *acc, int m0, int n0, int wrow,
+                                             unsigned char *sY, unsigned char *sQ, const unsigned char *sRes,
                                              const float *sMB) {
     static_assert(BN == 64 || BN == 128, "channel chunks in groups of 8");
-    constexpr int YP = BN * 2 + 16, QP = BN + 16, G = BN / 8;
+    constexpr int G = BN / 8;
+    const i8_cuda_fp8_conv_args &a = p.a;
+    const int lane = threadIdx.x % 32, M = p.M;
+    const bool ts = STORES && p.tma_store;
+    if (ts) { /* issued a whole mainloop ago: done long since, as a rule */
+        if (lane == 0) bulk_wait_read<PEND>();
+        __syncwarp();
+    }
     tma_epilogue_cols<BN, 0, 8>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB);
     if constexpr (G == 16) {
         __syncwarp(); /* keeps the compiler from starting the second half's reads early (registers) */
         tma_epilogue_cols<BN, 8, 8>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB);
     }
+    if (ts) {
+        proxy_fence(); /* this thread's staging writes, to the async proxy the TMA store reads through */
+        __syncwarp();
+        if (lane == 0) {
+            if (m0 + wrow < M) {
+                if (a.y)
+#pragma unroll
+                    for (int b = 0; b < BN / 64; b++)
+                        tma_store_2d(&p.ty, sY + b * (TMA_BM * 128) + wrow * 128, n0 + 64 * b, m0 + wrow);
+                if (a.yq) tma_store_2d(&p.tq, sQ + wrow * BN, n0, m0 + wrow);
+            }
+            bulk_commit(); /* possibly empty: one group per call keeps PEND's count */
+        }
+        return;
+    }
     __syncwarp();
     if constexpr (STORES) /* 16 rows x G 8-channel chunks per warp, 4 per lane at a time: read from shared, then stored */
 #pragma unroll
         for (int k0 = 0; k0 < 16 * G / 32; k0 += 4) {
-            const int lane = threadIdx.x % 32;
             uint4 yv[4];
             uint2 qv[4];
 #pragma unroll
             for (int k = 0; k < 4; k++) {
                 const int c = lane + 32 * (k0 + k), r = wrow + c / G, cc = (c % G) * 8;
-                if (a.y) yv[k] = *(const uint4 *)(sY + r * YP + cc * 2);
-                if (a.yq) qv[k] = *(const uint2 *)(sQ + r * QP + cc);
+                if (a.y) yv[k] = *(const uint4 *)(sY + tma_stage_y(r, cc));
+                if (a.yq) qv[k] = *(const uint2 *)(sQ + tma_stage_q<BN>(r, cc));
             }
 #pragma unroll
             for (int k = 0; k < 4; k++) {
@@ -387,10 +449,11 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
             mbar_wait(&res_full[t & 1], (t >> 1) & 1);
             sRes = sR + (t & 1) * L::RTILE;
         }
-        tma_epilogue<BN>(p.a, acc, m0, n0, p.M, warp_row, myY, myQ, sRes, myMB);
-        tma_epilogue<BN>(p.a, acc + BN / 2, m0, n0, p.M, 64 + warp_row, myY, myQ, sRes, myMB);
+        tma_epilogue<BN, true, 1>(p, acc, m0, n0, warp_row, myY, myQ, sRes, myMB);
+        tma_epilogue<BN, true, 1>(p, acc + BN / 2, m0, n0, 64 + warp_row, myY, myQ, sRes, myMB);
         if (res_tma) mbar_arrive(&res_empty[t & 1]);
     }
+    if (p.tma_store && threadIdx.x % 32 == 0) bulk_wait_all(); /* the stores read this block's shared memory */
 }
 
 /* AB (ablation, lab timing only; the outputs are not checked): 0 the real kernel; 1 no epilogue;
@@ -557,10 +620,11 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
         if constexpr (AB != AB_NO_EPILOGUE) {
             float *myMB = sMB + cw * (L::MB1 / 4);
             tma_chan_stage<BN>(myMB, mb, 1 + cw);
-            tma_epilogue<BN, AB != AB_NO_STORES>(p.a, acc, m0, n0, p.M, wrow, sY, sQ, sRes, myMB);
+            tma_epilogue<BN, AB != AB_NO_STORES>(p, acc, m0, n0, wrow, sY, sQ, sRes, myMB);
         }
         if (res_tma) mbar_arrive(&res_empty[t & 1]);
     }
+    if (p.tma_store && threadIdx.x % 32 == 0) bulk_wait_all(); /* the stores read this block's shared memory */
 }
 
 typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
@@ -637,6 +701,19 @@ static int tma_fits(const i8_cuda_fp8_conv_args *a, bool xh, bool im2col = false
             (a->res_ld % 8 == 0 && ((uintptr_t)a->res & (a->res_mode == I8_FP8_RES_Q ? 1 : 3)) == 0));
 }
 
+/* The outputs of a (which fits tma_fits) may go out as TMA stores: 16-byte bases and row strides,
+ * and rows whose bytes are a whole number of 16-byte chunks. A TMA store writes whole 16-byte chunks
+ * of global memory: past an inner extent of 40 e4m3 bytes it also writes bytes 40-47, which in a
+ * concat belong to the next branch's slice (session 32: test_fp8_tma_store_paths lost a race with
+ * that branch there; triton-lang/triton#11583 describes the same). fp16 rows are whole chunks
+ * wherever tma_fits holds (c_out % 8 == 0). */
+extern "C" int i8_cuda_conv_fp8_tma_store_fits(const i8_cuda_fp8_conv_args *a) {
+    if (a->tma_store_off) return 0;
+    const bool y_ok = !a->y || (((uintptr_t)a->y & 15) == 0 && (a->y_ld * 2) % 16 == 0 && (a->c_out * 2) % 16 == 0);
+    const bool q_ok = !a->yq || (((uintptr_t)a->yq & 15) == 0 && a->y_ld % 16 == 0 && a->c_out % 16 == 0);
+    return y_ok && q_ok;
+}
+
 /* the kernel's dynamic shared memory allowance (once per process and device, not during capture) */
 template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK>
 static int tma_set_smem(void) {
@@ -675,6 +752,11 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2co
     if (!rc && p.res_tma)
         rc = encode_2d(encode, &p.tr, a->res, 2, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->res_ld * 2, TMA_BM);
     if (rc) return rc;
+    p.tma_store = i8_cuda_conv_fp8_tma_store_fits(a); /* else, or where a map does not encode: the stores */
+    if (p.tma_store && a->y)
+        p.tma_store = !encode_2d(encode, &p.ty, a->y, 2, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->y_ld * 2, 16);
+    if (p.tma_store && a->yq)
+        p.tma_store = !encode_2d(encode, &p.tq, a->yq, 1, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->y_ld, 16, BN);
     const int tiles = p.m_tiles * p.n_tiles, grid = tiles < sm_count ? tiles : sm_count;
     tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW><<<grid, TMA_THREADS, L::BYTES, s>>>(p);
     return (int)cudaGetLastError();

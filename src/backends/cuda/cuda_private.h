@@ -133,6 +133,7 @@ typedef struct cu_ctx {
     int fp8_dnn;                 /* try cuDNN e4m3 convolution graphs too (unless INFER8_CUDA_FP8_DNN=0) */
     int fp8_tma;                 /* try the TMA kernels (variants I8_FP8_TMA_FIRST on; unless INFER8_CUDA_FP8_TMA=0) */
     int tma_grid_forced;         /* INFER8_CUDA_TMA_GRID=N: every TMA launch at most N blocks (tests) */
+    int tma_store_off;           /* INFER8_CUDA_TMA_STORE=0: the TMA kernels' generic output stores (tests) */
     int sm_count;                /* FP8: i8_cuda_tma_driver's answers, for every TMA launch */
     void *tma_encode_tiled, *tma_encode_im2col;
     i8_fp8_variant_set fp8_only; /* INFER8_CUDA_FP8_VARIANT=v[,v...]: a conv that one of these variants fits runs
