@@ -3,6 +3,8 @@
 #   CALL_SECONDS  the call's own limit (default 540; the device allows 600 with the start)
 #   left          seconds left of it;  cap N: N, or what is left if less (at least 1)
 #   bench_step NAME ARCH BATCHES NEED   fp8_bench into $OUT/NAME when NEED seconds are left
+#   fp8_tests_step NAME CAP [FILTER]    test_cuda_fp8 (every FP8 GPU test, or those FILTER matches) at a
+#                                       10 s cuDNN budget into $OUT/NAME.log, and its verdict lines
 #   pack_call NAME                      everything under $OUT into $OUT/NAME.tgz (the device returns
 #                                       at most 8 files)
 export GPU_CHECK_PACK=never
@@ -17,6 +19,15 @@ bench_step() {
   FP8_BENCH_INTO=$name INFER8_FP8_BENCH_ARCHES=$arch INFER8_FP8_BENCH_BATCHES=$batches \
     FP8_BENCH_TIMEOUT=$(cap $((need + 30))) tools/gpu-check fp8_bench 2>&1 | tail -8
   grep -E "own-kernel choice|convs on own kernels|graph as tuned" "$OUT/$name/fp8_bench.log" | head -6
+}
+fp8_tests_step() {
+  local name=$1 limit=$2 filter=${3:-}
+  stamp "$name"
+  # no filter: no INFER8_TEST_FILTER at all (an empty pattern would match no test)
+  env ${filter:+INFER8_TEST_FILTER="$filter"} INFER8_CUDA_CUDNN_BUDGET=10 INFER8_CUDA_DEBUG=1 timeout $(cap "$limit") \
+    build-device/tests/test_cuda_fp8 >"$OUT/$name.log" 2>&1
+  echo "$name: test_cuda_fp8 exit $?"
+  grep -E "^\[  (PASSED|FAILED)|^\[ +(FAILED|SKIPPED) |max rel logit|TMA stores|stores forced" "$OUT/$name.log" | tail -20
 }
 pack_call() {
   stamp "end"

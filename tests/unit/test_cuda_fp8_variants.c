@@ -252,36 +252,33 @@ static void test_refused_launch(void **state) {
  * the others through 16- / 8-byte stores, as INFER8_CUDA_TMA_STORE=0 makes every launch. */
 static void test_tma_store_fits(void **state) {
     (void)state;
-    i8_cuda_fp8_conv_args a = pointwise(1);
-    assert_true(i8_cuda_conv_fp8_tma_store_fits(&a)); /* 1088 channels, both outputs */
-    a.tma_store_off = 1;
-    assert_false(i8_cuda_conv_fp8_tma_store_fits(&a));
-    /* a concat slice of 40 channels at channel 0 of 256: the fp16 rows are 80 bytes, whole chunks;
-     * the e4m3 rows are 40, so their last chunk would reach into channels 40-47 */
-    a = pointwise(1);
-    a.c_out = 40, a.y_ld = 256;
-    assert_true(fits(&a, TMA_S4));
-    assert_false(i8_cuda_conv_fp8_tma_store_fits(&a));
-    a.yq = NULL;
-    assert_true(i8_cuda_conv_fp8_tma_store_fits(&a));
-    a.y = NULL, a.yq = (void *)(uintptr_t)0x500000; /* e4m3 alone: same tail */
-    assert_false(i8_cuda_conv_fp8_tma_store_fits(&a));
-    a.c_out = 48; /* 48 bytes: three whole chunks */
-    assert_true(i8_cuda_conv_fp8_tma_store_fits(&a));
-    /* the e4m3 slice at channel 40 (8 bytes past a chunk): tma_fits takes it, TMA stores do not */
-    a = pointwise(1);
-    a.c_out = 72, a.y_ld = 256, a.y = (void *)(uintptr_t)(0x400000 + 80), a.yq = (void *)(uintptr_t)(0x500000 + 40);
-    assert_true(fits(&a, TMA_S4));
-    assert_false(i8_cuda_conv_fp8_tma_store_fits(&a));
-    a.yq = (void *)(uintptr_t)(0x500000 + 48), a.c_out = 64;
-    assert_true(i8_cuda_conv_fp8_tma_store_fits(&a));
-    /* e4m3 rows of 1032 bytes (y_ld 1032): fp16 rows 2064, whole chunks; e4m3 ones not */
-    a = pointwise(1);
-    a.y_ld = 1032, a.c_out = 1024;
-    assert_true(fits(&a, TMA_S4));
-    assert_false(i8_cuda_conv_fp8_tma_store_fits(&a));
-    a.yq = NULL;
-    assert_true(i8_cuda_conv_fp8_tma_store_fits(&a));
+    /* outputs of pointwise(1) changed to: c_out, row pitch y_ld, byte offsets of the fp16 and e4m3
+     * outputs (-1: none), and whether TMA stores them */
+    static const struct {
+        int c_out, y_ld, y_off, q_off, tma;
+        const char *why;
+    } cases[] = {
+        {1088, 1088, 0, 0, 1, "both outputs, aligned"},
+        {40, 256, 0, 0, 0, "a 40-channel concat slice: e4m3 rows of 40 bytes reach into channels 40-47"},
+        {40, 256, 0, -1, 1, "the same slice in fp16 alone: rows of 80 bytes, whole chunks"},
+        {40, 256, -1, 0, 0, "the same slice in e4m3 alone"},
+        {48, 256, -1, 0, 1, "48 e4m3 bytes: three whole chunks"},
+        {72, 256, 80, 40, 0, "an e4m3 slice at channel 40: 8 bytes past a chunk"},
+        {64, 256, 96, 48, 1, "an e4m3 slice at channel 48"},
+        {1024, 1032, 0, 0, 0, "e4m3 rows 1032 bytes apart"},
+        {1024, 1032, 0, -1, 1, "fp16 rows 2064 bytes apart"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        i8_cuda_fp8_conv_args a = pointwise(1);
+        a.c_out = cases[i].c_out, a.y_ld = cases[i].y_ld;
+        a.y = cases[i].y_off < 0 ? NULL : (void *)(uintptr_t)(0x400000 + cases[i].y_off);
+        a.yq = cases[i].q_off < 0 ? NULL : (void *)(uintptr_t)(0x500000 + cases[i].q_off);
+        if (!fits(&a, TMA_S4) || i8_cuda_conv_fp8_tma_store_fits(&a) != cases[i].tma)
+            fail_msg("%s: fits %d, TMA stores %d, expected %d", cases[i].why, fits(&a, TMA_S4),
+                     i8_cuda_conv_fp8_tma_store_fits(&a), cases[i].tma);
+        a.tma_store_off = 1; /* INFER8_CUDA_TMA_STORE=0 */
+        assert_false(i8_cuda_conv_fp8_tma_store_fits(&a));
+    }
 }
 
 int main(void) {

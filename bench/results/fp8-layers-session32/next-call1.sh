@@ -16,14 +16,8 @@ cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-575}
 . tools/device-call.sh
 . tools/gpu-check.d/cuda.sh 2>/dev/null; gpu_env >/dev/null 2>&1
-stamp "test_fp8_tma_store_paths"
-INFER8_CUDA_CUDNN_BUDGET=1 INFER8_TEST_FILTER=test_fp8_tma_store_paths timeout $(cap 60) build-device/tests/test_cuda_fp8 >"$OUT/store_paths.log" 2>&1
-echo "exit $?"
-grep -E "TMA stores|stores forced|PASSED|FAILED" "$OUT/store_paths.log"
-stamp "test_cuda_fp8 (all)"
-INFER8_CUDA_CUDNN_BUDGET=10 INFER8_CUDA_DEBUG=1 timeout $(cap 360) build-device/tests/test_cuda_fp8 >"$OUT/fp8_tests.log" 2>&1
-echo "test_cuda_fp8 exit $?"
-grep -E "^\[  (PASSED|FAILED)|^\[ +(FAILED|SKIPPED) |max rel logit|TMA stores|stores forced" "$OUT/fp8_tests.log" | tail -20
+fp8_tests_step store_paths 60 test_fp8_tma_store_paths
+fp8_tests_step fp8_tests 360
 for lab in base new new-store-off; do
   bin=build-device/bin/fp8_lab store=1
   [ $lab = base ] && bin=.devcarry/fp8_lab_base
