@@ -19,7 +19,8 @@
  * same bits (the TMA kernels take aligned outputs only). FP8_LAB_SLICE=1 writes the outputs as a
  * channel slice of a wider tensor instead (channels 32 .. 32 + N of rows of N + 64, as a branch
  * writes its part of a concat; every byte outside the slice must keep its poison).
- * FP8_LAB_TMA_STORE=0: the TMA kernels store without TMA stores (their path for unaligned outputs). Validation: fp16 output max |diff| / max |ref| <= 2e-3
+ * FP8_LAB_TMA_STORE=0: the TMA kernels store without TMA stores (their path for outputs
+ * TMA cannot store exactly, i8_cuda_conv_fp8_tma_store_fits). Validation: fp16 output max |diff| / max |ref| <= 2e-3
  * (accumulation order and fp16 rounding only); e4m3 codes: the share that differs from the
  * reference code must be < 1% and none by more than one code step (a value next to a rounding
  * boundary may fall either way). Prints microseconds per call (CUDA events, 50 calls after 5
