@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Prepared for the next session (not run): a profile of the residual TMA kernel after session 33's
+# warp-uniform indices, the Block35 branch 1x1 (320 -> 32) that FP8 barely speeds up, and the CLI
+# parity of FP8 on IRv2 on the final code.
+# 1. Nsight Compute, SASS-level stall samples, on tma128x64s4pr (variant 53) for the Block17
+#    up-projection at batch 32, mode 4: $OUT/ncu-b17up-53*. Compare with session 32's
+#    bench/results/fp8-layers-session32/s31-next-call1/ncu-b17up-53-sass.csv.gz (K slice 70 warp
+#    instructions, 32 of them R2UR; epilogue 734 per warp and tile).
+# 2. The lab on "Block35 branch 1x1 320->32 @35 b32", every variant, mode 0: in IRv2's graph the
+#    tuner keeps cuDNN e4m3 there (17.9 us alone, fp16 19.3; memory floor about 3.4 us).
+# 3. fp8_parity on IRv2 (the CLI on cuda against the CPU emulation, three recipes; last run on
+#    be87941).
+# Carry: build-device/bin, build-device/tests/tools, .devcarry (after tools/prepare-device here).
+cd "$(dirname "$0")/../../.."
+CALL_SECONDS=${CALL_SECONDS:-560}
+. tools/device-call.sh
+. tools/gpu-check.d/cuda.sh 2>/dev/null; gpu_env >/dev/null 2>&1
+ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+if [ -n "$ncu" ]; then
+  stamp "ncu b17up variant 53"
+  FP8_LAB_SHAPE="Block17 up 1x1 384->1088 @17 b32" FP8_LAB_MODE=4 FP8_LAB_VARIANT=53 timeout $(cap 90) \
+    "$ncu" --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section SourceCounters \
+    --import-source no -k regex:'tma_fp8' --launch-count 1 -o /tmp/ncu-b17up build-device/bin/fp8_lab >"$OUT/ncu-b17up.log" 2>&1
+  echo "ncu exit $?"
+  "$ncu" -i /tmp/ncu-b17up.ncu-rep >"$OUT/ncu-b17up-53.txt" 2>&1
+  "$ncu" -i /tmp/ncu-b17up.ncu-rep --page source --print-source sass --csv 2>&1 | gzip >"$OUT/ncu-b17up-53-sass.csv.gz"
+  grep -E "Duration|Elapsed Cycles|Issued Warp|No Eligible|Registers" "$OUT/ncu-b17up-53.txt"
+  python3 bench/ncu_sass_stalls.py --top 10 "$OUT/ncu-b17up-53-sass.csv.gz" 2>&1 | head -40
+fi
+stamp "lab Block35 branch 320->32 b32"
+FP8_LAB_SHAPE="Block35 branch 1x1 320->32 @35 b32" FP8_LAB_MODE=0 timeout $(cap 40) build-device/bin/fp8_lab >"$OUT/lab-b35-branch.txt" 2>&1
+echo "lab exit $?"; grep -E "k1 |best|WRONG|FAIL" "$OUT/lab-b35-branch.txt" | head -24
+stamp fp8_parity
+FP8_PARITY_ARCHES=inception_resnet_v2 timeout $(cap 300) tools/gpu-check fp8_parity 2>&1 | grep -E "parity|max rel|agree|exit" | tail -8
+pack_call next-call1
