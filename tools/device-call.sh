@@ -5,6 +5,9 @@
 #   bench_step NAME ARCH BATCHES NEED   fp8_bench into $OUT/NAME when NEED seconds are left
 #   fp8_tests_step NAME CAP [FILTER]    test_cuda_fp8 (every FP8 GPU test, or those FILTER matches) at a
 #                                       10 s cuDNN budget into $OUT/NAME.log, and its verdict lines
+#   ncu_step NAME SHAPE MODE VARIANT [KERNEL_REGEX]  Nsight Compute (speed of light, warp states, SASS stall samples)
+#                                       of one fp8_lab kernel: $OUT/NAME.txt, $OUT/NAME-sass.csv.gz and
+#                                       bench/ncu_sass_stalls.py's top stalls
 #   pack_call NAME                      everything under $OUT into $OUT/NAME.tgz (the device returns
 #                                       at most 8 files)
 export GPU_CHECK_PACK=never
@@ -28,6 +31,20 @@ fp8_tests_step() {
     build-device/tests/test_cuda_fp8 >"$OUT/$name.log" 2>&1
   echo "$name: test_cuda_fp8 exit $?"
   grep -E "^\[  (PASSED|FAILED)|^\[ +(FAILED|SKIPPED) |max rel logit|TMA stores|stores forced" "$OUT/$name.log" | tail -20
+}
+ncu_step() {
+  local name=$1 shape=$2 mode=$3 variant=$4 kernels=${5:-tma_fp8} ncu
+  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+  if [ -z "$ncu" ]; then echo "$name skipped: no ncu"; return 0; fi
+  stamp "ncu $name: $shape, mode $mode, variant $variant"
+  FP8_LAB_SHAPE="$shape" FP8_LAB_MODE=$mode FP8_LAB_VARIANT=$variant timeout $(cap 90) \
+    "$ncu" --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section SourceCounters \
+    --import-source no -k "regex:$kernels" --launch-count 1 -o "/tmp/$name" build-device/bin/fp8_lab >"$OUT/$name.log" 2>&1
+  echo "ncu exit $?"
+  "$ncu" -i "/tmp/$name.ncu-rep" >"$OUT/$name.txt" 2>&1
+  "$ncu" -i "/tmp/$name.ncu-rep" --page source --print-source sass --csv 2>&1 | gzip >"$OUT/$name-sass.csv.gz"
+  grep -E "Duration|Elapsed Cycles|Issued Warp|No Eligible|Registers" "$OUT/$name.txt"
+  python3 bench/ncu_sass_stalls.py --top 10 "$OUT/$name-sass.csv.gz" 2>&1 | head -40
 }
 pack_call() {
   stamp "end"

@@ -15,18 +15,7 @@ cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-560}
 . tools/device-call.sh
 . tools/gpu-check.d/cuda.sh 2>/dev/null; gpu_env >/dev/null 2>&1
-ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
-if [ -n "$ncu" ]; then
-  stamp "ncu b17up variant 53"
-  FP8_LAB_SHAPE="Block17 up 1x1 384->1088 @17 b32" FP8_LAB_MODE=4 FP8_LAB_VARIANT=53 timeout $(cap 90) \
-    "$ncu" --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section SourceCounters \
-    --import-source no -k regex:'tma_fp8' --launch-count 1 -o /tmp/ncu-b17up build-device/bin/fp8_lab >"$OUT/ncu-b17up.log" 2>&1
-  echo "ncu exit $?"
-  "$ncu" -i /tmp/ncu-b17up.ncu-rep >"$OUT/ncu-b17up-53.txt" 2>&1
-  "$ncu" -i /tmp/ncu-b17up.ncu-rep --page source --print-source sass --csv 2>&1 | gzip >"$OUT/ncu-b17up-53-sass.csv.gz"
-  grep -E "Duration|Elapsed Cycles|Issued Warp|No Eligible|Registers" "$OUT/ncu-b17up-53.txt"
-  python3 bench/ncu_sass_stalls.py --top 10 "$OUT/ncu-b17up-53-sass.csv.gz" 2>&1 | head -40
-fi
+ncu_step ncu-b17up-53 "Block17 up 1x1 384->1088 @17 b32" 4 53
 stamp "lab Block35 branch 320->32 b32"
 FP8_LAB_SHAPE="Block35 branch 1x1 320->32 @35 b32" FP8_LAB_MODE=0 timeout $(cap 40) build-device/bin/fp8_lab >"$OUT/lab-b35-branch.txt" 2>&1
 echo "lab exit $?"; grep -E "k1 |best|WRONG|FAIL" "$OUT/lab-b35-branch.txt" | head -24
