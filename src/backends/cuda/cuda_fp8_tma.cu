@@ -51,6 +51,14 @@ typedef struct tma_params {
 } tma_params;
 
 __device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+/* This thread's warpgroup, and its warp within the warpgroup, broadcast from lane 0: the compiler
+ * then knows they are warp-uniform and keeps the stage addresses and wgmma descriptors derived
+ * from them in uniform registers, instead of moving them there before every wgmma (session 33:
+ * 66 R2UR -> 10 in tma128x64s4pr's binary; lab 0-15% faster). Whole warps only. */
+__device__ __forceinline__ int uniform_warpgroup(void) { return __shfl_sync(0xffffffffu, (int)threadIdx.x / 128, 0); }
+__device__ __forceinline__ int uniform_warp_in_warpgroup(void) {
+    return __shfl_sync(0xffffffffu, (int)(threadIdx.x % 128) / 32, 0);
+}
 
 __device__ __forceinline__ void mbar_init(uint64_t *bar, unsigned count) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count) : "memory");
@@ -415,7 +423,7 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
                                              uint64_t *res_full, uint64_t *res_empty, uint64_t *order, bool res_tma,
                                              int KB) {
     typedef tma_smem<BN, S, RT, XH, true> L;
-    const int tiles = p.m_tiles * p.n_tiles, warp_row = __shfl_sync(0xffffffffu, (int)(threadIdx.x % 128) / 32, 0) * 16;
+    const int tiles = p.m_tiles * p.n_tiles, warp_row = uniform_warp_in_warpgroup() * 16;
     unsigned char *myY = sY + c * L::Y1, *myQ = sQ + c * L::Q1, *myA8 = sA8 + c * L::A81;
     float *myMB = sMB + c * (L::MB1 / 4);
     for (int tile = blockIdx.x + c * gridDim.x, t = c; tile < tiles; tile += 2 * gridDim.x, t += 2) {
@@ -472,10 +480,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
     uint64_t *full = (uint64_t *)(smem + L::BARS), *empty = full + S, *res_full = empty + S, *res_empty = res_full + 2;
     uint64_t *order = res_empty + 2; /* ping-pong: consumer c may start a mainloop once order[c] says so */
     const bool res_tma = RT && p.res_tma;
-    /* warpgroup (and below, warp) indices broadcast from lane 0: the compiler then knows they are
-     * warp-uniform and keeps the stage addresses and wgmma descriptors derived from them in
-     * uniform registers (session 33: 66 R2UR -> 10 in s4pr; lab 0-15% faster) */
-    const int wg = __shfl_sync(0xffffffffu, (int)threadIdx.x / 128, 0), tiles = p.m_tiles * p.n_tiles, KB = p.KB;
+    const int wg = uniform_warpgroup(), tiles = p.m_tiles * p.n_tiles, KB = p.KB;
     if (threadIdx.x == 0) {
         for (int s = 0; s < S; s++) {
             mbar_init(&full[s], 1);       /* the producer's arrive + the TMA bytes */
@@ -560,7 +565,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
         return;
     }
 
-    const int cw = wg - 1, wrow = cw * 64 + __shfl_sync(0xffffffffu, (int)(threadIdx.x % 128) / 32, 0) * 16;
+    const int cw = wg - 1, wrow = cw * 64 + uniform_warp_in_warpgroup() * 16;
     int stage = 0;
     unsigned phase = 0;
     for (int tile = blockIdx.x, t = 0; tile < tiles; tile += gridDim.x, t++) {
