@@ -184,6 +184,9 @@ int main(void) {
     const bool slice = getenv("FP8_LAB_SLICE") && atoi(getenv("FP8_LAB_SLICE")) != 0;
     /* FP8_LAB_TMA_STORE=0: the TMA kernels' generic output stores (session 32's A/B) */
     const int tma_store_off = getenv("FP8_LAB_TMA_STORE") && atoi(getenv("FP8_LAB_TMA_STORE")) == 0;
+    /* FP8_LAB_PDL=1: every launch with programmatic dependent launch (cuda_pdl.cuh), so that each
+     * timed launch's setup overlaps the end of the one before (session 33's prepared experiment) */
+    const int pdl = getenv("FP8_LAB_PDL") && atoi(getenv("FP8_LAB_PDL")) > 0;
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         const shape &S = shapes[si];
         if (only_shape && !strstr(S.name, only_shape)) continue;
@@ -303,6 +306,7 @@ int main(void) {
                 a.n = S.n, a.h = S.hw, a.w = S.hw, a.c_in = S.ci, a.x_ld = S.ci;
                 a.wq = dqw, a.mult = dmult, a.bias = dbias;
                 a.tma_store_off = tma_store_off;
+                a.pdl = pdl;
                 a.res_mode = res_mode;
                 a.res = res_mode == I8_FP8_RES_Q ? (const void *)dqr : (const void *)dhr;
                 a.res_ld = S.co, a.res_scale = sr, a.res_inv = inv_r;

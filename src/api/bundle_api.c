@@ -19,7 +19,8 @@
 #ifdef INFER8_HAVE_CUDA
 #include "backends/cuda/cuda_backend.h"
 _Static_assert(I8_CUDA_TACTIC_FLAG_CHOSEN == I8_BUNDLE_TACTIC_FLAG_CHOSEN &&
-                   I8_CUDA_TACTIC_FLAG_PRIORITY == I8_BUNDLE_TACTIC_FLAG_PRIORITY,
+                   I8_CUDA_TACTIC_FLAG_PRIORITY == I8_BUNDLE_TACTIC_FLAG_PRIORITY &&
+                   I8_CUDA_TACTIC_FLAG_PDL == I8_BUNDLE_TACTIC_FLAG_PDL,
                "bundle tactic flags mirror the CUDA backend's");
 #endif
 

@@ -436,6 +436,7 @@ static int im2col_teardown(void **state) {
     unsetenv("INFER8_CUDA_FP8_DNN");
     unsetenv("INFER8_CUDA_PRIORITY");
     unsetenv("INFER8_CUDA_TMA_STORE");
+    unsetenv("INFER8_CUDA_PDL");
     return 0;
 }
 
@@ -727,6 +728,83 @@ static void test_fp8_priority(void **state) {
     assert_true(ok);
     assert_int_equal(last_stats.graph_prio, 1);
     assert_true(last_stats.prio_nodes > 0 && last_stats.prio_nodes < n_nodes); /* the short conv is off the path */
+}
+
+/* Programmatic dependent launch (choose_pdl) changes when the own FP8 kernels start, never what
+ * they compute: test_fp8_priority's graph (TMA and cp.async wgmma kernels only, on high- and
+ * default-priority streams) is tuned without it (INFER8_CUDA_PDL=0), and its tactics are restored
+ * in three more contexts: with the PDL flag stored (restored untimed), with the flags cleared
+ * (the choice timed) and with INFER8_CUDA_PDL=2 (kept untimed). Every context must give the first
+ * one's outputs bit for bit, and record its choice in every node's flags. */
+static void test_fp8_pdl(void **state) {
+    (void)state;
+    char val[32];
+    snprintf(val, sizeof val, "%d,%d", variant_named("tma128x64s4"), variant_named("wgmma128x64"));
+    assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
+    assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
+    assert_int_equal(setenv("INFER8_CUDA_PRIORITY", "2", 1), 0); /* records CHOSEN, which restores */
+    tg t;
+    tg_init(&t, 3, 35, 35, 92);
+    int a = tg_conv(&t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int l1 = tg_conv(&t, "long.0", a, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int l2 = tg_conv(&t, "long.1", l1, 256, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int l3 = tg_conv(&t, "long.2", l2, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int sh = tg_conv(&t, "short", a, 320, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int cat = tg_concat(&t, "cat", 2, (int[]){l3, sh});
+    tg_finish(&t, cat);
+    int f[] = {l1, l2, l3, sh};
+    float *in = quantize_case(&t, f, NULL, 4);
+    i8_graph *g = &t.g;
+    const int n = 3, nn = g->n_nodes;
+    const size_t per = (size_t)g->input_c * g->input_h * g->input_w, outc = (size_t)g->nodes[cat].c * 35 * 35;
+    float *want = malloc(sizeof(float) * outc * n), *got = malloc(sizeof(float) * outc * n);
+    i8_cuda_tactic *rec = malloc(sizeof *rec * (size_t)nn);
+    assert_non_null(want);
+    assert_non_null(got);
+    assert_non_null(rec);
+    i8_backend_options co = {.max_batch = n};
+    i8_err err = {0};
+    void *ca = NULL;
+    const i8_cuda_tactic *tac = NULL;
+    i8_cuda_stats st;
+    assert_int_equal(setenv("INFER8_CUDA_PDL", "0", 1), 0);
+    assert_int_equal(i8_backend_cuda.prepare(&ca, g, &co, &err), INFER8_OK);
+    memset(want, 0xff, sizeof(float) * outc * n);
+    assert_int_equal(i8_backend_cuda.run(ca, n, in + per * 8, want, &err), INFER8_OK);
+    assert_int_equal(i8_cuda_tactics(ca, n, &tac, &err), INFER8_OK);
+    i8_cuda_get_stats(ca, n, &st);
+    assert_int_equal(st.graph_pdl, 0);
+    assert_true(st.graph_pdl_ms == 0.0f); /* not tried */
+    assert_true(st.convs_per_kind[I8_CUDA_TACTIC_FP8] == 4);
+    for (int i = 0; i < nn; i++) assert_int_equal(tac[i].flags & I8_CUDA_TACTIC_FLAG_PDL, 0u);
+    memcpy(rec, tac, sizeof *rec * (size_t)nn);
+    i8_backend_cuda.destroy(ca);
+    for (int pass = 0; pass < 3; pass++) { /* 0: PDL stored; 1: flags 0, timed; 2: flags 0, INFER8_CUDA_PDL=2 */
+        for (int i = 0; i < nn; i++) rec[i].flags = pass == 0 ? (rec[i].flags | I8_CUDA_TACTIC_FLAG_PDL) : 0u;
+        if (pass == 2) assert_int_equal(setenv("INFER8_CUDA_PDL", "2", 1), 0);
+        else assert_int_equal(unsetenv("INFER8_CUDA_PDL"), 0);
+        void *cb = NULL;
+        assert_int_equal(i8_backend_cuda.prepare(&cb, g, &co, &err), INFER8_OK);
+        assert_int_equal(i8_cuda_preset_tactics(cb, n, rec, &err), INFER8_OK);
+        memset(got, 0xff, sizeof(float) * outc * n);
+        assert_int_equal(i8_backend_cuda.run(cb, n, in + per * 8, got, &err), INFER8_OK);
+        i8_cuda_get_stats(cb, n, &st);
+        size_t differ = 0;
+        for (size_t i = 0; i < outc * n; i++) differ += memcmp(&got[i], &want[i], sizeof(float)) != 0;
+        fprintf(stderr, "  pass %d: graph_pdl %d (restored %d), timed %.4f / %.4f ms; %zu of %zu outputs differ from the run without\n",
+                pass, st.graph_pdl, st.pdl_restored, (double)st.graph_nopdl_ms, (double)st.graph_pdl_ms, differ, outc * n);
+        assert_int_equal(differ, 0);
+        assert_int_equal(st.presets_retuned, 0);
+        assert_int_equal(st.pdl_restored, pass == 0);
+        if (pass == 1) assert_true(st.graph_nopdl_ms > 0.0f && st.graph_pdl_ms > 0.0f);
+        else assert_int_equal(st.graph_pdl, 1), assert_true(st.graph_pdl_ms < 0.0f); /* untimed */
+        assert_int_equal(i8_cuda_tactics(cb, n, &tac, &err), INFER8_OK);
+        for (int i = 0; i < nn; i++)
+            assert_int_equal(tac[i].flags & I8_CUDA_TACTIC_FLAG_PDL, st.graph_pdl ? I8_CUDA_TACTIC_FLAG_PDL : 0u);
+        i8_backend_cuda.destroy(cb);
+    }
+    free(in), free(want), free(got), free(rec);
+    i8_graph_free(g);
 }
 
 /* x -> branch convs -> fused residual conv (reads x as residual); then a second block */
@@ -1197,7 +1275,7 @@ static void bench_arch(const char *arch, const char *recipe) {
         i8_cuda_stats sa, sb;
         i8_cuda_get_stats(ca, n, &sa);
         i8_cuda_get_stats(cb, n, &sb);
-        char choice[640] = "";
+        char choice[1024] = "";
         if (sb.graph_tuned_ms > 0.0f)
             snprintf(choice, sizeof choice, "; graph as tuned %.3f ms, %d TMA convs on other kernels %.3f ms: %s kept",
                      (double)sb.graph_tuned_ms, sb.graph_swapped_convs, (double)sb.graph_plain_ms,
@@ -1216,6 +1294,13 @@ static void bench_arch(const char *arch, const char *recipe) {
                 snprintf(choice + used, sizeof choice - used, "; %s graph %.3f ms, %d critical-path nodes at high priority %.3f ms%s",
                          k ? "fp8" : "fp16", (double)st->graph_noprio_ms, st->prio_nodes, (double)st->graph_prio_ms,
                          st->graph_prio ? " (kept)" : "");
+        }
+        if (sb.graph_pdl_ms > 0.0f || sb.pdl_restored) { /* the launch choice (choose_pdl) */
+            const size_t used = strlen(choice);
+            if (used < sizeof choice)
+                snprintf(choice + used, sizeof choice - used, "; fp8 graph %.3f ms, with programmatic dependent launch %.3f ms%s",
+                         (double)sb.graph_nopdl_ms, (double)sb.graph_pdl_ms,
+                         sb.pdl_restored ? (sb.graph_pdl ? " (restored)" : " (off, restored)") : sb.graph_pdl ? " (kept)" : "");
         }
         printf("| %s | %s | %d | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | fp8 convs %d (own %d of which wgmma %d, TMA %d, "
                "halo %d, cuBLASLt %d, cuDNN %d)%s, fp16 convs %d | arena %.1f -> %.1f MiB, weights %.1f -> %.1f MiB |\n",
@@ -1283,6 +1368,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_fp8_tma_residual_loop, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_tma_store_paths, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_priority, im2col_teardown),
+        cmocka_unit_test_teardown(test_fp8_pdl, im2col_teardown),
         cmocka_unit_test(test_fp8_residual),
         cmocka_unit_test(test_fp8_residual_fp8),
         cmocka_unit_test(test_fp8_dual_output_and_concat),

@@ -28,16 +28,19 @@ typedef struct i8_cuda_tactic {
     int64_t engine;              /* cuDNN: engine global index; otherwise -1 */
     uint64_t algo[8];            /* cuBLASLt: the opaque cublasLtMatmulAlgo_t (64 bytes), else 0 */
     float ms;                    /* measured per call at tuning (0 when restored) */
-    uint32_t flags;              /* I8_CUDA_TACTIC_FLAG_*: the batch's stream-priority choice */
+    uint32_t flags;              /* I8_CUDA_TACTIC_FLAG_*: the batch's stream-priority and launch choices */
     uint64_t workspace;          /* bytes */
 } i8_cuda_tactic;
 
 /* Flags of every node's record (any op, not only convs), so that a bundle restores the graph
- * as chosen instead of timing the choice again (choose_priority):
+ * as chosen instead of timing the choice again (choose_priority, choose_pdl):
  * CHOSEN: the batch's graph was chosen with or without stream priorities; set on every record.
- * PRIORITY: this node runs on its lane's high-priority stream. Mirrored by formats/bundle.h. */
+ * PRIORITY: this node runs on its lane's high-priority stream.
+ * PDL: the batch's own FP8 kernels are launched with programmatic dependent launch; set on every
+ * record or none, restored where the records carry CHOSEN. Mirrored by formats/bundle.h. */
 #define I8_CUDA_TACTIC_FLAG_CHOSEN 1u
 #define I8_CUDA_TACTIC_FLAG_PRIORITY 2u
+#define I8_CUDA_TACTIC_FLAG_PDL 4u /* the batch's own FP8 kernels with programmatic dependent launch */
 
 /* Number of CUDA devices visible (0 when none or no driver); never fails. */
 int i8_cuda_device_count(void);
@@ -90,6 +93,12 @@ typedef struct i8_cuda_stats {
     float graph_noprio_ms, graph_prio_ms;
     int graph_prio, prio_nodes;
     int prio_restored;           /* 1: the choice came from preset tactics' flags, untimed */
+    /* the launch choice (choose_pdl, last): the graph's replay time with the own FP8 kernels
+     * launched as usual and with programmatic dependent launch (< 0 when not timed, 0 when not
+     * tried: no own FP8 kernel, INFER8_CUDA_PDL=0), and which one runs (graph_pdl 1: the latter) */
+    float graph_nopdl_ms, graph_pdl_ms;
+    int graph_pdl;
+    int pdl_restored;            /* 1: the choice came from preset tactics' flags, untimed */
     int streams_used;
     size_t arena_bytes, weight_bytes, workspace_bytes;
 } i8_cuda_stats;

@@ -94,6 +94,10 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
      * path they take where the outputs' alignment does not allow TMA stores (tests) */
     const char *store = getenv("INFER8_CUDA_TMA_STORE");
     c->tma_store_off = store && atoi(store) == 0;
+    /* INFER8_CUDA_PDL: whether the forward's own FP8 kernels start their setup while the kernel
+     * before them in the stream ends (cuda_pdl.cuh): 0 never, 2 always, else timed (choose_pdl) */
+    const char *pdl = getenv("INFER8_CUDA_PDL");
+    c->pdl_mode = pdl ? atoi(pdl) : 1;
     c->fp8_only = i8_fp8_variant_set_parse(getenv("INFER8_CUDA_FP8_VARIANT"), i8_cuda_conv_fp8_variants());
     /* INFER8_CUDA_FP8_LT (cuBLASLt e4m3 GEMMs for the 1x1 convs; buffers: i8_cuda_fp8_setup) */
     const char *lt = getenv("INFER8_CUDA_FP8_LT");
@@ -333,6 +337,7 @@ static i8_cuda_fp8_conv_args fp8_args(const cu_ctx *c, int n, const cu_conv_sig 
     a.sm_count = cap > 0 && cap < c->sm_count ? cap : c->sm_count; /* the TMA kernels' grid */
     a.tma_encode_tiled = c->tma_encode_tiled, a.tma_encode_im2col = c->tma_encode_im2col;
     a.tma_store_off = c->tma_store_off;
+    a.pdl = c->batches && n >= 1 && n <= c->max_batch ? c->batches[n].pdl : 0; /* 0 while tuning */
     return a;
 }
 

@@ -23,6 +23,7 @@
 
 #include "cuda_e4m3.cuh"
 #include "cuda_fp8.h"
+#include "cuda_pdl.cuh"
 #include "cuda_splitk.cuh"
 #include "cuda_wgmma.cuh"
 
@@ -359,6 +360,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) conv_fp8_kernel(i8
     const int wm = warp / (BN / WN), wn = warp % (BN / WN);
     const fp8_block blk = fp8_block_of(a, BM, BN, splits);
     const int kt0 = blk.kt0, KT = blk.KT;
+    griddep_wait(); /* nothing read or written before: the input, residual and split-K state follow */
+    griddep_launch_dependents();
     fp8_chan8 ch;
     fp8_chan_prefetch<BN, NT>(a, blk.n0, ch);
     /* the residual too, in every split's block (read-only; the last one uses it); not with 8-byte
@@ -457,6 +460,8 @@ __global__ void __launch_bounds__(BM * 2, MINB) conv_fp8_wgmma_kernel(i8_cuda_fp
     const int tid = threadIdx.x, wg = tid / 128;
     const fp8_block blk = fp8_block_of(a, BM, BN, splits);
     const int kt0 = blk.kt0, KT = blk.KT;
+    griddep_wait(); /* as in conv_fp8_kernel */
+    griddep_launch_dependents();
     fp8_arows<A_PER> rows;
     fp8_rows_init<BM, NT, CH>(a, blk.m0, blk.M, rows);
     auto load_tile = [&](int kt, int stage) {
@@ -669,6 +674,9 @@ __global__ void __launch_bounds__(NWG * 128, BN <= 64 ? 4 / NWG : 1) conv_fp8_ha
         cp_async_ch<16>(sW + (kc / 8) * BN * 128 + r * 128 + (((kc % 8) ^ (r & 7)) << 4),
                         ok ? a.wq + (size_t)co * K + k : a.wq, ok ? 16 : 0);
     }
+    /* the weights are no earlier kernel's output: their loads may overlap its end */
+    griddep_wait();
+    griddep_launch_dependents();
     if (blockIdx.x < g.items) halo_load<NT>(a, g, blockIdx.x, smem + g.h_off);
     fp8_commit();
     for (int r = tid; r < BN; r += NT) {
@@ -769,9 +777,10 @@ template <int BM, int BN, int WM, int WN> static int launch_fp8(const i8_cuda_fp
     if (rc) return rc;
     const int nt = (BM / WM) * (BN / WN) * 32, bytes = fp8_smem<BM, BN>::BYTES;
     bool wide = a->c_in % 16 == 0 && a->x_ld % 16 == 0 && ((uintptr_t)a->x & 15) == 0;
-    if (wide) conv_fp8_kernel<BM, BN, WM, WN, 16><<<grid, nt, bytes, s>>>(*a, splits);
-    else conv_fp8_kernel<BM, BN, WM, WN, 8><<<grid, nt, bytes, s>>>(*a, splits);
-    return (int)cudaGetLastError();
+    i8_cuda_fp8_conv_args av = *a;
+    void *args[] = {&av, &splits};
+    const void *k = wide ? (const void *)conv_fp8_kernel<BM, BN, WM, WN, 16> : (const void *)conv_fp8_kernel<BM, BN, WM, WN, 8>;
+    return (int)launch_pdl(k, grid, dim3(nt), bytes, s, a->pdl, args);
 }
 
 /* the wgmma kernel copies 16-byte chunks only: channels, row stride and base 16-aligned
@@ -781,8 +790,10 @@ static int launch_wg(const i8_cuda_fp8_conv_args *a, int splits, cudaStream_t s)
     dim3 grid;
     int rc = fp8_grid(a, BM, BN, splits, &grid);
     if (rc) return rc;
-    conv_fp8_wgmma_kernel<BM, BN, S, PF, MINB><<<grid, BM * 2, wg_smem<BM, BN, S>::BYTES, s>>>(*a, splits);
-    return (int)cudaGetLastError();
+    i8_cuda_fp8_conv_args av = *a;
+    void *args[] = {&av, &splits};
+    return (int)launch_pdl((const void *)conv_fp8_wgmma_kernel<BM, BN, S, PF, MINB>, grid, dim3(BM * 2), wg_smem<BM, BN, S>::BYTES,
+                           s, a->pdl, args);
 }
 
 /* halo variants, in variant order from I8_FP8_HALO_FIRST on: name, BN, 64-pixel tiles per item
@@ -813,8 +824,10 @@ template <int BN, int NWG> static int launch_halo(const i8_cuda_fp8_conv_args *a
     const int n_tiles = (a->c_out + BN - 1) / BN;
     long long slots = (long long)(per_sm > 0 ? per_sm : 1) * sms / n_tiles;
     const int blocks = (int)(slots < 1 ? 1 : slots < g.items ? slots : g.items);
-    conv_fp8_halo_kernel<BN, NWG><<<dim3((unsigned)blocks, (unsigned)n_tiles), NWG * 128, g.smem, s>>>(*a, g);
-    return (int)cudaGetLastError();
+    i8_cuda_fp8_conv_args av = *a;
+    void *args[] = {&av, &g};
+    return (int)launch_pdl((const void *)conv_fp8_halo_kernel<BN, NWG>, dim3((unsigned)blocks, (unsigned)n_tiles), dim3(NWG * 128),
+                           g.smem, s, a->pdl, args);
 }
 
 extern "C" int i8_cuda_conv_fp8_halo_variants(void) {

@@ -29,6 +29,7 @@
 
 #include "cuda_e4m3.cuh"
 #include "cuda_fp8.h"
+#include "cuda_pdl.cuh"
 #include "cuda_wgmma.cuh"
 
 #define TMA_BM 128
@@ -494,6 +495,8 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
     __syncthreads();
+    griddep_wait(); /* the barriers are set up; every global access follows */
+    griddep_launch_dependents();
 
     if (wg == 0) { /* producer */
         if (threadIdx.x == 0) {
@@ -766,8 +769,9 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2co
     if (p.tma_store && a->yq)
         p.tma_store = !encode_2d(encode, &p.tq, a->yq, 1, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->y_ld, 16, BN);
     const int tiles = p.m_tiles * p.n_tiles, grid = tiles < sm_count ? tiles : sm_count;
-    tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW><<<grid, TMA_THREADS, L::BYTES, s>>>(p);
-    return (int)cudaGetLastError();
+    void *args[] = {&p};
+    return (int)launch_pdl((const void *)tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW>, dim3(grid), dim3(TMA_THREADS), L::BYTES, s,
+                           a->pdl, args);
 }
 
 /* The product's TMA variants, in variant order after cuda_fp8.cu's families (stored tactics name

@@ -91,6 +91,8 @@ typedef struct cu_batch {
     cudaGraphExec_t exec;
     cudaGraphExec_t exec_u8;     /* the same forward from the uint8 input (run_u8), captured on first use */
     int u8_capture_failed;       /* that capture failed: run_u8 launches node by node */
+    int pdl;                     /* 1: the own FP8 kernels of this batch's forward are launched with
+                                  * programmatic dependent launch (choose_pdl; cuda_pdl.cuh) */
     i8_cuda_stats stats;
 } cu_batch;
 
@@ -134,6 +136,8 @@ typedef struct cu_ctx {
     int fp8_tma;                 /* try the TMA kernels (variants I8_FP8_TMA_FIRST on; unless INFER8_CUDA_FP8_TMA=0) */
     int tma_grid_forced;         /* INFER8_CUDA_TMA_GRID=N: every TMA launch at most N blocks (tests) */
     int tma_store_off;           /* INFER8_CUDA_TMA_STORE=0: the TMA kernels' generic output stores (tests) */
+    int pdl_mode;                /* INFER8_CUDA_PDL: 0 never programmatic dependent launch, 1 (default) a timed
+                                  * whole-graph choice (choose_pdl), 2 always, untimed (tests) */
     int sm_count;                /* FP8: i8_cuda_tma_driver's answers, for every TMA launch */
     void *tma_encode_tiled, *tma_encode_im2col;
     i8_fp8_variant_set fp8_only; /* INFER8_CUDA_FP8_VARIANT=v[,v...]: a conv that one of these variants fits runs
