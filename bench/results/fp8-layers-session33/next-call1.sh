@@ -6,8 +6,8 @@
 #    up-projection at batch 32, mode 4: $OUT/ncu-b17up-53*. Compare with session 32's
 #    bench/results/fp8-layers-session32/s31-next-call1/ncu-b17up-53-sass.csv.gz (K slice 70 warp
 #    instructions, 32 of them R2UR; epilogue 734 per warp and tile).
-# 2. The lab on "Block35 branch 1x1 320->32 @35 b32", every variant, mode 0: in IRv2's graph the
-#    tuner keeps cuDNN e4m3 there (17.9 us alone, fp16 19.3; memory floor about 3.4 us).
+# 2. (Ran in session 34's call1.sh: the lab on "Block35 branch 1x1 320->32 @35 b32", every
+#    variant; best tma128x64s4p 8.71 us.)
 # 3. fp8_parity on IRv2 (the CLI on cuda against the CPU emulation, three recipes; last run on
 #    be87941).
 # Carry: build-device/bin, build-device/tests/tools, .devcarry (after tools/prepare-device here).
@@ -16,9 +16,6 @@ CALL_SECONDS=${CALL_SECONDS:-560}
 . tools/device-call.sh
 . tools/gpu-check.d/cuda.sh 2>/dev/null; gpu_env >/dev/null 2>&1
 ncu_step ncu-b17up-53 "Block17 up 1x1 384->1088 @17 b32" 4 53
-stamp "lab Block35 branch 320->32 b32"
-FP8_LAB_SHAPE="Block35 branch 1x1 320->32 @35 b32" FP8_LAB_MODE=0 timeout $(cap 40) build-device/bin/fp8_lab >"$OUT/lab-b35-branch.txt" 2>&1
-echo "lab exit $?"; grep -E "k1 |best|WRONG|FAIL" "$OUT/lab-b35-branch.txt" | head -24
 stamp fp8_parity
 FP8_PARITY_ARCHES=inception_resnet_v2 timeout $(cap 300) tools/gpu-check fp8_parity 2>&1 | grep -E "parity|max rel|agree|exit" | tail -8
 pack_call next-call1
