@@ -697,28 +697,37 @@ static void test_fp8_tma_store_paths(void **state) {
     assert_int_equal(wrong, 0);
 }
 
+/* test_fp8_priority's graph (35x35, 3 input channels): a long branch of three 1x1 convs beside a
+ * short one of one, joined by a concat (f: the four FP8 convs), with its environment: the own
+ * kernels tma128x64s4 and wgmma128x64 only, no cuDNN e4m3, the priority graph kept untimed.
+ * Returns the output node. */
+static int two_lane_case(tg *t, uint64_t seed, int f[4]) {
+    char val[32];
+    snprintf(val, sizeof val, "%d,%d", variant_named("tma128x64s4"), variant_named("wgmma128x64"));
+    assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
+    assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
+    assert_int_equal(setenv("INFER8_CUDA_PRIORITY", "2", 1), 0);
+    tg_init(t, 3, 35, 35, seed);
+    int a = tg_conv(t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    f[0] = tg_conv(t, "long.0", a, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    f[1] = tg_conv(t, "long.1", f[0], 256, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    f[2] = tg_conv(t, "long.2", f[1], 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    f[3] = tg_conv(t, "short", a, 320, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int cat = tg_concat(t, "cat", 2, (int[]){f[2], f[3]});
+    tg_finish(t, cat);
+    return cat;
+}
+
 /* The critical path on high-priority streams, kept untimed (INFER8_CUDA_PRIORITY=2), with FP8
  * convs on both kinds of stream: a long branch of three 1x1 convs (on the path) beside a short
  * one of one (off it), joined by a concat; the own kernels only (one TMA, one cp.async wgmma),
  * so each lane runs persistent TMA kernels too. The output must match the emulation. */
 static void test_fp8_priority(void **state) {
     (void)state;
-    char val[32];
-    snprintf(val, sizeof val, "%d,%d", variant_named("tma128x64s4"), variant_named("wgmma128x64"));
-    assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
-    assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-    assert_int_equal(setenv("INFER8_CUDA_PRIORITY", "2", 1), 0);
     tg t;
-    tg_init(&t, 3, 35, 35, 91);
-    int a = tg_conv(&t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-    int l1 = tg_conv(&t, "long.0", a, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-    int l2 = tg_conv(&t, "long.1", l1, 256, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-    int l3 = tg_conv(&t, "long.2", l2, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-    int sh = tg_conv(&t, "short", a, 320, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-    int cat = tg_concat(&t, "cat", 2, (int[]){l3, sh});
-    tg_finish(&t, cat);
+    int f[4];
+    two_lane_case(&t, 91, f);
     const int n_nodes = t.g.n_nodes;
-    int f[] = {l1, l2, l3, sh};
     const op_result r = run_case(&t, f, NULL, 4, 0);
     const int ok = fp8_op_close(r.rel, r.mean_rel, r.outliers);
     fprintf(stderr,
@@ -738,21 +747,9 @@ static void test_fp8_priority(void **state) {
  * one's outputs bit for bit, and record its choice in every node's flags. */
 static void test_fp8_pdl(void **state) {
     (void)state;
-    char val[32];
-    snprintf(val, sizeof val, "%d,%d", variant_named("tma128x64s4"), variant_named("wgmma128x64"));
-    assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
-    assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-    assert_int_equal(setenv("INFER8_CUDA_PRIORITY", "2", 1), 0); /* records CHOSEN, which restores */
     tg t;
-    tg_init(&t, 3, 35, 35, 92);
-    int a = tg_conv(&t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-    int l1 = tg_conv(&t, "long.0", a, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-    int l2 = tg_conv(&t, "long.1", l1, 256, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-    int l3 = tg_conv(&t, "long.2", l2, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-    int sh = tg_conv(&t, "short", a, 320, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-    int cat = tg_concat(&t, "cat", 2, (int[]){l3, sh});
-    tg_finish(&t, cat);
-    int f[] = {l1, l2, l3, sh};
+    int f[4];
+    const int cat = two_lane_case(&t, 92, f); /* its priority graph records CHOSEN, which restores */
     float *in = quantize_case(&t, f, NULL, 4);
     i8_graph *g = &t.g;
     const int n = 3, nn = g->n_nodes;
