@@ -92,6 +92,12 @@ static const shape shapes[] = {
     /* Block35's up-projection with its residual at batch 32 (1535 tiles of 128 x 64, one K slice:
      * the epilogue is nearly the whole kernel; session 30) */
     {"Block35 up 1x1 128->320 @35 b32 +res", 32, 35, 128, 320, 1, 0, 0, 0, 0, 0},
+    /* each residual block's sibling branch 1x1s (one input) as one conv, the bound of merging them
+     * (session 34): Block35's three 320->32, Block17's 1088->192 and 1088->128, Block8's two
+     * 2080->192; against the sums of the separate shapes above */
+    {"Block35 siblings merged 1x1 320->96 @35 b32", 32, 35, 320, 96, 0, 0, 0, 0, 0, 0},
+    {"Block17 siblings merged 1x1 1088->320 @17 b32", 32, 17, 1088, 320, 0, 0, 0, 0, 0, 0},
+    {"Block8 siblings merged 1x1 2080->384 @8 b32", 32, 8, 2080, 384, 0, 0, 0, 0, 0, 0},
 };
 
 static uint64_t rng_state = 88172645463325252ull;
