@@ -705,10 +705,11 @@ static infer8_status choose_priority(cu_ctx *c, cu_batch *b, i8_err *err) {
 
 /* The own FP8 kernels can start while the kernel before them in the stream ends (programmatic
  * dependent launch, cuda_pdl.cuh): their blocks set up, then wait for that kernel's writes. The
- * forward is captured again with it and both graphs are timed, interleaved, the faster kept: on
- * the H200 (session 34) IRv2 `default` at batch 32 ran 3.119 -> 3.056 ms with it, while batch 1,
- * where cuDNN's kernels (which cannot take part) run nearly every conv, was 0.765 -> 0.770. Last
- * of the choices, on the graph as chosen; the tuner timed each conv without it. Preset tactics
+ * forward is captured again with it and both graphs are timed, interleaved, the faster kept. On
+ * the H200 (session 34) it won for inception_v4 at batch 32 (2.802 -> 2.766 ms) and lost on top
+ * of a priority graph (inception_v3 at batch 32: 1.789 -> 1.830); at batch 1 cuDNN's kernels,
+ * which cannot take part, run nearly every conv. Last of the choices, on the graph as chosen;
+ * the tuner timed each conv without it. Preset tactics
  * whose records carry CHOSEN restore the choice untimed (I8_CUDA_TACTIC_FLAG_PDL). INFER8_CUDA_PDL
  * = 0 never launches so, 2 keeps it untimed (tests). The choice is recorded in the tactics' flags. */
 static infer8_status choose_pdl(cu_ctx *c, cu_batch *b, i8_err *err) {
