@@ -191,7 +191,7 @@ int main(void) {
     /* FP8_LAB_TMA_STORE=0: the TMA kernels' generic output stores (session 32's A/B) */
     const int tma_store_off = getenv("FP8_LAB_TMA_STORE") && atoi(getenv("FP8_LAB_TMA_STORE")) == 0;
     /* FP8_LAB_PDL=1: every launch with programmatic dependent launch (cuda_pdl.cuh), so that each
-     * timed launch's setup overlaps the end of the one before (session 33's prepared experiment) */
+     * timed launch's setup overlaps the end of the one before (session 34, call 1) */
     const int pdl = getenv("FP8_LAB_PDL") && atoi(getenv("FP8_LAB_PDL")) > 0;
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         const shape &S = shapes[si];

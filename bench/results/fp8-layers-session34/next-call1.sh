@@ -19,7 +19,6 @@ CALL_SECONDS=${CALL_SECONDS:-580}
 . tools/device-call.sh
 . tools/gpu-check.d/cuda.sh 2>/dev/null; gpu_env >/dev/null 2>&1
 fp8_tests_step fp8_tests_choice 60 "test_fp8_p*"
-grep -E "pass [0-9]: graph_pdl|critical path" "$OUT/fp8_tests_choice.log"
 bench_step irv2-b32 inception_resnet_v2 32 130
 # 3. The bound of merging each residual block's sibling branch 1x1s (one launch, the input read
 #    once): the lab on the merged shapes and on the separate ones, batch 32, mode 0.

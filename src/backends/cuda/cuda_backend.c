@@ -502,6 +502,27 @@ static float graph_ms(cu_ctx *c, cudaGraphExec_t exec) {
     return best;
 }
 
+/* Two graphs timed interleaved, twice, each one's faster round kept (*a_ms, *b_ms; < 0 where a
+ * graph is NULL or a replay failed): the priority and launch choices compare candidates so. */
+static void graph_pair_ms(cu_ctx *c, cudaGraphExec_t a, cudaGraphExec_t b, float *a_ms, float *b_ms) {
+    *a_ms = *b_ms = -1.0f;
+    if (!a || !b) return;
+    for (int round = 0; round < 2; round++) {
+        const float x = graph_ms(c, a), y = graph_ms(c, b);
+        if (x >= 0.0f && (*a_ms < 0.0f || x < *a_ms)) *a_ms = x;
+        if (y >= 0.0f && (*b_ms < 0.0f || y < *b_ms)) *b_ms = y;
+    }
+}
+
+/* 1 when preset tactics carry a recorded graph choice: every record CHOSEN (else an older bundle,
+ * or tactics tuned without the choice) */
+static int preset_chosen(const cu_ctx *c, const cu_batch *b) {
+    if (!b->preset) return 0;
+    for (int i = 0; i < c->g->n_nodes; i++)
+        if (!(b->preset[i].flags & I8_CUDA_TACTIC_FLAG_CHOSEN)) return 0;
+    return 1;
+}
+
 /* The tuner times each conv alone, but a TMA kernel holds whole SMs (one block each, most of
  * their shared memory) while concurrent branches wait for room: the forward may be faster with
  * those convs on their fastest other own kernel (cu_conv_plan.alt; session 15 measured IRv2 at
@@ -614,11 +635,8 @@ static void adopt_priority_graph(cu_batch *b, cudaGraphExec_t with) {
 static int stored_priority(const cu_ctx *c, const cu_batch *b, unsigned char **prio_out, int *count, i8_err *err) {
     const int n = c->g->n_nodes;
     *prio_out = NULL, *count = 0;
-    if (!b->preset) return 0;
-    for (int i = 0; i < n; i++) {
-        if (!(b->preset[i].flags & I8_CUDA_TACTIC_FLAG_CHOSEN)) return 0;
-        *count += (b->preset[i].flags & I8_CUDA_TACTIC_FLAG_PRIORITY) != 0;
-    }
+    if (!preset_chosen(c, b)) return 0;
+    for (int i = 0; i < n; i++) *count += (b->preset[i].flags & I8_CUDA_TACTIC_FLAG_PRIORITY) != 0;
     if (!*count) return 1;
     unsigned char *prio = i8_calloc((size_t)n, 1, err);
     if (!prio) return -1;
@@ -679,12 +697,7 @@ static infer8_status choose_priority(cu_ctx *c, cu_batch *b, i8_err *err) {
     b->prio = prio;
     cudaGraphExec_t with = capture(c, b, 0);
     float plain_ms = -1.0f, prio_ms = -1.0f;
-    if (with && mode == 1)
-        for (int round = 0; round < 2; round++) { /* interleaved: the faster of two per graph */
-            const float a = graph_ms(c, b->exec), p = graph_ms(c, with);
-            if (a >= 0.0f && (plain_ms < 0.0f || a < plain_ms)) plain_ms = a;
-            if (p >= 0.0f && (prio_ms < 0.0f || p < prio_ms)) prio_ms = p;
-        }
+    if (mode == 1) graph_pair_ms(c, b->exec, with, &plain_ms, &prio_ms);
     b->stats.graph_noprio_ms = plain_ms, b->stats.graph_prio_ms = prio_ms;
     if (getenv("INFER8_CUDA_DEBUG"))
         fprintf(stderr, "cuda: batch %d: graph %.4f ms, with %d critical-path nodes at high priority %.4f ms\n", b->n,
@@ -713,12 +726,11 @@ static infer8_status choose_priority(cu_ctx *c, cu_batch *b, i8_err *err) {
  * whose records carry CHOSEN restore the choice untimed (I8_CUDA_TACTIC_FLAG_PDL). INFER8_CUDA_PDL
  * = 0 never launches so, 2 keeps it untimed (tests). The choice is recorded in the tactics' flags. */
 static infer8_status choose_pdl(cu_ctx *c, cu_batch *b, i8_err *err) {
-    const int n = c->g->n_nodes, mode = c->pdl_mode;
-    int own = 0, chosen = b->preset != NULL, stored = 0;
+    const int n = c->g->n_nodes, mode = c->pdl_mode, chosen = preset_chosen(c, b);
+    int own = 0, stored = 0;
     for (int i = 0; i < n; i++) {
         own += b->tactics[i].kind == I8_CUDA_TACTIC_FP8;
-        if (b->preset) chosen &= (b->preset[i].flags & I8_CUDA_TACTIC_FLAG_CHOSEN) != 0,
-                       stored |= (b->preset[i].flags & I8_CUDA_TACTIC_FLAG_PDL) != 0;
+        stored |= b->preset && (b->preset[i].flags & I8_CUDA_TACTIC_FLAG_PDL);
     }
     b->pdl = 0;
     if (mode > 0 && own > 0 && b->exec) {
@@ -727,12 +739,7 @@ static infer8_status choose_pdl(cu_ctx *c, cu_batch *b, i8_err *err) {
         if (!restore || stored) {
             b->pdl = 1;
             cudaGraphExec_t with = capture(c, b, 0);
-            if (with && mode == 1 && !restore)
-                for (int round = 0; round < 2; round++) { /* interleaved: the faster of two per graph */
-                    const float a = graph_ms(c, b->exec), p = graph_ms(c, with);
-                    if (a >= 0.0f && (plain_ms < 0.0f || a < plain_ms)) plain_ms = a;
-                    if (p >= 0.0f && (pdl_ms < 0.0f || p < pdl_ms)) pdl_ms = p;
-                }
+            if (mode == 1 && !restore) graph_pair_ms(c, b->exec, with, &plain_ms, &pdl_ms);
             if (with && (mode == 2 || restore || (pdl_ms >= 0.0f && (plain_ms < 0.0f || pdl_ms < plain_ms)))) {
                 cudaGraphExecDestroy(b->exec);
                 b->exec = with;
