@@ -133,6 +133,7 @@ static float time_us(int (*fn)(void *), void *arg) {
 struct fp8_call {
     i8_cuda_fp8_conv_args a;
     int variant;
+    const i8_cuda_fp8_outs *outs; /* the merged-sibling kernels (FP8_LAB_SPLIT), else NULL */
 };
 /* the lab-only kernels of fp8_tma.cu follow the product's variants */
 int lab_tma_variants(void);
@@ -152,11 +153,18 @@ static bool in_list(const char *list, int v) {
     return false;
 }
 static int lab_variants(void) { return i8_cuda_conv_fp8_variants() + lab_tma_variants(); }
+/* after the lab's: the two merged-sibling kernels (i8_cuda_conv_fp8_tma_multi, BN 64 and 128),
+ * run with FP8_LAB_SPLIT only */
+static bool is_multi(int v) { return v >= lab_variants(); }
 static bool is_lab(int v) { return v >= i8_cuda_conv_fp8_variants(); }
-static const char *var_name(int v) { return is_lab(v) ? lab_tma_name(v - i8_cuda_conv_fp8_variants()) : i8_cuda_conv_fp8_name(v); }
+static const char *var_name(int v) {
+    if (is_multi(v)) return v == lab_variants() ? "tma128x64s4m" : "tma128x128s3m";
+    return is_lab(v) ? lab_tma_name(v - i8_cuda_conv_fp8_variants()) : i8_cuda_conv_fp8_name(v);
+}
 static int var_splits(int v) { return is_lab(v) ? 1 : i8_cuda_conv_fp8_splits(v); }
 static int run_fp8(void *p) {
     fp8_call *c = (fp8_call *)p;
+    if (is_multi(c->variant)) return i8_cuda_conv_fp8_tma_multi(&c->a, c->outs, c->variant > lab_variants(), 0);
     if (is_lab(c->variant)) return lab_tma_conv(&c->a, c->variant - i8_cuda_conv_fp8_variants(), 0);
     return i8_cuda_conv_fp8(&c->a, c->variant, 0);
 }
@@ -193,9 +201,31 @@ int main(void) {
     /* FP8_LAB_PDL=1: every launch with programmatic dependent launch (cuda_pdl.cuh), so that each
      * timed launch's setup overlaps the end of the one before (session 34, call 1) */
     const int pdl = getenv("FP8_LAB_PDL") && atoi(getenv("FP8_LAB_PDL")) > 0;
+    /* FP8_LAB_SPLIT=w0,w1,...: the conv's output channels as sibling convs of those widths (summing
+     * to its c_out, at most I8_FP8_MAX_OUTS), each with its own e4m3 scale (1 + k / 2 times the
+     * finest), run by the merged-sibling kernels only (session 34's prepared experiment) */
+    const char *split_env = getenv("FP8_LAB_SPLIT");
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         const shape &S = shapes[si];
         if (only_shape && !strstr(S.name, only_shape)) continue;
+        i8_cuda_fp8_outs outs;
+        memset(&outs, 0, sizeof outs);
+        if (split_env) {
+            for (const char *q = split_env; *q && outs.n < I8_FP8_MAX_OUTS;) {
+                char *end;
+                long w = strtol(q, &end, 10);
+                if (end == q || w < 8 || w % 8) break;
+                outs.c0[outs.n + 1] = outs.c0[outs.n] + (int)w, outs.n++;
+                q = *end == ',' ? end + 1 : end;
+            }
+            if (outs.n < 1 || outs.c0[outs.n] != S.co) {
+                printf("\n%s: FP8_LAB_SPLIT=%s does not split its %d channels (at most %d widths, multiples of 8): skipped\n",
+                       S.name, split_env, S.co, I8_FP8_MAX_OUTS);
+                failures++;
+                continue;
+            }
+        }
+        const bool split = outs.n > 0;
         const int kh = S.kh ? S.kh : 1, kw = S.kw ? S.kw : 1, st = S.st ? S.st : 1, K = kh * kw * S.ci;
         const int ho = (S.hw + 2 * S.ph - kh) / st + 1, wo = (S.hw + 2 * S.pw - kw) / st + 1;
         size_t M = (size_t)S.n * ho * wo, xs = (size_t)S.n * S.hw * S.hw * S.ci, ws = (size_t)S.co * K, ys = M * S.co;
@@ -206,6 +236,12 @@ int main(void) {
          * e4m3 codes with per-channel scales; bias; residual x fp16 and its e4m3 copy */
         float sx = 4.0f / 448.0f, sr = 3.0f / 448.0f, sy = 6.0f / 448.0f, rs = 0.17f;
         float inv_x = 1.0f / sx, inv_r = 1.0f / sr, inv_y = 1.0f / sy;
+        float *inv_ch = (float *)malloc(S.co * 4); /* each channel's 1 / e4m3 scale (its sibling's with FP8_LAB_SPLIT) */
+        for (int o = 0, k = 0; o < S.co; o++) {
+            while (split && o >= outs.c0[k + 1]) k++;
+            inv_ch[o] = split ? inv_y / (1.0f + 0.5f * (float)k) : inv_y;
+        }
+        for (int k = 0; k < outs.n; k++) outs.inv[k] = inv_ch[outs.c0[k]];
         __half *hx = (__half *)malloc(xs * 2), *hr = (__half *)malloc(ys * 2), *hw16 = (__half *)malloc(ws * 2);
         uint8_t *qx = (uint8_t *)malloc(xs), *qw = (uint8_t *)malloc(ws), *qr = (uint8_t *)malloc(ys);
         float *wsc = (float *)malloc(S.co * 4), *mult = (float *)malloc(S.co * 4), *bias = (float *)malloc(S.co * 4);
@@ -269,7 +305,8 @@ int main(void) {
         CK(cudaMemcpy(dhx, hx, xs * 2, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(dhr, hr, ys * 2, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(dw16, hw16, ws * 2, cudaMemcpyHostToDevice));
-        printf("\n%s (M %zu, K %d, N %d)%s\n", S.name, M, K, S.co, slice ? " (outputs: a channel slice)" : "");
+        printf("\n%s (M %zu, K %d, N %d)%s%s%s\n", S.name, M, K, S.co, slice ? " (outputs: a channel slice)" : "",
+               split ? ", as siblings " : "", split ? split_env : "");
         for (int mode = 0; mode < MODES; mode++) {
             if (!S.res && mode >= 2) continue;
             if (only_mode && mode != atoi(only_mode)) continue;
@@ -297,14 +334,22 @@ int main(void) {
                     v = fmaxf(v, 0.0f);
                     ref_h[i] = v;
                     vmax = fmax(vmax, fabs(v));
-                    refc[i] = q8(v * inv_y); /* the float v, as the contract says */
+                    refc[i] = q8(v * inv_ch[o]); /* the float v, as the contract says */
                 }
             float mode_best = 1e30f;
             int mode_best_v = -1;
-            for (int variant = 0; variant < lab_variants(); variant++) {
+            for (int variant = split ? lab_variants() : 0; variant < lab_variants() + (split ? 2 : 0); variant++) {
                 if (only_variant && !in_list(only_variant, variant)) continue;
                 fp8_call c;
                 memset(&c, 0, sizeof c);
+                if (split) {
+                    for (int k = 0; k < outs.n; k++) {
+                        outs.y[k] = want_h ? (void *)(dy + y_off + outs.c0[k]) : NULL;
+                        outs.yq[k] = want_q ? (void *)(dyq + y_off + outs.c0[k]) : NULL;
+                        outs.ld[k] = y_ld;
+                    }
+                    c.outs = &outs;
+                }
                 i8_cuda_fp8_conv_args &a = c.a;
                 a.x = mode == 1 ? (const void *)dhx : (const void *)dqx;
                 a.x_fp8 = mode != 1;
@@ -323,8 +368,9 @@ int main(void) {
                 a.ph = S.ph, a.pw = S.pw;
                 a.partial = part, a.partial_bytes = (size_t)64 << 20, a.counters = cnt, a.n_counters = 65536;
                 c.variant = variant;
-                if (is_lab(variant) ? !lab_tma_fits(&a, variant - i8_cuda_conv_fp8_variants())
-                                    : !i8_cuda_conv_fp8_fits(&a, variant))
+                if (is_multi(variant) ? !i8_cuda_conv_fp8_tma_multi_fits(&a, &outs)
+                    : is_lab(variant) ? !lab_tma_fits(&a, variant - i8_cuda_conv_fp8_variants())
+                                      : !i8_cuda_conv_fp8_fits(&a, variant))
                     continue;
                 CK(cudaMemset(dy, 0xff, yb * 2)); /* poison: NaN halves, 0xFF codes (NaN) */
                 CK(cudaMemset(dyq, 0xff, yb));
@@ -378,14 +424,15 @@ int main(void) {
                                  * rounding, not a bug: the tuner's rule (i8_fp8_code_far),
                                  * measured against the largest float output (vmax / sy in
                                  * code units), not the largest code */
-                                if (gotc[i] == 0x7f || gotc[i] == 0xff || i8_fp8_code_far(refc[i], gotc[i], (float)(vmax / sy)))
+                                if (gotc[i] == 0x7f || gotc[i] == 0xff ||
+                                    i8_fp8_code_far(refc[i], gotc[i], (float)(vmax * inv_ch[i % S.co])))
                                     qwrong++;
                             }
                         }
                 }
                 double rel = maxr > 0 ? maxd / maxr : maxd, qshare = qbad / (double)ys;
                 int ok = (!want_h || rel <= 2e-3) && (!want_q || (qshare < 0.01 && qwrong == 0)) && outside == 0;
-                const bool ablation = is_lab(variant) && lab_tma_ablation(variant - i8_cuda_conv_fp8_variants());
+                const bool ablation = is_lab(variant) && !is_multi(variant) && lab_tma_ablation(variant - i8_cuda_conv_fp8_variants());
                 /* the epilogue stores 16- / 8-byte groups where the outputs are aligned, else one
                  * element at a time: outputs moved off alignment by 8 / 4 bytes take the second
                  * path, which must give the same bits */
@@ -454,7 +501,7 @@ int main(void) {
         cudaFree(dqx), cudaFree(dqw), cudaFree(dqr), cudaFree(dyq), cudaFree(dhx), cudaFree(dhr), cudaFree(dy);
         cudaFree(dw16), cudaFree(dmult), cudaFree(dbias);
         free(hx), free(hr), free(hw16), free(qx), free(qw), free(qr), free(wsc), free(mult), free(bias);
-        free(ref), free(ref_q), free(ref_h), free(refc), free(gotc), free(goth);
+        free(ref), free(ref_q), free(ref_h), free(refc), free(gotc), free(goth), free(inv_ch);
     }
     printf("\n%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
     return failures ? 1 : 0;

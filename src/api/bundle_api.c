@@ -20,7 +20,9 @@
 #include "backends/cuda/cuda_backend.h"
 _Static_assert(I8_CUDA_TACTIC_FLAG_CHOSEN == I8_BUNDLE_TACTIC_FLAG_CHOSEN &&
                    I8_CUDA_TACTIC_FLAG_PRIORITY == I8_BUNDLE_TACTIC_FLAG_PRIORITY &&
-                   I8_CUDA_TACTIC_FLAG_PDL == I8_BUNDLE_TACTIC_FLAG_PDL,
+                   I8_CUDA_TACTIC_FLAG_PDL == I8_BUNDLE_TACTIC_FLAG_PDL &&
+                   I8_CUDA_TACTIC_FLAG_MERGE == I8_BUNDLE_TACTIC_FLAG_MERGE &&
+                   I8_CUDA_TACTIC_FLAG_MERGE_WIDE == I8_BUNDLE_TACTIC_FLAG_MERGE_WIDE,
                "bundle tactic flags mirror the CUDA backend's");
 #endif
 

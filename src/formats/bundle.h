@@ -105,13 +105,18 @@ typedef struct i8_bundle_tactic {
     uint64_t workspace;
 } i8_bundle_tactic;
 /* Record flags, the same bits as I8_CUDA_TACTIC_FLAG_*: the batch's graph choice was recorded
- * (every record of the set), this node runs on a high-priority stream, and the batch's own FP8
- * kernels use programmatic dependent launch (every record or none). Bundles written
+ * (every record of the set), this node runs on a high-priority stream, the batch's own FP8
+ * kernels use programmatic dependent launch, and its sibling 1x1 groups run merged (on the BN
+ * 128 kernel with MERGE_WIDE; these three on every record or none). Bundles written
  * before the flags hold 0 there (the choice is then timed again on load). */
 #define I8_BUNDLE_TACTIC_FLAG_CHOSEN 1u
 #define I8_BUNDLE_TACTIC_FLAG_PRIORITY 2u
 #define I8_BUNDLE_TACTIC_FLAG_PDL 4u
-#define I8_BUNDLE_TACTIC_FLAGS_KNOWN (I8_BUNDLE_TACTIC_FLAG_CHOSEN | I8_BUNDLE_TACTIC_FLAG_PRIORITY | I8_BUNDLE_TACTIC_FLAG_PDL)
+#define I8_BUNDLE_TACTIC_FLAG_MERGE 8u
+#define I8_BUNDLE_TACTIC_FLAG_MERGE_WIDE 16u
+#define I8_BUNDLE_TACTIC_FLAGS_KNOWN                                                                          \
+    (I8_BUNDLE_TACTIC_FLAG_CHOSEN | I8_BUNDLE_TACTIC_FLAG_PRIORITY | I8_BUNDLE_TACTIC_FLAG_PDL |                \
+     I8_BUNDLE_TACTIC_FLAG_MERGE | I8_BUNDLE_TACTIC_FLAG_MERGE_WIDE)
 
 typedef struct i8_bundle_tactic_set {
     char gpu[128];                /* GPU name it was tuned on ("NVIDIA H200") */

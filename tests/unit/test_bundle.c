@@ -637,9 +637,9 @@ static void test_tactic_kinds(void **state) {
         assert_int_equal(got[0].tactics[k].workspace, 1000 + k);
     }
     i8_bundle_tactics_free(got, n);
-    data[rec0 + 96 * 2 + 84] = 8; /* a bit no version defines */
+    data[rec0 + 96 * 2 + 84] = 32; /* a bit no version defines */
     assert_int_equal(i8_bundle_decode_tactics(data, size, set.n_nodes, &got, &n, &err), INFER8_E_FORMAT);
-    assert_non_null(strstr(err.msg, "node 2: flags 0x8 unknown"));
+    assert_non_null(strstr(err.msg, "node 2: flags 0x20 unknown"));
     char where[64];
     snprintf(where, sizeof where, "section byte %zu", rec0 + 96 * 2 + 84);
     assert_non_null(strstr(err.msg, where));

@@ -742,9 +742,11 @@ static void test_fp8_priority(void **state) {
 /* Programmatic dependent launch (choose_pdl) changes when the own FP8 kernels start, never what
  * they compute: test_fp8_priority's graph (TMA and cp.async wgmma kernels only, on high- and
  * default-priority streams) is tuned without it (INFER8_CUDA_PDL=0), and its tactics are restored
- * in three more contexts: with the PDL flag stored (restored untimed), with the flags cleared
- * (the choice timed) and with INFER8_CUDA_PDL=2 (kept untimed). Every context must give the first
- * one's outputs bit for bit, and record its choice in every node's flags. */
+ * in four more contexts: with the PDL flag stored (restored untimed), with the flags cleared
+ * (the choice timed), with INFER8_CUDA_PDL=2 (kept untimed), and with both the priority and the
+ * launch choice timed (INFER8_CUDA_PRIORITY=1: where the priority graph wins, PDL on the default
+ * streams is the third candidate). Every context must give the first one's outputs bit for bit,
+ * and record its choices in every node's flags. */
 static void test_fp8_pdl(void **state) {
     (void)state;
     tg t;
@@ -776,10 +778,12 @@ static void test_fp8_pdl(void **state) {
     for (int i = 0; i < nn; i++) assert_int_equal(tac[i].flags & I8_CUDA_TACTIC_FLAG_PDL, 0u);
     memcpy(rec, tac, sizeof *rec * (size_t)nn);
     i8_backend_cuda.destroy(ca);
-    for (int pass = 0; pass < 3; pass++) { /* 0: PDL stored; 1: flags 0, timed; 2: flags 0, INFER8_CUDA_PDL=2 */
+    /* 0: PDL stored; 1: flags 0, timed; 2: flags 0, INFER8_CUDA_PDL=2; 3: flags 0, priority timed too */
+    for (int pass = 0; pass < 4; pass++) {
         for (int i = 0; i < nn; i++) rec[i].flags = pass == 0 ? (rec[i].flags | I8_CUDA_TACTIC_FLAG_PDL) : 0u;
         if (pass == 2) assert_int_equal(setenv("INFER8_CUDA_PDL", "2", 1), 0);
         else assert_int_equal(unsetenv("INFER8_CUDA_PDL"), 0);
+        if (pass == 3) assert_int_equal(setenv("INFER8_CUDA_PRIORITY", "1", 1), 0);
         void *cb = NULL;
         assert_int_equal(i8_backend_cuda.prepare(&cb, g, &co, &err), INFER8_OK);
         assert_int_equal(i8_cuda_preset_tactics(cb, n, rec, &err), INFER8_OK);
@@ -788,20 +792,70 @@ static void test_fp8_pdl(void **state) {
         i8_cuda_get_stats(cb, n, &st);
         size_t differ = 0;
         for (size_t i = 0; i < outc * n; i++) differ += memcmp(&got[i], &want[i], sizeof(float)) != 0;
-        fprintf(stderr, "  pass %d: graph_pdl %d (restored %d), timed %.4f / %.4f ms; %zu of %zu outputs differ from the run without\n",
-                pass, st.graph_pdl, st.pdl_restored, (double)st.graph_nopdl_ms, (double)st.graph_pdl_ms, differ, outc * n);
+        fprintf(stderr,
+                "  pass %d: graph_pdl %d (restored %d), timed %.4f / %.4f ms; graph_prio %d (%d nodes), PDL without "
+                "priorities %.4f ms; %zu of %zu outputs differ from the run without\n",
+                pass, st.graph_pdl, st.pdl_restored, (double)st.graph_nopdl_ms, (double)st.graph_pdl_ms, st.graph_prio,
+                st.prio_nodes, (double)st.graph_pdl_noprio_ms, differ, outc * n);
         assert_int_equal(differ, 0);
         assert_int_equal(st.presets_retuned, 0);
         assert_int_equal(st.pdl_restored, pass == 0);
-        if (pass == 1) assert_true(st.graph_nopdl_ms > 0.0f && st.graph_pdl_ms > 0.0f);
+        if (pass == 1 || pass == 3) assert_true(st.graph_nopdl_ms > 0.0f && st.graph_pdl_ms > 0.0f);
         else assert_int_equal(st.graph_pdl, 1), assert_true(st.graph_pdl_ms < 0.0f); /* untimed */
+        /* the third candidate only where the priority graph was timed, not forced */
+        if (pass < 3) assert_int_equal(st.graph_prio, 1), assert_true(st.graph_pdl_noprio_ms == 0.0f);
+        if (st.graph_pdl_noprio_ms > 0.0f && !st.graph_prio) assert_int_equal(st.graph_pdl, 1); /* it won */
         assert_int_equal(i8_cuda_tactics(cb, n, &tac, &err), INFER8_OK);
-        for (int i = 0; i < nn; i++)
+        int prio_flags = 0;
+        for (int i = 0; i < nn; i++) {
             assert_int_equal(tac[i].flags & I8_CUDA_TACTIC_FLAG_PDL, st.graph_pdl ? I8_CUDA_TACTIC_FLAG_PDL : 0u);
+            prio_flags += (tac[i].flags & I8_CUDA_TACTIC_FLAG_PRIORITY) != 0;
+        }
+        assert_int_equal(prio_flags, st.graph_prio ? st.prio_nodes : 0);
         i8_backend_cuda.destroy(cb);
     }
     free(in), free(want), free(got), free(rec);
     i8_graph_free(g);
+}
+
+/* A residual block's branches in small: one FP8 1x1 (p) read by three sibling FP8 1x1s, one of
+ * them a concat member, the others read by FP8 3x3s, the concat read by an FP8 1x1. With
+ * INFER8_CUDA_MERGE=mode (2: BN 64, 3: BN 128) the siblings run as one conv on the merged TMA
+ * kernel (choose_merge, kept untimed), each writing its own e4m3 twin in its own scale; the
+ * output must match the emulation as the separate convs do. */
+static void merge_case(int mode) {
+    char val[8];
+    snprintf(val, sizeof val, "%d", mode);
+    assert_int_equal(setenv("INFER8_CUDA_MERGE", val, 1), 0);
+    tg t;
+    tg_init(&t, 3, 17, 17, 93 + (uint64_t)mode);
+    int s = tg_conv(&t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int p = tg_conv(&t, "p", s, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b0 = tg_conv(&t, "branch0", p, 32, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b1 = tg_conv(&t, "branch1.0", p, 32, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b1b = tg_conv(&t, "branch1.1", b1, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int b2 = tg_conv(&t, "branch2.0", p, 48, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b2b = tg_conv(&t, "branch2.1", b2, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int cat = tg_concat(&t, "cat", 3, (int[]){b0, b1b, b2b});
+    int o = tg_conv(&t, "up", cat, 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_NONE, -1, 1);
+    tg_finish(&t, o);
+    int f[] = {p, b0, b1, b1b, b2, b2b, o};
+    const op_result r = run_case(&t, f, NULL, 7, 0);
+    const int ok = fp8_op_close(r.rel, r.mean_rel, r.outliers);
+    fprintf(stderr, "  siblings merged on BN %d (%d group, graph_merge %d): max rel diff %.3g, mean |diff| / max |ref| %.3g, "
+                    "%.4f%% beyond 2e-2: %s\n",
+            mode == 3 ? 128 : 64, last_stats.merge_groups, last_stats.graph_merge, r.rel, r.mean_rel, 100.0 * r.outliers,
+            ok ? "ok" : "WRONG");
+    assert_int_equal(unsetenv("INFER8_CUDA_MERGE"), 0);
+    assert_true(ok);
+    assert_int_equal(last_stats.merge_groups, 1);
+    assert_int_equal(last_stats.graph_merge, mode == 3 ? 2 : 1);
+}
+
+static void test_fp8_merge(void **state) {
+    (void)state;
+    merge_case(2);
+    merge_case(3);
 }
 
 /* x -> branch convs -> fused residual conv (reads x as residual); then a second block */
@@ -1292,12 +1346,20 @@ static void bench_arch(const char *arch, const char *recipe) {
                          k ? "fp8" : "fp16", (double)st->graph_noprio_ms, st->prio_nodes, (double)st->graph_prio_ms,
                          st->graph_prio ? " (kept)" : "");
         }
+        if (sb.merge_groups > 0 && strlen(choice) < sizeof choice) /* the merge choice (choose_merge) */
+            snprintf(choice + strlen(choice), sizeof choice - strlen(choice),
+                     "; fp8 graph %.3f ms, %d sibling groups merged %.3f (BN 64) / %.3f ms (BN 128): %s", (double)sb.graph_nomerge_ms,
+                     sb.merge_groups, (double)sb.graph_merge_ms[0], (double)sb.graph_merge_ms[1],
+                     sb.graph_merge == 2 ? "BN 128 kept" : sb.graph_merge ? "BN 64 kept" : "unmerged kept");
         if (sb.graph_pdl_ms > 0.0f || sb.pdl_restored) { /* the launch choice (choose_pdl) */
             const size_t used = strlen(choice);
             if (used < sizeof choice)
                 snprintf(choice + used, sizeof choice - used, "; fp8 graph %.3f ms, with programmatic dependent launch %.3f ms%s",
                          (double)sb.graph_nopdl_ms, (double)sb.graph_pdl_ms,
                          sb.pdl_restored ? (sb.graph_pdl ? " (restored)" : " (off, restored)") : sb.graph_pdl ? " (kept)" : "");
+            if (sb.graph_pdl_noprio_ms != 0.0f && strlen(choice) < sizeof choice)
+                snprintf(choice + strlen(choice), sizeof choice - strlen(choice), ", with it and no priorities %.3f ms%s",
+                         (double)sb.graph_pdl_noprio_ms, sb.graph_pdl && !sb.graph_prio ? " (kept)" : "");
         }
         printf("| %s | %s | %d | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | fp8 convs %d (own %d of which wgmma %d, TMA %d, "
                "halo %d, cuBLASLt %d, cuDNN %d)%s, fp16 convs %d | arena %.1f -> %.1f MiB, weights %.1f -> %.1f MiB |\n",
@@ -1366,6 +1428,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_fp8_tma_store_paths, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_priority, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_pdl, im2col_teardown),
+        cmocka_unit_test(test_fp8_merge),
         cmocka_unit_test(test_fp8_residual),
         cmocka_unit_test(test_fp8_residual_fp8),
         cmocka_unit_test(test_fp8_dual_output_and_concat),

@@ -417,8 +417,18 @@ static int launch_all(cu_ctx *c, cu_batch *b, int u8, int *failed_node) {
                 return -1;
             }
         }
-        int rc = launch_node(c, b, i, s, si, u8);
-        if (rc == 0 && c->rt[i].need_event && cudaEventRecord(c->ev[i], s) != cudaSuccess) rc = -1;
+        /* merged siblings (b->merge): the group's first node launches one conv for all; the others
+         * launch nothing and, on another lane, wait for it (their consumers wait on them) */
+        const int group = b->merge ? c->rt[i].merge_group - 1 : -1;
+        const int lead = group >= 0 ? c->merges[group].nodes[0] : -1;
+        int rc = 0;
+        if (group < 0) rc = launch_node(c, b, i, s, si, u8);
+        else if (lead == i) {
+            rc = i8_cuda_fp8_merged_launch(c, b->n, group, b->merge == 2, s, si);
+            if (rc == 0 && cudaEventRecord(c->ev[i], s) != cudaSuccess) rc = -1;
+        } else if (c->rt[lead].stream != si && cudaStreamWaitEvent(s, c->ev[lead], 0) != cudaSuccess)
+            rc = -1;
+        if (rc == 0 && c->rt[i].need_event && (group < 0 || lead != i) && cudaEventRecord(c->ev[i], s) != cudaSuccess) rc = -1;
         if (rc) {
             *failed_node = i;
             return rc;
@@ -654,9 +664,13 @@ static int stored_priority(const cu_ctx *c, const cu_batch *b, unsigned char **p
  * timing costs about 0.8 s at IRv2 batch 32, and restored tactics have no times to find the
  * path by. INFER8_CUDA_PRIORITY=0 skips this, 2 keeps the priority graph untimed (tests,
  * diagnosis). The choice is recorded in the tactics' flags either way. */
-static infer8_status choose_priority(cu_ctx *c, cu_batch *b, i8_err *err) {
+static int priority_mode(void) {
     const char *env = getenv("INFER8_CUDA_PRIORITY");
-    const int mode = env ? atoi(env) : 1, n = c->g->n_nodes;
+    return env ? atoi(env) : 1;
+}
+
+static infer8_status choose_priority(cu_ctx *c, cu_batch *b, i8_err *err) {
+    const int mode = priority_mode(), n = c->g->n_nodes;
     if (mode <= 0 || !b->exec || !c->streams_hi[0] || c->streams_used < 2) return INFER8_OK;
     unsigned char *prio = NULL;
     int stored_count = 0;
@@ -747,6 +761,32 @@ static infer8_status choose_pdl(cu_ctx *c, cu_batch *b, i8_err *err) {
                 if (with) cudaGraphExecDestroy(with);
                 b->pdl = 0;
             }
+            /* with the priority graph kept by timing (not forced): also PDL on the default streams
+             * (session 34: PDL with priorities lost where PDL without them won, IRv2 and v3 at
+             * batch 32) */
+            if (mode == 1 && !restore && b->prio && b->stats.graph_prio && priority_mode() == 1) {
+                const float best = b->pdl ? pdl_ms : plain_ms;
+                unsigned char *prio = b->prio;
+                const int pdl_was = b->pdl;
+                b->prio = NULL, b->pdl = 1;
+                cudaGraphExec_t flat = capture(c, b, 0);
+                float flat_ms = -1.0f, kept_ms = -1.0f;
+                graph_pair_ms(c, b->exec, flat, &kept_ms, &flat_ms);
+                b->stats.graph_pdl_noprio_ms = flat_ms;
+                if (getenv("INFER8_CUDA_DEBUG"))
+                    fprintf(stderr, "cuda: batch %d: graph as kept %.4f ms (%.4f before), with PDL and no stream priorities %.4f ms\n",
+                            b->n, (double)kept_ms, (double)best, (double)flat_ms);
+                if (flat && flat_ms >= 0.0f && (kept_ms < 0.0f || flat_ms < kept_ms)) {
+                    cudaGraphExecDestroy(b->exec);
+                    b->exec = flat;
+                    free(prio);
+                    b->stats.graph_prio = 0, b->stats.prio_nodes = 0;
+                    record_priority_choice(c, b);
+                } else {
+                    if (flat) cudaGraphExecDestroy(flat);
+                    b->prio = prio, b->pdl = pdl_was;
+                }
+            }
         }
         b->stats.graph_nopdl_ms = plain_ms, b->stats.graph_pdl_ms = pdl_ms, b->stats.pdl_restored = restore;
         if (getenv("INFER8_CUDA_DEBUG"))
@@ -760,14 +800,87 @@ static infer8_status choose_pdl(cu_ctx *c, cu_batch *b, i8_err *err) {
     return INFER8_OK;
 }
 
+/* Sibling 1x1 convs (one input each group, c->merges) run as one conv on the merged TMA kernel
+ * (i8_cuda_conv_fp8_tma_multi): the input read once and one launch instead of two to four, each
+ * sibling keeping its outputs and e4m3 scale. The graph as chosen is captured with the groups
+ * merged on the BN 64 kernel and on the BN 128 one; the fastest of the three is kept (timed
+ * interleaved). Preset tactics whose records carry CHOSEN restore the choice untimed
+ * (I8_CUDA_TACTIC_FLAG_MERGE, _MERGE_WIDE). INFER8_CUDA_MERGE = 0 never merges, 2 / 3 merge on BN
+ * 64 / 128 untimed (tests). Before the priority and launch choices, which then see the merged graph. */
+static infer8_status choose_merge(cu_ctx *c, cu_batch *b, i8_err *err) {
+    const int n = c->g->n_nodes, mode = c->merge_mode, chosen = preset_chosen(c, b);
+    int stored = 0;
+    for (int i = 0; i < n && b->preset; i++)
+        if (b->preset[i].flags & I8_CUDA_TACTIC_FLAG_MERGE)
+            stored = b->preset[i].flags & I8_CUDA_TACTIC_FLAG_MERGE_WIDE ? 2 : 1;
+    b->merge = 0;
+    if (mode <= 0 || c->n_merges == 0 || !b->exec) return INFER8_OK;
+    const int restore = mode == 1 && chosen;
+    b->stats.merge_groups = c->n_merges, b->stats.merge_restored = restore;
+    b->stats.graph_nomerge_ms = b->stats.graph_merge_ms[0] = b->stats.graph_merge_ms[1] = -1.0f;
+    if (restore || mode >= 2) { /* one graph, untimed */
+        const int want = restore ? stored : mode == 3 ? 2 : 1;
+        if (want) {
+            b->merge = want;
+            cudaGraphExec_t with = capture(c, b, 0);
+            if (with) {
+                cudaGraphExecDestroy(b->exec);
+                b->exec = with;
+            } else {
+                b->merge = 0;
+            }
+        }
+    } else {
+        cudaGraphExec_t cand[2] = {NULL, NULL};
+        for (int k = 0; k < 2; k++) {
+            b->merge = k + 1;
+            cand[k] = capture(c, b, 0);
+        }
+        float best[3] = {-1.0f, -1.0f, -1.0f}; /* as chosen, BN 64, BN 128 */
+        for (int round = 0; round < 2; round++) /* interleaved: the faster of two per graph */
+            for (int k = 0; k < 3; k++) {
+                cudaGraphExec_t e = k ? cand[k - 1] : b->exec;
+                const float ms = e ? graph_ms(c, e) : -1.0f;
+                if (ms >= 0.0f && (best[k] < 0.0f || ms < best[k])) best[k] = ms;
+            }
+        int keep = 0;
+        for (int k = 1; k < 3; k++)
+            if (best[k] >= 0.0f && (best[keep] < 0.0f || best[k] < best[keep])) keep = k;
+        b->stats.graph_nomerge_ms = best[0], b->stats.graph_merge_ms[0] = best[1], b->stats.graph_merge_ms[1] = best[2];
+        for (int k = 0; k < 2; k++)
+            if (cand[k] && keep != k + 1) cudaGraphExecDestroy(cand[k]);
+        b->merge = keep;
+        if (keep) {
+            cudaGraphExecDestroy(b->exec);
+            b->exec = cand[keep - 1];
+        }
+        if (getenv("INFER8_CUDA_DEBUG"))
+            fprintf(stderr, "cuda: batch %d: graph %.4f ms, with %d sibling groups merged %.4f ms (BN 64) / %.4f ms (BN 128)\n",
+                    b->n, (double)best[0], c->n_merges, (double)best[1], (double)best[2]);
+    }
+    b->stats.graph_merge = b->merge;
+    CU_TRY(cudaStreamSynchronize(c->streams[0]));
+    return INFER8_OK;
+}
+
+/* The merge choice in every record's flags (after choose_priority rewrote them) */
+static void record_merge_choice(const cu_ctx *c, cu_batch *b) {
+    const uint32_t bits = (b->merge ? I8_CUDA_TACTIC_FLAG_MERGE : 0u) | (b->merge == 2 ? I8_CUDA_TACTIC_FLAG_MERGE_WIDE : 0u);
+    for (int i = 0; i < c->g->n_nodes; i++)
+        b->tactics[i].flags = (b->tactics[i].flags & ~(I8_CUDA_TACTIC_FLAG_MERGE | I8_CUDA_TACTIC_FLAG_MERGE_WIDE)) | bits;
+}
+
 static infer8_status choose_graph(cu_ctx *c, cu_batch *b, i8_err *err) {
     const char *choice = getenv("INFER8_CUDA_GRAPH_CHOICE");
     if (!b->exec || (choice && atoi(choice) <= 0)) return INFER8_OK;
     float base_ms = 0.0f;
     infer8_status rc = choose_plain(c, b, &base_ms, err);
     if (rc == INFER8_OK) rc = choose_own(c, b, base_ms, err);
+    if (rc == INFER8_OK) rc = choose_merge(c, b, err);
     if (rc == INFER8_OK) rc = choose_priority(c, b, err);
-    return rc != INFER8_OK ? rc : choose_pdl(c, b, err);
+    if (rc == INFER8_OK) rc = choose_pdl(c, b, err);
+    if (rc == INFER8_OK) record_merge_choice(c, b);
+    return rc;
 }
 
 static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
@@ -787,14 +900,20 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
     free(b->prio);
     b->prio = NULL;
     b->pdl = 0; /* the tuner times each conv without it (choose_pdl decides for the graph) */
+    b->merge = 0; /* each sibling tuned alone (choose_merge decides for the graph) */
     c->cudnn_spent_s = 0; /* the cuDNN plan-building budget applies per batch size */
     double t0 = now_s();
+    /* INFER8_CUDA_PDL_TUNE=1 (experiment): each conv timed with programmatic dependent launch,
+     * its back-to-back launches overlapping as in a PDL graph */
+    const char *pt = getenv("INFER8_CUDA_PDL_TUNE");
+    b->pdl = pt && atoi(pt) > 0 && c->pdl_mode > 0;
     for (int i = 0; i < nn; i++) {
         if (c->g->nodes[i].op != I8_OP_CONV) continue;
         infer8_status rc = i8_cuda_conv_setup(c, b, i, err);
-        if (rc != INFER8_OK) return rc;
+        if (rc != INFER8_OK) return b->pdl = 0, rc;
     }
     infer8_status rc = i8_cuda_conv_tune_deferred(c, b, err);
+    b->pdl = 0;
     if (rc != INFER8_OK) return rc;
     CU_TRY(cudaStreamSynchronize(c->streams[0]));
     b->stats.tune_seconds = now_s() - t0;
@@ -883,6 +1002,12 @@ static void cuda_destroy(void *vctx) {
             cudaFree(c->rt[i].mult);
             cudaFree(c->rt[i].dscale);
         }
+    for (int k = 0; k < c->n_merges; k++) {
+        cudaFree(c->merges[k].wq);
+        cudaFree(c->merges[k].mult);
+        cudaFree(c->merges[k].bias);
+    }
+    free(c->merges);
     if (c->ev)
         for (int i = 0; i < c->g->n_nodes; i++)
             if (c->ev[i]) cudaEventDestroy(c->ev[i]);
@@ -1053,6 +1178,7 @@ static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_opti
         return i8_fail(err, INFER8_E_DEVICE, "cuda: fill kernel failed to launch");
     for (int i = 0; i < n; i++)
         if ((rc = upload_node(c, i, err))) return rc;
+    if ((rc = i8_cuda_fp8_merge_plan(c, err))) return rc;
     size_t in_count;
     if (!i8_mul3_size((size_t)c->max_batch * g->input_c, (size_t)g->input_h, (size_t)g->input_w, &in_count))
         return i8_fail(err, INFER8_E_LIMIT, "cuda: input size overflows");

@@ -36,11 +36,14 @@ typedef struct i8_cuda_tactic {
  * as chosen instead of timing the choice again (choose_priority, choose_pdl):
  * CHOSEN: the batch's graph was chosen with or without stream priorities; set on every record.
  * PRIORITY: this node runs on its lane's high-priority stream.
- * PDL: the batch's own FP8 kernels are launched with programmatic dependent launch; set on every
- * record or none, restored where the records carry CHOSEN. Mirrored by formats/bundle.h. */
+ * PDL: the batch's own FP8 kernels are launched with programmatic dependent launch; MERGE (and
+ * MERGE_WIDE): its sibling 1x1 groups run merged (on the BN 128 kernel); each set on every record
+ * or none, restored where the records carry CHOSEN. Mirrored by formats/bundle.h. */
 #define I8_CUDA_TACTIC_FLAG_CHOSEN 1u
 #define I8_CUDA_TACTIC_FLAG_PRIORITY 2u
 #define I8_CUDA_TACTIC_FLAG_PDL 4u /* the batch's own FP8 kernels with programmatic dependent launch */
+#define I8_CUDA_TACTIC_FLAG_MERGE 8u /* the batch's sibling 1x1 groups merged (choose_merge) */
+#define I8_CUDA_TACTIC_FLAG_MERGE_WIDE 16u /* ... on the BN 128 kernel */
 
 /* Number of CUDA devices visible (0 when none or no driver); never fails. */
 int i8_cuda_device_count(void);
@@ -97,8 +100,14 @@ typedef struct i8_cuda_stats {
      * launched as usual and with programmatic dependent launch (< 0 when not timed, 0 when not
      * tried: no own FP8 kernel, INFER8_CUDA_PDL=0), and which one runs (graph_pdl 1: the latter) */
     float graph_nopdl_ms, graph_pdl_ms;
+    float graph_pdl_noprio_ms;   /* the priority graph kept: with PDL on the default streams (< 0 not timed) */
     int graph_pdl;
     int pdl_restored;            /* 1: the choice came from preset tactics' flags, untimed */
+    /* the merge choice (choose_merge, before the priority one): sibling 1x1 groups (merge_groups),
+     * the graph's replay time as chosen before and with them merged on the BN 64 / BN 128 kernel
+     * (< 0 when not timed), and which one runs (graph_merge 0, 1 or 2) */
+    int merge_groups, graph_merge, merge_restored;
+    float graph_nomerge_ms, graph_merge_ms[2];
     int streams_used;
     size_t arena_bytes, weight_bytes, workspace_bytes;
 } i8_cuda_stats;

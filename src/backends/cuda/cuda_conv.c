@@ -52,6 +52,8 @@ static void make_sig(const cu_ctx *c, int node, cu_conv_sig *s) {
     i8_cuda_fp8_sig(c, node, s); /* FP8 fields; zero (unchanged signature) for fp16 convs */
 }
 
+void i8_cuda_conv_sig(const cu_ctx *c, int node, cu_conv_sig *s) { make_sig(c, node, s); }
+
 /* ---------------------------------------------------------------- execution of one plan */
 
 /* The bias a cuBLASLt fp16 conv reads: fp32 (lt_setup says why), the fp16 copy only with

@@ -341,6 +341,102 @@ static i8_cuda_fp8_conv_args fp8_args(const cu_ctx *c, int n, const cu_conv_sig 
     return a;
 }
 
+#define MERGE_TRY(call)                                                                                     \
+    do {                                                                                                     \
+        cudaError_t e_ = (call);                                                                             \
+        if (e_ != cudaSuccess) return i8_fail(err, INFER8_E_DEVICE, "cuda: sibling merge: %s: %s", #call, cudaGetErrorString(e_)); \
+    } while (0)
+
+/* Sibling group k's arguments at batch n: the first node's, with the group's weights and c_out,
+ * and the table of each sibling's outputs (*o) */
+static i8_cuda_fp8_conv_args merged_args(const cu_ctx *c, int n, int k, int wsi, i8_cuda_fp8_outs *o) {
+    const cu_merge *m = &c->merges[k];
+    cu_conv_sig g;
+    i8_cuda_conv_sig(c, m->nodes[0], &g);
+    i8_cuda_fp8_conv_args a = fp8_args(c, n, &g, m->nodes[0], wsi);
+    a.wq = m->wq, a.mult = m->mult, a.bias = m->bias, a.c_out = m->c_out;
+    a.y = a.yq = NULL;
+    memset(o, 0, sizeof *o);
+    o->n = m->n;
+    for (int j = 0, c0 = 0; j < m->n; j++) {
+        const int node = m->nodes[j];
+        const cu_storage *st = &c->stor[c->views[node].storage];
+        o->c0[j] = c0, c0 += c->g->nodes[node].c, o->c0[j + 1] = c0;
+        o->y[j] = st->no_f16 ? NULL : i8_cuda_view_ptr(c, node);
+        o->yq[j] = st->q ? i8_cuda_view_qptr(c, node) : NULL;
+        o->ld[j] = i8_cuda_view_ld(c, node);
+        o->inv[j] = st->q ? i8_fp8_inv_scale(st->q_scale) : 1.0f;
+        if (o->y[j] && !a.y) a.y = o->y[j], a.y_ld = o->ld[j]; /* "some range has fp16 output" */
+        if (o->yq[j] && !a.yq) a.yq = o->yq[j], a.y_ld = o->ld[j];
+    }
+    return a;
+}
+
+int i8_cuda_fp8_merged_launch(cu_ctx *c, int n, int group, int wide, cudaStream_t s, int wsi) {
+    i8_cuda_fp8_outs o;
+    const i8_cuda_fp8_conv_args a = merged_args(c, n, group, wsi, &o);
+    return i8_cuda_conv_fp8_tma_multi(&a, &o, wide, s);
+}
+
+/* whether node i may join a sibling group reading `input`: an FP8 1x1 stride-1 conv without
+ * residual that reads the input's e4m3 twin */
+static int merge_candidate(const cu_ctx *c, int i, int input) {
+    const i8_node *nd = &c->g->nodes[i];
+    return is_fp8_conv(nd) && nd->n_inputs == 1 && nd->inputs[0] == input && nd->residual < 0 && nd->kh == 1 &&
+           nd->kw == 1 && nd->sh == 1 && nd->sw == 1 && !nd->ph && !nd->pw && nd->c % 8 == 0 &&
+           i8_cuda_view_qptr(c, input) != NULL && c->rt[i].wq && c->rt[i].mult && c->rt[i].b32;
+}
+
+infer8_status i8_cuda_fp8_merge_plan(cu_ctx *c, i8_err *err) {
+    const i8_graph *g = c->g;
+    const char *env = getenv("INFER8_CUDA_MERGE");
+    c->merge_mode = env ? atoi(env) : 1;
+    if (!c->fp8 || c->merge_mode <= 0) return INFER8_OK;
+    const int n = g->n_nodes;
+    c->merges = i8_calloc((size_t)n, sizeof(cu_merge), err);
+    if (!c->merges) return err->code;
+    for (int p = 0; p < n; p++) {
+        cu_merge m;
+        memset(&m, 0, sizeof m);
+        int relu = -1;
+        for (int i = p + 1; i < n && m.n < I8_FP8_MAX_OUTS; i++) {
+            if (!merge_candidate(c, i, p) || c->rt[i].merge_group) continue;
+            const int r = g->nodes[i].act == I8_ACT_RELU;
+            if (relu >= 0 && r != relu) continue;
+            relu = r, m.nodes[m.n++] = i, m.c_out += g->nodes[i].c;
+        }
+        if (m.n < 2) continue;
+        /* the merged kernel must take these outputs (alignment, strides): the table at batch 1 */
+        const int k = c->n_merges;
+        c->merges[k] = m;
+        i8_cuda_fp8_outs o;
+        i8_cuda_fp8_conv_args a = merged_args(c, 1, k, 0, &o);
+        if (!i8_cuda_conv_fp8_tma_multi_fits(&a, &o)) continue;
+        /* concatenated weights, multipliers and biases, copied on the device */
+        const size_t kin = (size_t)c->rt[m.nodes[0]].c_in_phys;
+        cu_merge *mm = &c->merges[k];
+        MERGE_TRY(cudaMalloc((void **)&mm->wq, (size_t)m.c_out * kin));
+        MERGE_TRY(cudaMalloc((void **)&mm->mult, (size_t)m.c_out * 4));
+        MERGE_TRY(cudaMalloc((void **)&mm->bias, (size_t)m.c_out * 4));
+        for (int j = 0, c0 = 0; j < m.n; j++) {
+            const int i = m.nodes[j], co = g->nodes[i].c;
+            if (c->rt[i].c_in_phys != (int)kin)
+                return i8_fail(err, INFER8_E_INTERNAL, "cuda: sibling convs '%s' and '%s' read one input with different widths",
+                               g->nodes[m.nodes[0]].name, g->nodes[i].name);
+            MERGE_TRY(cudaMemcpy(mm->wq + (size_t)c0 * kin, c->rt[i].wq, (size_t)co * kin, cudaMemcpyDeviceToDevice));
+            MERGE_TRY(cudaMemcpy(mm->mult + c0, c->rt[i].mult, (size_t)co * 4, cudaMemcpyDeviceToDevice));
+            MERGE_TRY(cudaMemcpy(mm->bias + c0, c->rt[i].b32, (size_t)co * 4, cudaMemcpyDeviceToDevice));
+            c->rt[i].merge_group = k + 1;
+            c0 += co;
+        }
+        c->weight_bytes += (size_t)m.c_out * (kin + 8);
+        /* the first node's event: siblings on other lanes wait for it when merged */
+        if (!c->ev[m.nodes[0]]) MERGE_TRY(cudaEventCreateWithFlags(&c->ev[m.nodes[0]], cudaEventDisableTiming));
+        c->n_merges++;
+    }
+    return INFER8_OK;
+}
+
 int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *g, int node, int variant, cudaStream_t s, int wsi) {
     const i8_cuda_fp8_conv_args a = fp8_args(c, n, g, node, wsi);
     return i8_cuda_conv_fp8(&a, variant, s);

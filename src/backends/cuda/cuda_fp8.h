@@ -59,6 +59,27 @@ typedef struct i8_cuda_fp8_conv_args {
     int pdl;                /* 1: launched with programmatic dependent launch (cuda_pdl.cuh; the backend's choose_pdl) */
 } i8_cuda_fp8_conv_args;
 
+/* Sibling outputs: a group of 1x1 convs that read one input, run as one conv of c_out = the sum
+ * of theirs (weights, multipliers and biases concatenated), each keeping its own outputs and
+ * e4m3 scale (an experiment, session 34; docs/performance.md "Session 34"). Range k is channels
+ * c0[k] .. c0[k + 1] - 1 (c0[0] = 0, c0[n] = c_out, each a multiple of 8); its fp16 output y[k]
+ * and e4m3 output yq[k] (NULL: none; 16- / 8-byte aligned) have row stride ld[k] (a multiple of
+ * 8) and channel 0 at c0[k]; inv[k] is 1.0f / its e4m3 scale. The args' y / yq only say whether
+ * any range has that output; y_ld and y_inv are unused. */
+#define I8_FP8_MAX_OUTS 4
+typedef struct i8_cuda_fp8_outs {
+    int n;
+    int c0[I8_FP8_MAX_OUTS + 1];
+    void *y[I8_FP8_MAX_OUTS], *yq[I8_FP8_MAX_OUTS];
+    int ld[I8_FP8_MAX_OUTS];
+    float inv[I8_FP8_MAX_OUTS];
+} i8_cuda_fp8_outs;
+
+/* The merged siblings of a, writing the outputs of o, on the TMA kernel with BN 64 (wide = 0) or
+ * 128 (wide = 1); o valid for a (i8_cuda_conv_fp8_tma_multi_fits). Returns a cudaError_t. */
+int i8_cuda_conv_fp8_tma_multi_fits(const i8_cuda_fp8_conv_args *a, const i8_cuda_fp8_outs *o);
+int i8_cuda_conv_fp8_tma_multi(const i8_cuda_fp8_conv_args *a, const i8_cuda_fp8_outs *o, int wide, void *stream);
+
 /* Allows the kernels' dynamic shared memory (up to 83 KB, the TMA kernels' up to 187 KB);
  * once per process and device before the first launch (not during stream capture). Returns a
  * cudaError_t. */

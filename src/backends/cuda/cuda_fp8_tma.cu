@@ -49,6 +49,8 @@ typedef struct tma_params {
     int chunks;         /* im2col: SW-channel chunks per tap, ceil(c_in / SW) */
     int subs;           /* im2col: SW-deep sub-slices in all, kh kw chunks (KB = their stages) */
     int tma_store;      /* the epilogue stores its staging tiles with TMA (else 16- / 8-byte stores) */
+    i8_cuda_fp8_outs outs; /* MO instances: the sibling outputs (copied; last, so that the other
+                            * instances' parameter offsets stay as they were) */
 } tma_params;
 
 __device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
@@ -167,6 +169,14 @@ template <int SPAN> __device__ __forceinline__ int swz(int r, int byte) {
 __device__ __forceinline__ int tma_stage_y(int r, int col) { return (col >> 6) * (TMA_BM * 128) + swz<128>(r, (col & 63) * 2); }
 template <int BN> __device__ __forceinline__ int tma_stage_q(int r, int col) { return swz<BN>(r, col); }
 
+/* MO: the sibling range that channel co (a multiple of 8) belongs to */
+__device__ __forceinline__ int mo_range(const i8_cuda_fp8_outs &o, int co) {
+    int k = 0;
+#pragma unroll
+    for (int r = 1; r < I8_FP8_MAX_OUTS; r++) k += (r < o.n) & (co >= o.c0[r]);
+    return k;
+}
+
 /* The fragments of one consumer warp (rows wrow + g and + 8, channels 8j + 2 tig, + 1) through
  * its rows of the fp16 / e4m3 staging tiles to global memory (STORES false: not the last step,
  * for the ablation variants). sMB: the tile's multipliers and biases (tma_chan_stage).
@@ -178,10 +188,11 @@ template <int BN> __device__ __forceinline__ int tma_stage_q(int r, int col) { r
  * 29.8 without, session 13). Same operations per value in the same order: the same bits.
  * tma_epilogue_cols: the first three phases for the channel chunks J0 .. J0 + JN - 1 (at most 8 at
  * a time: 64 values with their residuals spilled registers in the 128-wide kernel). */
-template <int BN, int J0, int JN>
+template <int BN, int J0, int JN, bool MO = false>
 __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a, const float *acc, int m0, int n0,
                                                   int M, int wrow, unsigned char *sY, unsigned char *sQ,
-                                                  const unsigned char *sRes, const float *sMB) {
+                                                  const unsigned char *sRes, const float *sMB,
+                                                  const i8_cuda_fp8_outs *outs = nullptr) {
     constexpr int V = 4 * JN; /* V: this thread's values here */
     const int lane = threadIdx.x % 32, g = lane / 4, tig = lane % 4, res = a.res_mode;
     float v[V]; /* value i = 4 (j - J0) + 2 h + e: row wrow + g + 8 h, channel 8 j + 2 tig + e */
@@ -270,7 +281,14 @@ __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a
     }
     if (a.yq) {
         unsigned q2[V / 2];
-        if (a.relu)
+        if constexpr (MO) { /* each 8-channel chunk in its sibling's scale */
+#pragma unroll
+            for (int i = 0; i < V; i += 2) {
+                const float yi = outs->inv[mo_range(*outs, n0 + (J0 + i / 4) * 8)];
+                q2[i / 2] = a.relu ? q_e4m3x2_relu(__fmul_rn(v[i], yi), __fmul_rn(v[i + 1], yi))
+                                   : q_e4m3x2(__fmul_rn(v[i], yi), __fmul_rn(v[i + 1], yi));
+            }
+        } else if (a.relu)
 #pragma unroll
             for (int i = 0; i < V; i += 2) q2[i / 2] = q_e4m3x2_relu(__fmul_rn(v[i], a.y_inv), __fmul_rn(v[i + 1], a.y_inv));
         else
@@ -292,7 +310,7 @@ __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a
  * channels past the tensor are clipped by TMA), else through 16- / 8-byte stores. PEND: bulk groups
  * this warp issued after the one that last read these rows (ping-pong: 1, its two 64-row halves
  * per tile use different rows), waited for before the rows are written again. */
-template <int BN, bool STORES = true, int PEND = 0>
+template <int BN, bool STORES = true, int PEND = 0, bool MO = false>
 __device__ __forceinline__ void tma_epilogue(const tma_params &p, const float *acc, int m0, int n0, int wrow,
                                              unsigned char *sY, unsigned char *sQ, const unsigned char *sRes,
                                              const float *sMB) {
@@ -300,15 +318,15 @@ __device__ __forceinline__ void tma_epilogue(const tma_params &p, const float *a
     constexpr int G = BN / 8;
     const i8_cuda_fp8_conv_args &a = p.a;
     const int lane = threadIdx.x % 32, M = p.M;
-    const bool ts = STORES && p.tma_store;
+    const bool ts = STORES && !MO && p.tma_store; /* MO: a box cannot span two siblings' outputs */
     if (ts) { /* issued a whole mainloop ago: done long since, as a rule */
         if (lane == 0) bulk_wait_read<PEND>();
         __syncwarp();
     }
-    tma_epilogue_cols<BN, 0, 8>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB);
+    tma_epilogue_cols<BN, 0, 8, MO>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB, &p.outs);
     if constexpr (G == 16) {
         __syncwarp(); /* keeps the compiler from starting the second half's reads early (registers) */
-        tma_epilogue_cols<BN, 8, 8>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB);
+        tma_epilogue_cols<BN, 8, 8, MO>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB, &p.outs);
     }
     if (ts) {
         proxy_fence(); /* this thread's staging writes, to the async proxy the TMA store reads through */
@@ -341,6 +359,13 @@ __device__ __forceinline__ void tma_epilogue(const tma_params &p, const float *a
             for (int k = 0; k < 4; k++) {
                 const int c = lane + 32 * (k0 + k), r = wrow + c / G, cc = (c % G) * 8, m = m0 + r, co = n0 + cc;
                 if (m >= M || co >= a.c_out) continue;
+                if constexpr (MO) { /* the sibling's own outputs, row stride and first channel */
+                    const int s = mo_range(p.outs, co);
+                    const size_t so = (size_t)m * p.outs.ld[s] + (co - p.outs.c0[s]);
+                    if (a.y && p.outs.y[s]) *(uint4 *)((__half *)p.outs.y[s] + so) = yv[k];
+                    if (a.yq && p.outs.yq[s]) *(uint2 *)((unsigned char *)p.outs.yq[s] + so) = qv[k];
+                    continue;
+                }
                 const size_t yo = (size_t)m * a.y_ld + co;
                 if (a.y) *(uint4 *)((__half *)a.y + yo) = yv[k];
                 if (a.yq) *(uint2 *)((unsigned char *)a.yq + yo) = qv[k];
@@ -469,9 +494,10 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
  * 2 the epilogue without its global stores; 3 no wgmma; 4 no TMA loads (the producer only
  * arrives, the consumers multiply whatever the stages hold). Cooperative kernels only. */
 enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS };
-template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK>
+template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false>
 __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
     static_assert(SW == FP8_BK || (!XH && !W1), "narrow sub-slices: e4m3 input, no lab schedules");
+    static_assert(!MO || (!RT && !XH && !PP && AB == AB_NONE && !W1 && SW == FP8_BK), "sibling outputs: the plain 1x1 kernel");
     typedef tma_smem<BN, S, RT, XH, PP> L;
     extern __shared__ __align__(1024) unsigned char tma_raw[];
     unsigned char *smem = tma_raw + ((1024 - (__cvta_generic_to_shared(tma_raw) & 1023)) & 1023);
@@ -631,7 +657,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
         if constexpr (AB != AB_NO_EPILOGUE) {
             float *myMB = sMB + cw * (L::MB1 / 4);
             tma_chan_stage<BN>(myMB, mb, 1 + cw);
-            tma_epilogue<BN, AB != AB_NO_STORES>(p, acc, m0, n0, wrow, sY, sQ, sRes, myMB);
+            tma_epilogue<BN, AB != AB_NO_STORES, 0, MO>(p, acc, m0, n0, wrow, sY, sQ, sRes, myMB);
         }
         if (res_tma) mbar_arrive(&res_empty[t & 1]);
     }
@@ -726,9 +752,9 @@ extern "C" int i8_cuda_conv_fp8_tma_store_fits(const i8_cuda_fp8_conv_args *a) {
 }
 
 /* the kernel's dynamic shared memory allowance (once per process and device, not during capture) */
-template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK>
+template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false>
 static int tma_set_smem(void) {
-    return (int)cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    return (int)cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW, MO>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      tma_smem<BN, S, RT, XH, PP>::BYTES);
 }
 
@@ -736,8 +762,9 @@ static int tma_set_smem(void) {
  * tile; a fits tma_fits (i8_cuda_conv_fp8 and the lab check it first). Up to 16 blocks per SM,
  * freeing SMs early for concurrent branches, ran IRv2's batch-32 FP8 graph slower (5.05 against
  * 4.19 ms, session 18). */
-template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK>
-static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2col = false) {
+template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false>
+static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2col = false,
+                      const i8_cuda_fp8_outs *outs = nullptr) {
     typedef tma_smem<BN, S, RT, XH, PP> L;
     int sm_count = a->sm_count;
     void *tiled = a->tma_encode_tiled, *im2col_fn = a->tma_encode_im2col;
@@ -763,15 +790,38 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2co
     if (!rc && p.res_tma)
         rc = encode_2d(encode, &p.tr, a->res, 2, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->res_ld * 2, TMA_BM);
     if (rc) return rc;
-    p.tma_store = i8_cuda_conv_fp8_tma_store_fits(a); /* else, or where a map does not encode: the stores */
+    p.tma_store = !MO && i8_cuda_conv_fp8_tma_store_fits(a); /* else, or where a map does not encode: the stores */
+    if (MO) p.outs = *outs;
     if (p.tma_store && a->y)
         p.tma_store = !encode_2d(encode, &p.ty, a->y, 2, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->y_ld * 2, 16);
     if (p.tma_store && a->yq)
         p.tma_store = !encode_2d(encode, &p.tq, a->yq, 1, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->y_ld, 16, BN);
     const int tiles = p.m_tiles * p.n_tiles, grid = tiles < sm_count ? tiles : sm_count;
     void *args[] = {&p};
-    return (int)launch_pdl((const void *)tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW>, dim3(grid), dim3(TMA_THREADS), L::BYTES, s,
+    return (int)launch_pdl((const void *)tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW, MO>, dim3(grid), dim3(TMA_THREADS), L::BYTES, s,
                            a->pdl, args);
+}
+
+/* the sibling-output table of a (i8_cuda_fp8_outs) against the conv: ranges in order, on whole
+ * 8-channel chunks, covering c_out; aligned outputs, at least one per range */
+extern "C" int i8_cuda_conv_fp8_tma_multi_fits(const i8_cuda_fp8_conv_args *a, const i8_cuda_fp8_outs *o) {
+    if (!a || !o || o->n < 1 || o->n > I8_FP8_MAX_OUTS || o->c0[0] != 0 || o->c0[o->n] != a->c_out || !tma_fits(a, false))
+        return 0;
+    for (int k = 0; k < o->n; k++) {
+        const int w = o->c0[k + 1] - o->c0[k];
+        if (w < 8 || w % 8 || o->ld[k] % 8 || o->ld[k] < w || (!o->y[k] && !o->yq[k]) || !(o->inv[k] > 0.0f) ||
+            ((uintptr_t)o->y[k] & 15) || ((uintptr_t)o->yq[k] & 7) || (o->y[k] && !a->y) || (o->yq[k] && !a->yq))
+            return 0;
+    }
+    return 1;
+}
+
+extern "C" int i8_cuda_conv_fp8_tma_multi(const i8_cuda_fp8_conv_args *a, const i8_cuda_fp8_outs *o, int wide,
+                                          void *stream) {
+    if (!i8_cuda_conv_fp8_tma_multi_fits(a, o)) return (int)cudaErrorInvalidValue;
+    cudaStream_t s = (cudaStream_t)stream;
+    return wide ? launch_tma<128, 3, false, false, false, AB_NONE, false, FP8_BK, true>(a, s, false, o)
+                : launch_tma<64, 4, false, false, false, AB_NONE, false, FP8_BK, true>(a, s, false, o);
 }
 
 /* The product's TMA variants, in variant order after cuda_fp8.cu's families (stored tactics name
@@ -837,6 +887,8 @@ extern "C" int i8_cuda_conv_fp8_tma_setup(void) {
                                                                   im2col variants: the pointwise ones' kernels */
     TMA_VARIANTS(TMA_SET)
 #undef TMA_SET
+    if (!rc) rc = tma_set_smem<64, 4, false, false, false, AB_NONE, false, FP8_BK, true>(); /* i8_cuda_conv_fp8_tma_multi */
+    if (!rc) rc = tma_set_smem<128, 3, false, false, false, AB_NONE, false, FP8_BK, true>();
     return rc;
 }
 

@@ -76,7 +76,18 @@ typedef struct cu_node_rt {
     uint8_t *wq;                 /* FP8 conv: e4m3 weight codes [c_out][kh][kw][c_in_phys] */
     float *mult;                 /* FP8 conv: in_scale * w_scale[o] * residual_scale */
     float *dscale;               /* FP8 conv with an e4m3 output: 1 / out_scale (device scalar) */
+    int merge_group;             /* FP8 1x1 sibling: 1 + its group in c->merges (i8_cuda_fp8_merge_plan), else 0 */
 } cu_node_rt;
+
+/* FP8 1x1 convs that read one input (a residual block's branch 1x1s), run as one conv when the
+ * batch chooses so (cu_batch.merge; i8_cuda_conv_fp8_tma_multi): nodes in graph order, the first
+ * launching for all; their weights, multipliers and biases concatenated in that order. */
+typedef struct cu_merge {
+    int n, nodes[I8_FP8_MAX_OUTS];
+    int c_out;                   /* the sum of theirs */
+    uint8_t *wq;                 /* [c_out][c_in_phys] e4m3 */
+    float *mult, *bias;          /* [c_out] */
+} cu_merge;
 
 typedef struct cu_batch {
     int n, built;
@@ -93,6 +104,8 @@ typedef struct cu_batch {
     int u8_capture_failed;       /* that capture failed: run_u8 launches node by node */
     int pdl;                     /* 1: the own FP8 kernels of this batch's forward are launched with
                                   * programmatic dependent launch (choose_pdl; cuda_pdl.cuh) */
+    int merge;                   /* sibling groups run merged: 0 no, 1 on the BN 64 kernel, 2 on the BN 128 one
+                                  * (choose_merge) */
     i8_cuda_stats stats;
 } cu_batch;
 
@@ -138,6 +151,10 @@ typedef struct cu_ctx {
     int tma_store_off;           /* INFER8_CUDA_TMA_STORE=0: the TMA kernels' generic output stores (tests) */
     int pdl_mode;                /* INFER8_CUDA_PDL: 0 never programmatic dependent launch, 1 (default) a timed
                                   * whole-graph choice (choose_pdl), 2 always, untimed (tests) */
+    int merge_mode;              /* INFER8_CUDA_MERGE: 0 never merge sibling 1x1s, 1 (default) a timed whole-graph
+                                  * choice (choose_merge), 2 always on the BN 64 kernel, 3 on BN 128, untimed (tests) */
+    cu_merge *merges;            /* sibling groups (i8_cuda_fp8_merge_plan) */
+    int n_merges;
     int sm_count;                /* FP8: i8_cuda_tma_driver's answers, for every TMA launch */
     void *tma_encode_tiled, *tma_encode_im2col;
     i8_fp8_variant_set fp8_only; /* INFER8_CUDA_FP8_VARIANT=v[,v...]: a conv that one of these variants fits runs
@@ -212,6 +229,16 @@ int i8_cuda_fp8_check(cu_ctx *c, int n, const cu_conv_sig *sig, int node, int ow
                       int (*launch)(void *user, cudaStream_t s), void *user);
 /* The same check between two variants of the own kernel (a wgmma variant against mma.sync). */
 int i8_cuda_fp8_variant_check(cu_ctx *c, int n, const cu_conv_sig *sig, int node, int own_variant, int variant);
+/* After every node's weights are on the device: the groups of FP8 1x1 convs without residual
+ * that read one input's e4m3 twin with the same relu, whose outputs the merged kernel can write
+ * (i8_cuda_conv_fp8_tma_multi_fits), at least two, at most I8_FP8_MAX_OUTS, each with its
+ * concatenated weights (c->merges); a group's first node gets an event (its siblings on other
+ * lanes wait for it when merged). No-op unless the graph has FP8 convs or with INFER8_CUDA_MERGE=0. */
+infer8_status i8_cuda_fp8_merge_plan(cu_ctx *c, i8_err *err);
+/* The problem signature of conv node `node` (what its tuning keys on). */
+void i8_cuda_conv_sig(const cu_ctx *c, int node, cu_conv_sig *s);
+/* Enqueues sibling group `group` of batch n as one conv on stream s (BN 128 if wide). */
+int i8_cuda_fp8_merged_launch(cu_ctx *c, int n, int group, int wide, cudaStream_t s, int wsi);
 /* Device pointer of node i's e4m3 twin slice, NULL when its storage has none. */
 void *i8_cuda_view_qptr(const cu_ctx *c, int node);
 
