@@ -995,12 +995,14 @@ static void cuda_destroy(void *vctx) {
         for (int i = 0; i < c->g->n_nodes; i++) {
             cudaFree(c->rt[i].w16);
             cudaFree(c->rt[i].b16);
-            cudaFree(c->rt[i].b32);
             cudaFree(c->rt[i].alpha);
             cudaFree(c->rt[i].beta);
-            cudaFree(c->rt[i].wq);
-            cudaFree(c->rt[i].mult);
             cudaFree(c->rt[i].dscale);
+            if (!c->rt[i].merge_group) { /* a merged sibling's are rows of its group's (c->merges) */
+                cudaFree(c->rt[i].b32);
+                cudaFree(c->rt[i].wq);
+                cudaFree(c->rt[i].mult);
+            }
         }
     for (int k = 0; k < c->n_merges; k++) {
         cudaFree(c->merges[k].wq);

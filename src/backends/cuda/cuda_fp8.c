@@ -412,7 +412,11 @@ infer8_status i8_cuda_fp8_merge_plan(cu_ctx *c, i8_err *err) {
         i8_cuda_fp8_outs o;
         i8_cuda_fp8_conv_args a = merged_args(c, 1, k, 0, &o);
         if (!i8_cuda_conv_fp8_tma_multi_fits(&a, &o)) continue;
-        /* concatenated weights, multipliers and biases, copied on the device */
+        c->n_merges++; /* counted now, so that destroy frees whatever the steps below allocated */
+        /* concatenated weights, multipliers and biases, copied on the device; each sibling then
+         * reads its own rows of them and its separate copies are freed, so that merging costs no
+         * device memory (the separate kernels take any 16-byte aligned weights: offsets are
+         * multiples of 8 channels) */
         const size_t kin = (size_t)c->rt[m.nodes[0]].c_in_phys;
         cu_merge *mm = &c->merges[k];
         MERGE_TRY(cudaMalloc((void **)&mm->wq, (size_t)m.c_out * kin));
@@ -426,13 +430,13 @@ infer8_status i8_cuda_fp8_merge_plan(cu_ctx *c, i8_err *err) {
             MERGE_TRY(cudaMemcpy(mm->wq + (size_t)c0 * kin, c->rt[i].wq, (size_t)co * kin, cudaMemcpyDeviceToDevice));
             MERGE_TRY(cudaMemcpy(mm->mult + c0, c->rt[i].mult, (size_t)co * 4, cudaMemcpyDeviceToDevice));
             MERGE_TRY(cudaMemcpy(mm->bias + c0, c->rt[i].b32, (size_t)co * 4, cudaMemcpyDeviceToDevice));
-            c->rt[i].merge_group = k + 1;
+            cudaFree(c->rt[i].wq), cudaFree(c->rt[i].mult), cudaFree(c->rt[i].b32);
+            c->rt[i].wq = mm->wq + (size_t)c0 * kin, c->rt[i].mult = mm->mult + c0, c->rt[i].b32 = mm->bias + c0;
+            c->rt[i].merge_group = k + 1; /* its weights are the group's: destroy frees them there */
             c0 += co;
         }
-        c->weight_bytes += (size_t)m.c_out * (kin + 8);
         /* the first node's event: siblings on other lanes wait for it when merged */
         if (!c->ev[m.nodes[0]]) MERGE_TRY(cudaEventCreateWithFlags(&c->ev[m.nodes[0]], cudaEventDisableTiming));
-        c->n_merges++;
     }
     return INFER8_OK;
 }
