@@ -512,16 +512,25 @@ static float graph_ms(cu_ctx *c, cudaGraphExec_t exec) {
     return best;
 }
 
-/* Two graphs timed interleaved, twice, each one's faster round kept (*a_ms, *b_ms; < 0 where a
- * graph is NULL or a replay failed): the priority and launch choices compare candidates so. */
+/* n candidate graphs timed interleaved, twice, each one's faster round kept (ms[k]; < 0 where a
+ * graph is NULL or a replay failed): the merge, priority and launch choices compare so. */
+static void graphs_ms(cu_ctx *c, const cudaGraphExec_t *graphs, int n, float *ms) {
+    for (int k = 0; k < n; k++) ms[k] = -1.0f;
+    for (int round = 0; round < 2; round++)
+        for (int k = 0; k < n; k++) {
+            const float x = graphs[k] ? graph_ms(c, graphs[k]) : -1.0f;
+            if (x >= 0.0f && (ms[k] < 0.0f || x < ms[k])) ms[k] = x;
+        }
+}
+
+/* graphs_ms of two, neither timed unless both exist */
 static void graph_pair_ms(cu_ctx *c, cudaGraphExec_t a, cudaGraphExec_t b, float *a_ms, float *b_ms) {
     *a_ms = *b_ms = -1.0f;
     if (!a || !b) return;
-    for (int round = 0; round < 2; round++) {
-        const float x = graph_ms(c, a), y = graph_ms(c, b);
-        if (x >= 0.0f && (*a_ms < 0.0f || x < *a_ms)) *a_ms = x;
-        if (y >= 0.0f && (*b_ms < 0.0f || y < *b_ms)) *b_ms = y;
-    }
+    const cudaGraphExec_t graphs[2] = {a, b};
+    float ms[2];
+    graphs_ms(c, graphs, 2, ms);
+    *a_ms = ms[0], *b_ms = ms[1];
 }
 
 /* 1 when preset tactics carry a recorded graph choice: every record CHOSEN (else an older bundle,
@@ -836,13 +845,9 @@ static infer8_status choose_merge(cu_ctx *c, cu_batch *b, i8_err *err) {
             b->merge = k + 1;
             cand[k] = capture(c, b, 0);
         }
-        float best[3] = {-1.0f, -1.0f, -1.0f}; /* as chosen, BN 64, BN 128 */
-        for (int round = 0; round < 2; round++) /* interleaved: the faster of two per graph */
-            for (int k = 0; k < 3; k++) {
-                cudaGraphExec_t e = k ? cand[k - 1] : b->exec;
-                const float ms = e ? graph_ms(c, e) : -1.0f;
-                if (ms >= 0.0f && (best[k] < 0.0f || ms < best[k])) best[k] = ms;
-            }
+        const cudaGraphExec_t graphs[3] = {b->exec, cand[0], cand[1]}; /* as chosen, BN 64, BN 128 */
+        float best[3];
+        graphs_ms(c, graphs, 3, best);
         int keep = 0;
         for (int k = 1; k < 3; k++)
             if (best[k] >= 0.0f && (best[keep] < 0.0f || best[k] < best[keep])) keep = k;
