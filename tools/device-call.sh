@@ -5,6 +5,10 @@
 #   bench_step NAME ARCH BATCHES NEED   fp8_bench into $OUT/NAME when NEED seconds are left
 #   fp8_tests_step NAME CAP [FILTER]    test_cuda_fp8 (every FP8 GPU test, or those FILTER matches) at a
 #                                       10 s cuDNN budget into $OUT/NAME.log, and its verdict lines
+#   lab_step FILE SHAPE [VAR=VALUE...]  fp8_lab on SHAPE (mode 0, the environment given) appended to
+#                                       $OUT/FILE, and its best / wrong lines, when 20 s are left
+#   check_step STEP CAP                 tools/gpu-check STEP (cuda_tests, calib_tests, ...) at a 4 s
+#                                       cuDNN budget, and its verdict lines
 #   ncu_step NAME SHAPE MODE VARIANT [KERNEL_REGEX]  Nsight Compute (speed of light, warp states, SASS stall samples)
 #                                       of one fp8_lab kernel: $OUT/NAME.txt, $OUT/NAME-sass.csv.gz and
 #                                       bench/ncu_sass_stalls.py's top stalls
@@ -32,6 +36,20 @@ fp8_tests_step() {
   echo "$name: test_cuda_fp8 exit $?"
   grep -E "^\[  (PASSED|FAILED)|^\[ +(FAILED|SKIPPED) |max rel logit|TMA stores|stores forced|pass [0-9]: graph_pdl|critical path|siblings merged" \
     "$OUT/$name.log" | tail -20
+}
+lab_step() {
+  local file=$1 shape=$2
+  shift 2
+  if [ "$(left)" -lt 20 ]; then echo "lab $shape $* skipped"; return 0; fi
+  stamp "lab $shape $*"
+  { echo "### $shape $*"; env "$@" FP8_LAB_SHAPE="$shape" FP8_LAB_MODE=0 timeout "$(cap 40)" build-device/bin/fp8_lab; echo "exit $?"; } \
+    >"/tmp/lab-part.txt" 2>&1
+  cat /tmp/lab-part.txt >>"$OUT/$file"
+  grep -E "tma128x.*m k|best|WRONG|FAIL|exit [1-9]" /tmp/lab-part.txt | head -4
+}
+check_step() {
+  stamp "$1"
+  INFER8_CUDA_CUDNN_BUDGET=4 timeout "$(cap "$2")" tools/gpu-check "$1" 2>&1 | grep -E "PASSED|FAILED|exit" | tail -3
 }
 ncu_step() {
   local name=$1 shape=$2 mode=$3 variant=$4 kernels=${5:-tma_fp8} ncu
