@@ -203,7 +203,7 @@ int main(void) {
     const int pdl = getenv("FP8_LAB_PDL") && atoi(getenv("FP8_LAB_PDL")) > 0;
     /* FP8_LAB_SPLIT=w0,w1,...: the conv's output channels as sibling convs of those widths (summing
      * to its c_out, at most I8_FP8_MAX_OUTS), each with its own e4m3 scale (1 + k / 2 times the
-     * finest), run by the merged-sibling kernels only (session 34's prepared experiment) */
+     * finest), run by the merged-sibling kernels only (i8_cuda_conv_fp8_tma_multi; session 35) */
     const char *split_env = getenv("FP8_LAB_SPLIT");
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         const shape &S = shapes[si];

@@ -542,6 +542,19 @@ static int preset_chosen(const cu_ctx *c, const cu_batch *b) {
     return 1;
 }
 
+/* The flags any preset record carries (0 without preset tactics): the whole-batch choices (PDL,
+ * MERGE, MERGE_WIDE) are set on every record or none. */
+static uint32_t preset_flags(const cu_ctx *c, const cu_batch *b) {
+    uint32_t f = 0;
+    for (int i = 0; b->preset && i < c->g->n_nodes; i++) f |= b->preset[i].flags;
+    return f;
+}
+
+/* A whole-batch choice in every record's flags: the bits of `mask` become `bits` */
+static void record_batch_flags(const cu_ctx *c, cu_batch *b, uint32_t mask, uint32_t bits) {
+    for (int i = 0; i < c->g->n_nodes; i++) b->tactics[i].flags = (b->tactics[i].flags & ~mask) | bits;
+}
+
 /* The tuner times each conv alone, but a TMA kernel holds whole SMs (one block each, most of
  * their shared memory) while concurrent branches wait for room: the forward may be faster with
  * those convs on their fastest other own kernel (cu_conv_plan.alt; session 15 measured IRv2 at
@@ -750,11 +763,9 @@ static infer8_status choose_priority(cu_ctx *c, cu_batch *b, i8_err *err) {
  * = 0 never launches so, 2 keeps it untimed (tests). The choice is recorded in the tactics' flags. */
 static infer8_status choose_pdl(cu_ctx *c, cu_batch *b, i8_err *err) {
     const int n = c->g->n_nodes, mode = c->pdl_mode, chosen = preset_chosen(c, b);
-    int own = 0, stored = 0;
-    for (int i = 0; i < n; i++) {
-        own += b->tactics[i].kind == I8_CUDA_TACTIC_FP8;
-        stored |= b->preset && (b->preset[i].flags & I8_CUDA_TACTIC_FLAG_PDL);
-    }
+    const int stored = (preset_flags(c, b) & I8_CUDA_TACTIC_FLAG_PDL) != 0;
+    int own = 0;
+    for (int i = 0; i < n; i++) own += b->tactics[i].kind == I8_CUDA_TACTIC_FP8;
     b->pdl = 0;
     if (mode > 0 && own > 0 && b->exec) {
         float plain_ms = -1.0f, pdl_ms = -1.0f;
@@ -803,8 +814,7 @@ static infer8_status choose_pdl(cu_ctx *c, cu_batch *b, i8_err *err) {
                     b->n, (double)plain_ms, own, (double)pdl_ms, restore ? " (restored untimed)" : "");
     }
     b->stats.graph_pdl = b->pdl;
-    for (int i = 0; i < n; i++)
-        b->tactics[i].flags = (b->tactics[i].flags & ~I8_CUDA_TACTIC_FLAG_PDL) | (b->pdl ? I8_CUDA_TACTIC_FLAG_PDL : 0u);
+    record_batch_flags(c, b, I8_CUDA_TACTIC_FLAG_PDL, b->pdl ? I8_CUDA_TACTIC_FLAG_PDL : 0u);
     CU_TRY(cudaStreamSynchronize(c->streams[0]));
     return INFER8_OK;
 }
@@ -817,11 +827,9 @@ static infer8_status choose_pdl(cu_ctx *c, cu_batch *b, i8_err *err) {
  * (I8_CUDA_TACTIC_FLAG_MERGE, _MERGE_WIDE). INFER8_CUDA_MERGE = 0 never merges, 2 / 3 merge on BN
  * 64 / 128 untimed (tests). Before the priority and launch choices, which then see the merged graph. */
 static infer8_status choose_merge(cu_ctx *c, cu_batch *b, i8_err *err) {
-    const int n = c->g->n_nodes, mode = c->merge_mode, chosen = preset_chosen(c, b);
-    int stored = 0;
-    for (int i = 0; i < n && b->preset; i++)
-        if (b->preset[i].flags & I8_CUDA_TACTIC_FLAG_MERGE)
-            stored = b->preset[i].flags & I8_CUDA_TACTIC_FLAG_MERGE_WIDE ? 2 : 1;
+    const int mode = c->merge_mode, chosen = preset_chosen(c, b);
+    const uint32_t pf = preset_flags(c, b);
+    const int stored = pf & I8_CUDA_TACTIC_FLAG_MERGE ? (pf & I8_CUDA_TACTIC_FLAG_MERGE_WIDE ? 2 : 1) : 0;
     b->merge = 0;
     if (mode <= 0 || c->n_merges == 0 || !b->exec) return INFER8_OK;
     const int restore = mode == 1 && chosen;
@@ -870,9 +878,8 @@ static infer8_status choose_merge(cu_ctx *c, cu_batch *b, i8_err *err) {
 
 /* The merge choice in every record's flags (after choose_priority rewrote them) */
 static void record_merge_choice(const cu_ctx *c, cu_batch *b) {
-    const uint32_t bits = (b->merge ? I8_CUDA_TACTIC_FLAG_MERGE : 0u) | (b->merge == 2 ? I8_CUDA_TACTIC_FLAG_MERGE_WIDE : 0u);
-    for (int i = 0; i < c->g->n_nodes; i++)
-        b->tactics[i].flags = (b->tactics[i].flags & ~(I8_CUDA_TACTIC_FLAG_MERGE | I8_CUDA_TACTIC_FLAG_MERGE_WIDE)) | bits;
+    record_batch_flags(c, b, I8_CUDA_TACTIC_FLAG_MERGE | I8_CUDA_TACTIC_FLAG_MERGE_WIDE,
+                       (b->merge ? I8_CUDA_TACTIC_FLAG_MERGE : 0u) | (b->merge == 2 ? I8_CUDA_TACTIC_FLAG_MERGE_WIDE : 0u));
 }
 
 static infer8_status choose_graph(cu_ctx *c, cu_batch *b, i8_err *err) {

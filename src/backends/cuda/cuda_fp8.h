@@ -61,7 +61,7 @@ typedef struct i8_cuda_fp8_conv_args {
 
 /* Sibling outputs: a group of 1x1 convs that read one input, run as one conv of c_out = the sum
  * of theirs (weights, multipliers and biases concatenated), each keeping its own outputs and
- * e4m3 scale (an experiment, session 34; docs/performance.md "Session 34"). Range k is channels
+ * e4m3 scale (the backend's merge choice, docs/fp8.md "Merge choice"). Range k is channels
  * c0[k] .. c0[k + 1] - 1 (c0[0] = 0, c0[n] = c_out, each a multiple of 8); its fp16 output y[k]
  * and e4m3 output yq[k] (NULL: none; 16- / 8-byte aligned) have row stride ld[k] (a multiple of
  * 8) and channel 0 at c0[k]; inv[k] is 1.0f / its e4m3 scale. The args' y / yq only say whether

@@ -81,7 +81,8 @@ typedef struct cu_node_rt {
 
 /* FP8 1x1 convs that read one input (a residual block's branch 1x1s), run as one conv when the
  * batch chooses so (cu_batch.merge; i8_cuda_conv_fp8_tma_multi): nodes in graph order, the first
- * launching for all; their weights, multipliers and biases concatenated in that order. */
+ * launching for all; their weights, multipliers and biases concatenated in that order. These
+ * arrays own the siblings' rows: each sibling's cu_node_rt wq / mult / b32 point into them. */
 typedef struct cu_merge {
     int n, nodes[I8_FP8_MAX_OUTS];
     int c_out;                   /* the sum of theirs */
