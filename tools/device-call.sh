@@ -5,6 +5,8 @@
 #   bench_step NAME ARCH BATCHES NEED   fp8_bench into $OUT/NAME when NEED seconds are left
 #   fp8_tests_step NAME CAP [FILTER]    test_cuda_fp8 (every FP8 GPU test, or those FILTER matches) at a
 #                                       10 s cuDNN budget into $OUT/NAME.log, and its verdict lines
+#   call_setup                          the GPU environment (gpu_env: carried libraries, CUDA paths)
+#                                       and the GPU's name and driver into $OUT/gpu.txt
 #   lab_step FILE SHAPE [VAR=VALUE...]  fp8_lab on SHAPE (mode 0, the environment given) appended to
 #                                       $OUT/FILE, and its best / wrong lines, when 20 s are left
 #   check_step STEP CAP                 tools/gpu-check STEP (cuda_tests, calib_tests, ...) at a 4 s
@@ -36,6 +38,11 @@ fp8_tests_step() {
   echo "$name: test_cuda_fp8 exit $?"
   grep -E "^\[  (PASSED|FAILED)|^\[ +(FAILED|SKIPPED) |max rel logit|TMA stores|stores forced|pass [0-9]: graph_pdl|critical path|siblings merged" \
     "$OUT/$name.log" | tail -20
+}
+call_setup() {
+  . tools/gpu-check.d/cuda.sh 2>/dev/null
+  gpu_env >/dev/null 2>&1
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$OUT/gpu.txt" 2>&1
 }
 lab_step() {
   local file=$1 shape=$2

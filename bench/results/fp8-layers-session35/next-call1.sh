@@ -11,8 +11,7 @@
 cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-585}
 . tools/device-call.sh
-. tools/gpu-check.d/cuda.sh 2>/dev/null; gpu_env >/dev/null 2>&1
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$OUT/gpu.txt" 2>&1
+call_setup
 fp8_tests_step fp8_tests 340
 bench_step irv2-b32 inception_resnet_v2 32 140
 grep -o "weights [0-9.]* -> [0-9.]* MiB" "$OUT/irv2-b32/fp8_bench.md" 2>/dev/null

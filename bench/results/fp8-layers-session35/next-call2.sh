@@ -7,7 +7,7 @@
 cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-585}
 . tools/device-call.sh
-. tools/gpu-check.d/cuda.sh 2>/dev/null; gpu_env >/dev/null 2>&1
+call_setup
 check_step cuda_tests 170
 check_step calib_tests 40
 bench_step v4-b32 inception_v4 32 110
