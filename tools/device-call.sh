@@ -36,7 +36,7 @@ fp8_tests_step() {
   env ${filter:+INFER8_TEST_FILTER="$filter"} INFER8_CUDA_CUDNN_BUDGET=10 INFER8_CUDA_DEBUG=1 timeout $(cap "$limit") \
     build-device/tests/test_cuda_fp8 >"$OUT/$name.log" 2>&1
   echo "$name: test_cuda_fp8 exit $?"
-  grep -E "^\[  (PASSED|FAILED)|^\[ +(FAILED|SKIPPED) |max rel logit|TMA stores|stores forced|pass [0-9]: graph_pdl|critical path|siblings merged" \
+  grep -E "^\[  (PASSED|FAILED)|^\[ +(FAILED|SKIPPED) |max rel logit|TMA stores|stores forced|pass [0-9]: launch|NaN outputs|critical path|siblings merged" \
     "$OUT/$name.log" | tail -20
 }
 call_setup() {

@@ -162,7 +162,7 @@ static float *emulation_logits(i8_graph *g, const float *in, int images, int n, 
  * test_fp8_tma_tile_loop: the node that must have run expect_node_variant (-1: no such check) */
 static int expect_spatial_variant = -1;
 static int expect_node = -1, expect_node_variant = -1;
-/* what compare_fp8 saw of the priority choice (choose_priority) at its last batch size */
+/* what compare_fp8 saw of the launch choice (choose_launch) at its last batch size */
 static i8_cuda_stats last_stats;
 
 static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns, int count, double *rel_out,
@@ -739,14 +739,15 @@ static void test_fp8_priority(void **state) {
     assert_true(last_stats.prio_nodes > 0 && last_stats.prio_nodes < n_nodes); /* the short conv is off the path */
 }
 
-/* Programmatic dependent launch (choose_pdl) changes when the own FP8 kernels start, never what
- * they compute: test_fp8_priority's graph (TMA and cp.async wgmma kernels only, on high- and
- * default-priority streams) is tuned without it (INFER8_CUDA_PDL=0), and its tactics are restored
- * in four more contexts: with the PDL flag stored (restored untimed), with the flags cleared
- * (the choice timed), with INFER8_CUDA_PDL=2 (kept untimed), and with both the priority and the
- * launch choice timed (INFER8_CUDA_PRIORITY=1: where the priority graph wins, PDL on the default
- * streams is the third candidate). Every context must give the first one's outputs bit for bit,
- * and record its choices in every node's flags. */
+/* Programmatic dependent launch and stream priorities (choose_launch) change when the own FP8
+ * kernels start, never what they compute: test_fp8_priority's graph (TMA and cp.async wgmma
+ * kernels only, on high- and default-priority streams) is tuned without PDL (INFER8_CUDA_PDL=0,
+ * priorities forced), and its tactics are restored in five more contexts: with the PDL flag
+ * stored (restored untimed), with the flags cleared (PDL timed, priorities forced), with
+ * INFER8_CUDA_PDL=2 (both forced: one graph, untimed), with both halves timed (all four
+ * combinations), and with PDL forced and priorities off (the one combination no other pass is
+ * sure to keep). Every context must give the first one's outputs bit for bit, keep the fastest
+ * of the combinations it timed, and record its choices in every node's flags. */
 static void test_fp8_pdl(void **state) {
     (void)state;
     tg t;
@@ -773,17 +774,21 @@ static void test_fp8_pdl(void **state) {
     assert_int_equal(i8_cuda_tactics(ca, n, &tac, &err), INFER8_OK);
     i8_cuda_get_stats(ca, n, &st);
     assert_int_equal(st.graph_pdl, 0);
-    assert_true(st.graph_pdl_ms == 0.0f); /* not tried */
+    assert_true(st.launch_ms[2] == 0.0f && st.launch_ms[3] == 0.0f); /* not allowed */
+    assert_true(st.launch_ms[1] < 0.0f); /* the forced priority graph, untimed */
     assert_true(st.convs_per_kind[I8_CUDA_TACTIC_FP8] == 4);
     for (int i = 0; i < nn; i++) assert_int_equal(tac[i].flags & I8_CUDA_TACTIC_FLAG_PDL, 0u);
     memcpy(rec, tac, sizeof *rec * (size_t)nn);
     i8_backend_cuda.destroy(ca);
-    /* 0: PDL stored; 1: flags 0, timed; 2: flags 0, INFER8_CUDA_PDL=2; 3: flags 0, priority timed too */
-    for (int pass = 0; pass < 4; pass++) {
+    /* 0: PDL stored; 1: flags 0, PDL timed; 2: flags 0, PDL forced; 3: flags 0, both timed; 4: flags
+     * 0, PDL forced and priorities off */
+    static const char *const prio_env[5] = {"2", "2", "2", "1", "0"}, *const pdl_env[5] = {NULL, NULL, "2", NULL, "2"};
+    static const int allowed[5] = {8, 2 | 8, 8, 15, 4}; /* bit k: combination k a candidate */
+    for (int pass = 0; pass < 5; pass++) {
         for (int i = 0; i < nn; i++) rec[i].flags = pass == 0 ? (rec[i].flags | I8_CUDA_TACTIC_FLAG_PDL) : 0u;
-        if (pass == 2) assert_int_equal(setenv("INFER8_CUDA_PDL", "2", 1), 0);
+        if (pdl_env[pass]) assert_int_equal(setenv("INFER8_CUDA_PDL", pdl_env[pass], 1), 0);
         else assert_int_equal(unsetenv("INFER8_CUDA_PDL"), 0);
-        if (pass == 3) assert_int_equal(setenv("INFER8_CUDA_PRIORITY", "1", 1), 0);
+        assert_int_equal(setenv("INFER8_CUDA_PRIORITY", prio_env[pass], 1), 0);
         void *cb = NULL;
         assert_int_equal(i8_backend_cuda.prepare(&cb, g, &co, &err), INFER8_OK);
         assert_int_equal(i8_cuda_preset_tactics(cb, n, rec, &err), INFER8_OK);
@@ -792,19 +797,21 @@ static void test_fp8_pdl(void **state) {
         i8_cuda_get_stats(cb, n, &st);
         size_t differ = 0;
         for (size_t i = 0; i < outc * n; i++) differ += memcmp(&got[i], &want[i], sizeof(float)) != 0;
+        const int kept = st.graph_prio | st.graph_pdl << 1;
         fprintf(stderr,
-                "  pass %d: graph_pdl %d (restored %d), timed %.4f / %.4f ms; graph_prio %d (%d nodes), PDL without "
-                "priorities %.4f ms; %zu of %zu outputs differ from the run without\n",
-                pass, st.graph_pdl, st.pdl_restored, (double)st.graph_nopdl_ms, (double)st.graph_pdl_ms, st.graph_prio,
-                st.prio_nodes, (double)st.graph_pdl_noprio_ms, differ, outc * n);
+                "  pass %d: launch ms neither %.4f, priorities %.4f (%d nodes), PDL %.4f, both %.4f: %d kept (PDL restored "
+                "%d); %zu of %zu outputs differ from the run without\n",
+                pass, (double)st.launch_ms[0], (double)st.launch_ms[1], st.prio_nodes, (double)st.launch_ms[2],
+                (double)st.launch_ms[3], kept, st.pdl_restored, differ, outc * n);
         assert_int_equal(differ, 0);
         assert_int_equal(st.presets_retuned, 0);
         assert_int_equal(st.pdl_restored, pass == 0);
-        if (pass == 1 || pass == 3) assert_true(st.graph_nopdl_ms > 0.0f && st.graph_pdl_ms > 0.0f);
-        else assert_int_equal(st.graph_pdl, 1), assert_true(st.graph_pdl_ms < 0.0f); /* untimed */
-        /* the third candidate only where the priority graph was timed, not forced */
-        if (pass < 3) assert_int_equal(st.graph_prio, 1), assert_true(st.graph_pdl_noprio_ms == 0.0f);
-        if (st.graph_pdl_noprio_ms > 0.0f && !st.graph_prio) assert_int_equal(st.graph_pdl, 1); /* it won */
+        assert_true(allowed[pass] & (1 << kept));
+        for (int k = 0; k < 4; k++) {
+            if (!(allowed[pass] & (1 << k))) assert_true(st.launch_ms[k] == 0.0f); /* not a candidate */
+            else if (allowed[pass] == (1 << k)) assert_true(st.launch_ms[k] < 0.0f); /* the only one: untimed */
+            else assert_true(st.launch_ms[k] > 0.0f && st.launch_ms[kept] <= st.launch_ms[k]); /* the fastest kept */
+        }
         assert_int_equal(i8_cuda_tactics(cb, n, &tac, &err), INFER8_OK);
         int prio_flags = 0;
         for (int i = 0; i < nn; i++) {
@@ -816,6 +823,88 @@ static void test_fp8_pdl(void **state) {
     }
     free(in), free(want), free(got), free(rec);
     i8_graph_free(g);
+}
+
+/* NaN in, NaN out wherever the CPU reference has it: its relu and max pool keep NaN, as torch's do
+ * (ref_ops.c), and so must every own kernel (relu_f32, the pool's max; fmaxf drops NaN). One input
+ * pixel is NaN in every channel, one at a corner (the padded taps) and one inside, with a third
+ * image clean; the graph has FP8 convs (the first quantizing the fp16 input on load, 1x1 and 3x3
+ * with padding, relu on each), a 3x3 max pool and a concat. Each pass forces one kernel family
+ * (qmma64x64 where that family does not fit a conv); the outputs that are NaN must be exactly the
+ * reference's, and the others within the per-op bounds. */
+static void test_fp8_nan(void **state) {
+    (void)state;
+    static const char *const families[4][3] = {{"qmma64x64", NULL, NULL},
+                                               {"wgmma128x64", "qmma64x64", NULL},
+                                               {"tma128x64s4", "tma128x64s4c", "qmma64x64"},
+                                               {"halo64x64", "qmma64x64", NULL}};
+    for (int pass = 0; pass < 4; pass++) {
+        char val[64] = "";
+        for (int k = 0; k < 3 && families[pass][k]; k++)
+            snprintf(val + strlen(val), sizeof val - strlen(val), "%s%d", k ? "," : "", variant_named(families[pass][k]));
+        assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
+        assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
+        tg t;
+        tg_init(&t, 3, 17, 17, 97 + (uint64_t)pass);
+        int f[4];
+        f[0] = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+        f[1] = tg_conv(&t, "b1x1", f[0], 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+        f[2] = tg_conv(&t, "b3x3", f[1], 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+        const int pool = tg_pool(&t, "pool", I8_OP_MAXPOOL, f[0], 3, 1, 1, 0);
+        const int cat = tg_concat(&t, "cat", 2, (int[]){f[2], pool});
+        f[3] = tg_conv(&t, "out", cat, 32, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+        tg_finish(&t, f[3]);
+        float *in = quantize_case(&t, f, NULL, 4); /* scales from 8 clean images */
+        i8_graph *g = &t.g;
+        enum { N = 3 };
+        const size_t per = (size_t)3 * 17 * 17, plane = (size_t)17 * 17, outc = (size_t)32 * 17 * 17;
+        float *x = in + per * 8;
+        for (int ch = 0; ch < 3; ch++) { /* NCHW: image 0 at (0, 0), image 1 at (8, 11) */
+            x[ch * plane] = NAN;
+            x[per + ch * plane + 8 * 17 + 11] = NAN;
+        }
+        float *want = emulation_logits(g, x, N, N, 0), *got = malloc(sizeof(float) * outc * N);
+        assert_non_null(got);
+        i8_backend_options co = {.max_batch = N};
+        i8_err err = {0};
+        void *cc = NULL;
+        assert_int_equal(i8_backend_cuda.prepare(&cc, g, &co, &err), INFER8_OK);
+        memset(got, 0, sizeof(float) * outc * N);
+        assert_int_equal(i8_backend_cuda.run(cc, N, x, got, &err), INFER8_OK);
+        const i8_cuda_tactic *tac = NULL;
+        assert_int_equal(i8_cuda_tactics(cc, N, &tac, &err), INFER8_OK);
+        int first_family = 0;
+        for (int k = 0; k < 4; k++)
+            first_family += tac[f[k]].kind == I8_CUDA_TACTIC_FP8 &&
+                            !strcmp(i8_cuda_conv_fp8_name(tac[f[k]].variant), families[pass][0]);
+        double maxr = 0, maxd = 0;
+        size_t nan_ref[N] = {0}, nan_mismatch = 0, outliers = 0;
+        for (size_t i = 0; i < outc * N; i++)
+            if (!isnan(want[i]) && fabs(want[i]) > maxr) maxr = fabs(want[i]);
+        for (size_t i = 0; i < outc * N; i++) {
+            nan_ref[i / outc] += isnan(want[i]) != 0;
+            if (isnan(want[i]) != isnan(got[i])) {
+                nan_mismatch++;
+            } else if (!isnan(want[i])) {
+                const double d = fabs((double)got[i] - want[i]);
+                if (d > maxd) maxd = d;
+                outliers += d > 2e-2 * maxr;
+            }
+        }
+        fprintf(stderr,
+                "  %s: %d of 4 convs on it; NaN outputs in the reference %zu / %zu / %zu, %zu positions where the GPU "
+                "differs in NaN-ness; elsewhere max rel %.3g, %zu beyond 2e-2\n",
+                families[pass][0], first_family, nan_ref[0], nan_ref[1], nan_ref[2], nan_mismatch, maxd / maxr, outliers);
+        assert_true(first_family >= 1);
+        /* the NaN reached the output in both images (5 x 5 pixels inside, 3 x 3 at the corner, of
+         * every channel relu did not zero) and not the clean one */
+        assert_true(nan_ref[0] > 0 && nan_ref[1] > nan_ref[0] && nan_ref[2] == 0);
+        assert_int_equal(nan_mismatch, 0);
+        assert_true(maxd <= 0.125 * maxr && outliers <= outc * N / 1000);
+        i8_backend_cuda.destroy(cc);
+        free(in), free(want), free(got);
+        i8_graph_free(g);
+    }
 }
 
 /* A residual block's branches in small: one FP8 1x1 (p) read by three sibling FP8 1x1s, one of
@@ -1338,28 +1427,26 @@ static void bench_arch(const char *arch, const char *recipe) {
                      (double)sb.graph_base_ms, sb.graph_own_convs[0], (double)sb.graph_own_ms[0], sb.graph_own_convs[1],
                      (double)sb.graph_own_ms[1], sb.graph_own == 2 ? "the last" : sb.graph_own == 1 ? "the second" : "the first");
         }
-        for (int k = 0; k < 2; k++) { /* the priority choice of each graph (choose_priority) */
-            const i8_cuda_stats *st = k ? &sb : &sa;
+        { /* fp16's priority choice (choose_launch: no PDL candidate without own FP8 kernels) */
             const size_t used = strlen(choice);
-            if (st->graph_prio_ms > 0.0f && used < sizeof choice)
-                snprintf(choice + used, sizeof choice - used, "; %s graph %.3f ms, %d critical-path nodes at high priority %.3f ms%s",
-                         k ? "fp8" : "fp16", (double)st->graph_noprio_ms, st->prio_nodes, (double)st->graph_prio_ms,
-                         st->graph_prio ? " (kept)" : "");
+            if (sa.launch_ms[1] > 0.0f && used < sizeof choice)
+                snprintf(choice + used, sizeof choice - used, "; fp16 graph %.3f ms, %d critical-path nodes at high priority %.3f ms%s",
+                         (double)sa.launch_ms[0], sa.prio_nodes, (double)sa.launch_ms[1], sa.graph_prio ? " (kept)" : "");
         }
         if (sb.merge_groups > 0 && strlen(choice) < sizeof choice) /* the merge choice (choose_merge) */
             snprintf(choice + strlen(choice), sizeof choice - strlen(choice),
                      "; fp8 graph %.3f ms, %d sibling groups merged %.3f (BN 64) / %.3f ms (BN 128): %s", (double)sb.graph_nomerge_ms,
                      sb.merge_groups, (double)sb.graph_merge_ms[0], (double)sb.graph_merge_ms[1],
                      sb.graph_merge == 2 ? "BN 128 kept" : sb.graph_merge ? "BN 64 kept" : "unmerged kept");
-        if (sb.graph_pdl_ms > 0.0f || sb.pdl_restored) { /* the launch choice (choose_pdl) */
+        if (strlen(choice) < sizeof choice) { /* fp8's launch choice (choose_launch) */
+            static const char *const names[4] = {"neither", "priorities", "PDL", "both"};
             const size_t used = strlen(choice);
-            if (used < sizeof choice)
-                snprintf(choice + used, sizeof choice - used, "; fp8 graph %.3f ms, with programmatic dependent launch %.3f ms%s",
-                         (double)sb.graph_nopdl_ms, (double)sb.graph_pdl_ms,
-                         sb.pdl_restored ? (sb.graph_pdl ? " (restored)" : " (off, restored)") : sb.graph_pdl ? " (kept)" : "");
-            if (sb.graph_pdl_noprio_ms != 0.0f && strlen(choice) < sizeof choice)
-                snprintf(choice + strlen(choice), sizeof choice - strlen(choice), ", with it and no priorities %.3f ms%s",
-                         (double)sb.graph_pdl_noprio_ms, sb.graph_pdl && !sb.graph_prio ? " (kept)" : "");
+            snprintf(choice + used, sizeof choice - used,
+                     "; fp8 launch: graph %.3f ms, %d critical-path nodes at high priority %.3f ms, with programmatic "
+                     "dependent launch %.3f ms, both %.3f ms: %s kept%s",
+                     (double)sb.launch_ms[0], sb.prio_nodes, (double)sb.launch_ms[1], (double)sb.launch_ms[2],
+                     (double)sb.launch_ms[3], names[sb.graph_prio | sb.graph_pdl << 1],
+                     sb.prio_restored || sb.pdl_restored ? " (restored)" : "");
         }
         printf("| %s | %s | %d | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | fp8 convs %d (own %d of which wgmma %d, TMA %d, "
                "halo %d, cuBLASLt %d, cuDNN %d)%s, fp16 convs %d | arena %.1f -> %.1f MiB, weights %.1f -> %.1f MiB |\n",
@@ -1428,6 +1515,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_fp8_tma_store_paths, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_priority, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_pdl, im2col_teardown),
+        cmocka_unit_test_teardown(test_fp8_nan, im2col_teardown),
         cmocka_unit_test(test_fp8_merge),
         cmocka_unit_test(test_fp8_residual),
         cmocka_unit_test(test_fp8_residual_fp8),

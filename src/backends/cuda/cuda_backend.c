@@ -654,13 +654,6 @@ static void record_priority_choice(const cu_ctx *c, cu_batch *b) {
         b->tactics[i].flags = I8_CUDA_TACTIC_FLAG_CHOSEN | (b->prio && b->prio[i] ? I8_CUDA_TACTIC_FLAG_PRIORITY : 0u);
 }
 
-/* b runs `with`, the graph captured with b->prio's nodes on high-priority streams. */
-static void adopt_priority_graph(cu_batch *b, cudaGraphExec_t with) {
-    cudaGraphExecDestroy(b->exec);
-    b->exec = with;
-    b->stats.graph_prio = 1;
-}
-
 /* The choice stored with preset tactics (every record CHOSEN): *prio_out is the nodes to put on
  * high-priority streams (NULL when the stored graph had none). Returns 0 when nothing usable
  * was stored (tuned without the choice, or an older bundle: its records' flags are 0). */
@@ -677,146 +670,109 @@ static int stored_priority(const cu_ctx *c, const cu_batch *b, unsigned char **p
     return 1;
 }
 
-/* Concurrent branches share the SMs, and by default the block scheduler serves their kernels
- * alike, so a branch with slack can delay the one every later node waits for. The forward is
- * captured again with the critical path's nodes on high-priority streams (launch_all); both
- * graphs are timed, interleaved, and the faster kept: on the H200 the priorities win for IRv2
- * at batch 32 and lose at batch 1 and for inception_v4 (docs/performance.md, "Session 26").
- * Preset tactics that carry the choice (a bundle tuned on this GPU) restore it untimed: the
- * timing costs about 0.8 s at IRv2 batch 32, and restored tactics have no times to find the
- * path by. INFER8_CUDA_PRIORITY=0 skips this, 2 keeps the priority graph untimed (tests,
- * diagnosis). The choice is recorded in the tactics' flags either way. */
+/* Two ways to launch the graph as chosen, chosen together (session 36; they were chosen one after
+ * the other before, and on the H200 each changed what the other was worth: PDL on top of a
+ * priority graph lost where PDL without priorities won, docs/performance.md "Session 34"):
+ * - stream priorities. Concurrent branches share the SMs, and by default the block scheduler
+ *   serves their kernels alike, so a branch with slack can delay the one every later node waits
+ *   for. The forward is captured with the critical path's nodes on high-priority streams
+ *   (launch_all).
+ * - programmatic dependent launch (cuda_pdl.cuh). The own FP8 kernels start while the kernel
+ *   before them in the stream ends: their blocks set up, then wait for that kernel's writes. Only
+ *   batches that run own FP8 kernels have this candidate; the tuner timed each conv without it.
+ * Every allowed combination is captured and all are timed, interleaved, and the fastest kept.
+ * Preset tactics whose records carry CHOSEN restore the choice untimed (I8_CUDA_TACTIC_FLAG_PRIORITY
+ * on the path's nodes, _PDL on every record): the timing costs about 1 s at IRv2 batch 32, and
+ * restored tactics have no times to find the path by. INFER8_CUDA_PRIORITY and INFER8_CUDA_PDL each
+ * take 0 (never), 2 (always, untimed; tests, diagnosis) or 1 (timed, the default); with both
+ * forced one graph is captured and none is timed. The choice is recorded in the tactics' flags. */
 static int priority_mode(void) {
     const char *env = getenv("INFER8_CUDA_PRIORITY");
     return env ? atoi(env) : 1;
 }
 
-static infer8_status choose_priority(cu_ctx *c, cu_batch *b, i8_err *err) {
-    const int mode = priority_mode(), n = c->g->n_nodes;
-    if (mode <= 0 || !b->exec || !c->streams_hi[0] || c->streams_used < 2) return INFER8_OK;
-    unsigned char *prio = NULL;
-    int stored_count = 0;
-    const int stored = mode == 1 ? stored_priority(c, b, &prio, &stored_count, err) : 0;
-    if (stored < 0) return err->code;
-    if (stored) {
-        b->stats.prio_restored = 1, b->stats.graph_noprio_ms = b->stats.graph_prio_ms = -1.0f;
-        cudaGraphExec_t with = NULL;
-        if (prio) {
-            b->prio = prio;
-            with = capture(c, b, 0);
-            if (with) {
-                adopt_priority_graph(b, with);
-                b->stats.prio_nodes = stored_count;
-            } else {
-                b->prio = NULL, free(prio); /* the default graph still runs */
-            }
-        }
-        if (getenv("INFER8_CUDA_DEBUG"))
-            fprintf(stderr, "cuda: batch %d: stream priorities restored from the stored tactics: %d nodes at high priority\n",
-                    b->n, b->stats.prio_nodes);
-        record_priority_choice(c, b);
-        return INFER8_OK;
-    }
-    prio = i8_calloc((size_t)n, 1, err);
-    double *cost = i8_calloc((size_t)n, sizeof(double), err);
-    infer8_status rc = prio && cost ? INFER8_OK : err->code;
-    for (int i = 0; i < n && !rc; i++) {
-        const double t = b->tactics[i].ms;
-        cost[i] = c->g->nodes[i].op == I8_OP_CONV && t > 0.0 ? t : NONCONV_MS;
-    }
-    if (!rc) rc = i8_graph_critical_path(c->g, cost, SLACK_MS, prio, &b->stats.prio_nodes, NULL, err);
-    free(cost);
-    if (rc) {
-        free(prio);
-        return rc;
-    }
-    b->prio = prio;
-    cudaGraphExec_t with = capture(c, b, 0);
-    float plain_ms = -1.0f, prio_ms = -1.0f;
-    if (mode == 1) graph_pair_ms(c, b->exec, with, &plain_ms, &prio_ms);
-    b->stats.graph_noprio_ms = plain_ms, b->stats.graph_prio_ms = prio_ms;
-    if (getenv("INFER8_CUDA_DEBUG"))
-        fprintf(stderr, "cuda: batch %d: graph %.4f ms, with %d critical-path nodes at high priority %.4f ms\n", b->n,
-                (double)plain_ms, b->stats.prio_nodes, (double)prio_ms);
-    if (!with) { /* nothing to choose: the default streams, no choice recorded */
-        b->prio = NULL, free(prio);
-        return INFER8_OK;
-    }
-    if (mode == 2 || (prio_ms >= 0.0f && (plain_ms < 0.0f || prio_ms < plain_ms))) {
-        adopt_priority_graph(b, with);
-    } else {
-        cudaGraphExecDestroy(with);
-        b->prio = NULL, free(prio);
-    }
-    record_priority_choice(c, b);
-    return INFER8_OK;
-}
-
-/* The own FP8 kernels can start while the kernel before them in the stream ends (programmatic
- * dependent launch, cuda_pdl.cuh): their blocks set up, then wait for that kernel's writes. The
- * forward is captured again with it and both graphs are timed, interleaved, the faster kept. On
- * the H200 (session 34) it won for inception_v4 at batch 32 (2.802 -> 2.766 ms) and lost on top
- * of a priority graph (inception_v3 at batch 32: 1.789 -> 1.830); at batch 1 cuDNN's kernels,
- * which cannot take part, run nearly every conv. Last of the choices, on the graph as chosen;
- * the tuner timed each conv without it. Preset tactics
- * whose records carry CHOSEN restore the choice untimed (I8_CUDA_TACTIC_FLAG_PDL). INFER8_CUDA_PDL
- * = 0 never launches so, 2 keeps it untimed (tests). The choice is recorded in the tactics' flags. */
-static infer8_status choose_pdl(cu_ctx *c, cu_batch *b, i8_err *err) {
-    const int n = c->g->n_nodes, mode = c->pdl_mode, chosen = preset_chosen(c, b);
-    const int stored = (preset_flags(c, b) & I8_CUDA_TACTIC_FLAG_PDL) != 0;
+static infer8_status choose_launch(cu_ctx *c, cu_batch *b, i8_err *err) {
+    const int n = c->g->n_nodes, pmode = priority_mode(), lmode = c->pdl_mode, chosen = preset_chosen(c, b);
     int own = 0;
     for (int i = 0; i < n; i++) own += b->tactics[i].kind == I8_CUDA_TACTIC_FP8;
+    const int can_prio = pmode > 0 && c->streams_hi[0] && c->streams_used >= 2, can_pdl = lmode > 0 && own > 0;
+    for (int k = 0; k < 4; k++) b->stats.launch_ms[k] = 0.0f;
     b->pdl = 0;
-    if (mode > 0 && own > 0 && b->exec) {
-        float plain_ms = -1.0f, pdl_ms = -1.0f;
-        const int restore = mode == 1 && chosen;
-        if (!restore || stored) {
-            b->pdl = 1;
-            cudaGraphExec_t with = capture(c, b, 0);
-            if (mode == 1 && !restore) graph_pair_ms(c, b->exec, with, &plain_ms, &pdl_ms);
-            if (with && (mode == 2 || restore || (pdl_ms >= 0.0f && (plain_ms < 0.0f || pdl_ms < plain_ms)))) {
-                cudaGraphExecDestroy(b->exec);
-                b->exec = with;
-            } else {
-                if (with) cudaGraphExecDestroy(with);
-                b->pdl = 0;
-            }
-            /* with the priority graph kept by timing (not forced): also PDL on the default streams
-             * (session 34: PDL with priorities lost where PDL without them won, IRv2 and v3 at
-             * batch 32) */
-            if (mode == 1 && !restore && b->prio && b->stats.graph_prio && priority_mode() == 1) {
-                const float best = b->pdl ? pdl_ms : plain_ms;
-                unsigned char *prio = b->prio;
-                const int pdl_was = b->pdl;
-                b->prio = NULL, b->pdl = 1;
-                cudaGraphExec_t flat = capture(c, b, 0);
-                float flat_ms = -1.0f, kept_ms = -1.0f;
-                graph_pair_ms(c, b->exec, flat, &kept_ms, &flat_ms);
-                b->stats.graph_pdl_noprio_ms = flat_ms;
-                if (getenv("INFER8_CUDA_DEBUG"))
-                    fprintf(stderr, "cuda: batch %d: graph as kept %.4f ms (%.4f before), with PDL and no stream priorities %.4f ms\n",
-                            b->n, (double)kept_ms, (double)best, (double)flat_ms);
-                if (flat && flat_ms >= 0.0f && (kept_ms < 0.0f || flat_ms < kept_ms)) {
-                    cudaGraphExecDestroy(b->exec);
-                    b->exec = flat;
-                    free(prio);
-                    b->stats.graph_prio = 0, b->stats.prio_nodes = 0;
-                    record_priority_choice(c, b);
-                } else {
-                    if (flat) cudaGraphExecDestroy(flat);
-                    b->prio = prio, b->pdl = pdl_was;
-                }
-            }
-        }
-        b->stats.graph_nopdl_ms = plain_ms, b->stats.graph_pdl_ms = pdl_ms, b->stats.pdl_restored = restore;
-        if (getenv("INFER8_CUDA_DEBUG"))
-            fprintf(stderr, "cuda: batch %d: graph %.4f ms, with programmatic dependent launch of %d own FP8 convs %.4f ms%s\n",
-                    b->n, (double)plain_ms, own, (double)pdl_ms, restore ? " (restored untimed)" : "");
+    if (!b->exec || (!can_prio && !can_pdl)) return INFER8_OK;
+    /* each dimension's allowed values, as a bit set: 1 off, 2 on */
+    unsigned char *prio = NULL;
+    int prio_set = 1, pdl_set = 1, stored_count = 0;
+    if (can_prio) {
+        const int stored = pmode == 1 ? stored_priority(c, b, &prio, &stored_count, err) : 0;
+        if (stored < 0) return err->code;
+        b->stats.prio_restored = stored;
+        prio_set = stored ? (prio ? 2 : 1) : pmode == 2 ? 2 : 3;
+        if (stored) b->stats.prio_nodes = stored_count;
     }
-    b->stats.graph_pdl = b->pdl;
+    if (can_pdl) {
+        const int restore = lmode == 1 && chosen;
+        b->stats.pdl_restored = restore;
+        pdl_set = restore ? ((preset_flags(c, b) & I8_CUDA_TACTIC_FLAG_PDL) ? 2 : 1) : lmode == 2 ? 2 : 3;
+    }
+    infer8_status rc = INFER8_OK;
+    if ((prio_set & 2) && !prio) { /* the critical path by the tuned times */
+        prio = i8_calloc((size_t)n, 1, err);
+        double *cost = i8_calloc((size_t)n, sizeof(double), err);
+        rc = prio && cost ? INFER8_OK : err->code;
+        for (int i = 0; i < n && !rc; i++) {
+            const double t = b->tactics[i].ms;
+            cost[i] = c->g->nodes[i].op == I8_OP_CONV && t > 0.0 ? t : NONCONV_MS;
+        }
+        if (!rc) rc = i8_graph_critical_path(c->g, cost, SLACK_MS, prio, &b->stats.prio_nodes, NULL, err);
+        free(cost);
+        if (rc) {
+            free(prio);
+            return rc;
+        }
+    }
+    /* candidate k: priorities if bit 0, PDL if bit 1; [0] is the graph as chosen so far */
+    cudaGraphExec_t cand[4] = {NULL, NULL, NULL, NULL};
+    int count = 0;
+    for (int k = 0; k < 4; k++) {
+        const int p = k & 1, l = k >> 1;
+        if (!(prio_set & (1 << p)) || !(pdl_set & (1 << l))) continue;
+        b->prio = p ? prio : NULL, b->pdl = l;
+        cand[k] = k ? capture(c, b, 0) : b->exec;
+        count += cand[k] != NULL;
+    }
+    float ms[4] = {-1.0f, -1.0f, -1.0f, -1.0f};
+    if (count > 1) graphs_ms(c, cand, 4, ms);
+    int keep = -1;
+    for (int k = 0; k < 4; k++) /* the fastest timed; untimed, the one candidate */
+        if (cand[k] && (keep < 0 || (ms[k] >= 0.0f && (ms[keep] < 0.0f || ms[k] < ms[keep])))) keep = k;
+    if (keep < 0) keep = 0; /* the only candidate failed to capture: the graph as chosen runs */
+    for (int k = 0; k < 4; k++)
+        if (prio_set & (1 << (k & 1)) && pdl_set & (1 << (k >> 1))) b->stats.launch_ms[k] = ms[k];
+    for (int k = 1; k < 4; k++)
+        if (cand[k] && k != keep) cudaGraphExecDestroy(cand[k]);
+    if (keep != 0) {
+        cudaGraphExecDestroy(b->exec);
+        b->exec = cand[keep];
+    }
+    b->pdl = keep >> 1;
+    if (keep & 1) {
+        b->prio = prio;
+    } else {
+        b->prio = NULL;
+        free(prio);
+    }
+    b->stats.graph_prio = keep & 1, b->stats.graph_pdl = keep >> 1;
+    if (getenv("INFER8_CUDA_DEBUG"))
+        fprintf(stderr,
+                "cuda: batch %d: graph %.4f ms; %d critical-path nodes at high priority %.4f ms; programmatic dependent "
+                "launch of %d own FP8 convs %.4f ms, with both %.4f ms: %s kept%s\n",
+                b->n, (double)ms[0], b->stats.prio_nodes, (double)ms[1], own, (double)ms[2], (double)ms[3],
+                keep == 3 ? "both" : keep == 2 ? "PDL" : keep == 1 ? "priorities" : "neither",
+                count > 1 ? "" : " (untimed)");
+    if (can_prio) record_priority_choice(c, b);
     record_batch_flags(c, b, I8_CUDA_TACTIC_FLAG_PDL, b->pdl ? I8_CUDA_TACTIC_FLAG_PDL : 0u);
     CU_TRY(cudaStreamSynchronize(c->streams[0]));
-    return INFER8_OK;
+    return rc;
 }
 
 /* Sibling 1x1 convs (one input each group, c->merges) run as one conv on the merged TMA kernel
@@ -876,7 +832,7 @@ static infer8_status choose_merge(cu_ctx *c, cu_batch *b, i8_err *err) {
     return INFER8_OK;
 }
 
-/* The merge choice in every record's flags (after choose_priority rewrote them) */
+/* The merge choice in every record's flags (after choose_launch rewrote them) */
 static void record_merge_choice(const cu_ctx *c, cu_batch *b) {
     record_batch_flags(c, b, I8_CUDA_TACTIC_FLAG_MERGE | I8_CUDA_TACTIC_FLAG_MERGE_WIDE,
                        (b->merge ? I8_CUDA_TACTIC_FLAG_MERGE : 0u) | (b->merge == 2 ? I8_CUDA_TACTIC_FLAG_MERGE_WIDE : 0u));
@@ -889,8 +845,7 @@ static infer8_status choose_graph(cu_ctx *c, cu_batch *b, i8_err *err) {
     infer8_status rc = choose_plain(c, b, &base_ms, err);
     if (rc == INFER8_OK) rc = choose_own(c, b, base_ms, err);
     if (rc == INFER8_OK) rc = choose_merge(c, b, err);
-    if (rc == INFER8_OK) rc = choose_priority(c, b, err);
-    if (rc == INFER8_OK) rc = choose_pdl(c, b, err);
+    if (rc == INFER8_OK) rc = choose_launch(c, b, err);
     if (rc == INFER8_OK) record_merge_choice(c, b);
     return rc;
 }
@@ -911,7 +866,7 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
     memset(&b->stats, 0, sizeof b->stats);
     free(b->prio);
     b->prio = NULL;
-    b->pdl = 0; /* the tuner times each conv without it (choose_pdl decides for the graph) */
+    b->pdl = 0; /* the tuner times each conv without it (choose_launch decides for the graph) */
     b->merge = 0; /* each sibling tuned alone (choose_merge decides for the graph) */
     c->cudnn_spent_s = 0; /* the cuDNN plan-building budget applies per batch size */
     double t0 = now_s();

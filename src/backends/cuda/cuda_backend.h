@@ -33,7 +33,7 @@ typedef struct i8_cuda_tactic {
 } i8_cuda_tactic;
 
 /* Flags of every node's record (any op, not only convs), so that a bundle restores the graph
- * as chosen instead of timing the choice again (choose_priority, choose_pdl):
+ * as chosen instead of timing the choice again (choose_launch):
  * CHOSEN: the batch's graph was chosen with or without stream priorities; set on every record.
  * PRIORITY: this node runs on its lane's high-priority stream.
  * PDL: the batch's own FP8 kernels are launched with programmatic dependent launch; MERGE (and
@@ -90,19 +90,15 @@ typedef struct i8_cuda_stats {
      * runs (0 as before, 1 or 2 the candidates) */
     float graph_base_ms, graph_own_ms[2];
     int graph_own_convs[2], graph_own;
-    /* the priority choice (choose_priority): the graph's replay time with every node at the
-     * default priority and with the critical path's prio_nodes on high-priority streams (< 0
-     * when not timed, 0 when not tried), and which one runs (graph_prio 1: the latter) */
-    float graph_noprio_ms, graph_prio_ms;
-    int graph_prio, prio_nodes;
-    int prio_restored;           /* 1: the choice came from preset tactics' flags, untimed */
-    /* the launch choice (choose_pdl, last): the graph's replay time with the own FP8 kernels
-     * launched as usual and with programmatic dependent launch (< 0 when not timed, 0 when not
-     * tried: no own FP8 kernel, INFER8_CUDA_PDL=0), and which one runs (graph_pdl 1: the latter) */
-    float graph_nopdl_ms, graph_pdl_ms;
-    float graph_pdl_noprio_ms;   /* the priority graph kept: with PDL on the default streams (< 0 not timed) */
-    int graph_pdl;
-    int pdl_restored;            /* 1: the choice came from preset tactics' flags, untimed */
+    /* the launch choice (choose_launch, last): the graph's replay time for each combination of
+     * the critical path's prio_nodes on high-priority streams (bit 0 of the index) and
+     * programmatic dependent launch of the own FP8 kernels (bit 1): [0] neither, [1] priorities,
+     * [2] PDL, [3] both; < 0 for a candidate not timed (the only one: forced or restored) or not
+     * captured, 0 for one not allowed (INFER8_CUDA_PRIORITY / _PDL = 0, one stream, no own FP8
+     * kernel, the other value forced or restored). graph_prio, graph_pdl: what runs. */
+    float launch_ms[4];
+    int graph_prio, prio_nodes, graph_pdl;
+    int prio_restored, pdl_restored; /* 1: that half of the choice came from preset tactics' flags, untimed */
     /* the merge choice (choose_merge, before the priority one): sibling 1x1 groups (merge_groups),
      * the graph's replay time as chosen before and with them merged on the BN 64 / BN 128 kernel
      * (< 0 when not timed), and which one runs (graph_merge 0, 1 or 2) */

@@ -935,7 +935,7 @@ static infer8_status node_take_plan(cu_ctx *c, cu_batch *b, int node, i8_err *er
     if (b->tactics[node].kind != I8_CUDA_TACTIC_NONE) count_tactic(b, node, &b->tactics[node], -1);
     count_tactic(b, node, &p->tac, 1);
     b->tactics[node] = p->tac;
-    b->tactics[node].flags = 0; /* a preset's: the graph choice records its own (choose_priority) */
+    b->tactics[node].flags = 0; /* a preset's: the graph choice records its own (choose_launch) */
     if (p->tac.kind == I8_CUDA_TACTIC_CUDNN || p->tac.kind == I8_CUDA_TACTIC_FP8_DNN) {
         if (b->varpack[node]) { /* a tactic taken back by a whole-graph choice: the pack is made anew */
             cudnnBackendDestroyDescriptor(b->varpack[node]);

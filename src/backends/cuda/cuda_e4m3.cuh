@@ -16,6 +16,8 @@ __device__ __forceinline__ unsigned q_e4m3(float v) {
 __device__ __forceinline__ unsigned q_e4m3x2(float v0, float v1) {
     return (unsigned)__nv_cvt_float2_to_fp8x2(make_float2(v0, v1), __NV_SATFINITE, __NV_E4M3);
 }
+/* relu as the CPU reference's (ref_ops.c) and torch.relu: NaN stays NaN (fmaxf(NaN, 0) is 0) */
+__device__ __forceinline__ float relu_f32(float v) { return v < 0.0f ? 0.0f : v; }
 /* relu then two e4m3 codes, in the conversion (cvt .relu, sm_89): a negative value gives 0 and
  * NaN stays NaN, as the CPU reference's relu (ref_ops.c); for a positive s, relu(v * s) is
  * relu(v) * s, so the scaled value may be converted */

@@ -95,7 +95,7 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
     const char *store = getenv("INFER8_CUDA_TMA_STORE");
     c->tma_store_off = store && atoi(store) == 0;
     /* INFER8_CUDA_PDL: whether the forward's own FP8 kernels start their setup while the kernel
-     * before them in the stream ends (cuda_pdl.cuh): 0 never, 2 always, else timed (choose_pdl) */
+     * before them in the stream ends (cuda_pdl.cuh): 0 never, 2 always, else timed (choose_launch) */
     const char *pdl = getenv("INFER8_CUDA_PDL");
     c->pdl_mode = pdl ? atoi(pdl) : 1;
     c->fp8_only = i8_fp8_variant_set_parse(getenv("INFER8_CUDA_FP8_VARIANT"), i8_cuda_conv_fp8_variants());

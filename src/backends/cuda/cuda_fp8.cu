@@ -287,7 +287,7 @@ __device__ __forceinline__ void fp8_epilogue_group(const i8_cuda_fp8_conv_args &
     for (int e = 0; e < 8; e++) {
         v[e] = src[e] * mult[e] + bias[e];
         if (a.res_mode != I8_FP8_RES_NONE) v[e] = __fadd_rn(x[e], v[e]);
-        if (a.relu) v[e] = fmaxf(v[e], 0.0f);
+        if (a.relu) v[e] = relu_f32(v[e]);
     }
     size_t yo = (size_t)m * a.y_ld + co;
     if (vec && full) {
@@ -608,7 +608,7 @@ __device__ __forceinline__ void halo_load(const i8_cuda_fp8_conv_args &a, const 
 __device__ __forceinline__ void halo_store2(const i8_cuda_fp8_conv_args &a, size_t m, int co, int cnt, float s0, float s1,
                                             const float *mb, int c, int BN, bool pair) {
     float v0 = s0 * mb[c] + mb[BN + c], v1 = s1 * mb[c + 1] + mb[BN + c + 1];
-    if (a.relu) v0 = fmaxf(v0, 0.0f), v1 = fmaxf(v1, 0.0f);
+    if (a.relu) v0 = relu_f32(v0), v1 = relu_f32(v1);
     const size_t yo = m * a.y_ld + co;
     if (pair) {
         if (a.y) *(__half2 *)((__half *)a.y + yo) = __halves2half2(__float2half_rn(v0), __float2half_rn(v1));

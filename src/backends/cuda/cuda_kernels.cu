@@ -172,13 +172,13 @@ conv_wmma_kernel(i8_cuda_conv_args a, int splits) {
             uint4 o;
             __half *oh = (__half *)&o;
 #pragma unroll
-            for (int e = 0; e < 8; e++) oh[e] = __float2half_rn(a.relu ? fmaxf(v[e], 0.0f) : v[e]);
+            for (int e = 0; e < 8; e++) oh[e] = __float2half_rn(a.relu ? relu_f32(v[e]) : v[e]);
             *(uint4 *)(y + (size_t)m * a.y_ld + co) = o;
         } else {
             for (int e = 0; e < 8 && co + e < a.c_out; e++) {
                 float v = src[e] + (a.bias ? a.bias[co + e] : 0.0f);
                 if (res) v += __half2float(res[(size_t)m * a.res_ld + co + e]);
-                y[(size_t)m * a.y_ld + co + e] = __float2half_rn(a.relu ? fmaxf(v, 0.0f) : v);
+                y[(size_t)m * a.y_ld + co + e] = __float2half_rn(a.relu ? relu_f32(v) : v);
             }
         }
     }
@@ -290,7 +290,8 @@ __global__ void pool_kernel(const __half *x, int n, int h, int w, int c, int x_l
 #pragma unroll
             for (int e = 0; e < V; e++) {
                 float f = __half2float(v[e]);
-                acc[e] = mode == 0 ? fmaxf(acc[e], f) : acc[e] + f;
+                /* max keeps NaN, as the CPU reference's pool (fmaxf drops it) */
+                acc[e] = mode == 0 ? (f > acc[e] || f != f ? f : acc[e]) : acc[e] + f;
             }
         }
     float div = mode == 2 ? (float)pool_size : (float)((ye - ys) * (xe - xs));
@@ -394,7 +395,7 @@ __global__ void pointwise_kernel(const __half *a, int a_ld, const float *alpha, 
     int ch = (int)(t % c);
     float v = __half2float(a[m * a_ld + ch]) * (alpha ? alpha[ch] : 1.0f) + (beta ? beta[ch] : 0.0f);
     if (b) v += s * __half2float(b[m * b_ld + ch]);
-    y[m * y_ld + ch] = __float2half_rn(relu ? fmaxf(v, 0.0f) : v);
+    y[m * y_ld + ch] = __float2half_rn(relu ? relu_f32(v) : v);
 }
 
 extern "C" int i8_cuda_pointwise(const void *a, int a_ld, const float *alpha, const float *beta, const void *b,

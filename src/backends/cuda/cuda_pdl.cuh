@@ -1,4 +1,4 @@
-/* Programmatic dependent launch (Hopper) for the own FP8 kernels: the backend's choose_pdl times
+/* Programmatic dependent launch (Hopper) for the own FP8 kernels: the backend's choose_launch times
  * the forward with and without it and keeps the faster (INFER8_CUDA_PDL=0 never, 2 always).
  * A kernel launched with it may start while the kernel before it in the stream still runs: it
  * sets up what depends on no earlier kernel (shared memory, barriers, weights), then waits in

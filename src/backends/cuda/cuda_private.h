@@ -99,12 +99,12 @@ typedef struct cu_batch {
     i8_cuda_tactic *tactics;     /* per node */
     i8_cuda_tactic *preset;      /* per node or NULL */
     unsigned char *prio;         /* per node, 1: on the critical path, launched on its lane's high-priority
-                                  * stream (choose_priority); NULL: every node at the default priority */
+                                  * stream (choose_launch); NULL: every node at the default priority */
     cudaGraphExec_t exec;
     cudaGraphExec_t exec_u8;     /* the same forward from the uint8 input (run_u8), captured on first use */
     int u8_capture_failed;       /* that capture failed: run_u8 launches node by node */
     int pdl;                     /* 1: the own FP8 kernels of this batch's forward are launched with
-                                  * programmatic dependent launch (choose_pdl; cuda_pdl.cuh) */
+                                  * programmatic dependent launch (choose_launch; cuda_pdl.cuh) */
     int merge;                   /* sibling groups run merged: 0 no, 1 on the BN 64 kernel, 2 on the BN 128 one
                                   * (choose_merge) */
     i8_cuda_stats stats;
@@ -119,7 +119,7 @@ typedef struct cu_ctx {
     cudaStream_t streams[CU_STREAMS];
     /* the same lanes at the device's greatest stream priority (NULL where it has none): a node
      * on the critical path runs there, so the block scheduler serves it before the branches
-     * that have slack (choose_priority) */
+     * that have slack (choose_launch) */
     cudaStream_t streams_hi[CU_STREAMS];
     cudaEvent_t lane_ev[CU_STREAMS]; /* orders a lane's nodes across its two streams */
     cudaEvent_t *ev;             /* per node */
@@ -151,7 +151,7 @@ typedef struct cu_ctx {
     int tma_grid_forced;         /* INFER8_CUDA_TMA_GRID=N: every TMA launch at most N blocks (tests) */
     int tma_store_off;           /* INFER8_CUDA_TMA_STORE=0: the TMA kernels' generic output stores (tests) */
     int pdl_mode;                /* INFER8_CUDA_PDL: 0 never programmatic dependent launch, 1 (default) a timed
-                                  * whole-graph choice (choose_pdl), 2 always, untimed (tests) */
+                                  * whole-graph choice (choose_launch), 2 always, untimed (tests) */
     int merge_mode;              /* INFER8_CUDA_MERGE: 0 never merge sibling 1x1s, 1 (default) a timed whole-graph
                                   * choice (choose_merge), 2 always on the BN 64 kernel, 3 on BN 128, untimed (tests) */
     cu_merge *merges;            /* sibling groups (i8_cuda_fp8_merge_plan) */
