@@ -43,13 +43,14 @@ fp8_halo() {
 # $OUT/fp8-layers-ARCH-bN.tsv, and their roofline bound and efficiency (bench/fp8_roofline.py, which
 # models every residual conv as the default recipe's).
 # FP8_BENCH_INTO=NAME writes everything under $OUT/NAME instead (several runs in one call) and
-# prints only the rows, the roofline lines and the whole-graph choices.
+# prints only the rows, the roofline lines and the whole-graph choices. FP8_BENCH_BIN runs another
+# build's test_cuda_fp8 (an A/B of two commits in one call; default build-device/tests/test_cuda_fp8).
 fp8_bench() {
   gpu_env >/dev/null
   local dir="$OUT${FP8_BENCH_INTO:+/$FP8_BENCH_INTO}"
   mkdir -p "$dir" || return 1
   INFER8_FP8_BENCH=1 INFER8_FP8_BENCH_TSV="$dir" INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-60} timeout ${FP8_BENCH_TIMEOUT:-540} \
-    build-device/tests/test_cuda_fp8 >"$dir/fp8_bench.md" 2>"$dir/fp8_bench.log"
+    "${FP8_BENCH_BIN:-build-device/tests/test_cuda_fp8}" >"$dir/fp8_bench.md" 2>"$dir/fp8_bench.log"
   local rc=$?
   # the roofline bound of FP8 over fp16 on the same convs (standard-library Python)
   ls "$dir"/fp8-layers-*.tsv >/dev/null 2>&1 && python3 bench/fp8_roofline.py "$dir"/fp8-layers-*.tsv >>"$dir/fp8_bench.md"
