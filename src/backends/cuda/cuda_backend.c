@@ -762,13 +762,15 @@ static infer8_status choose_launch(cu_ctx *c, cu_batch *b, i8_err *err) {
         free(prio);
     }
     b->stats.graph_prio = keep & 1, b->stats.graph_pdl = keep >> 1;
-    if (getenv("INFER8_CUDA_DEBUG"))
+    if (getenv("INFER8_CUDA_DEBUG")) { /* as launch_ms: 0 not a candidate, < 0 untimed */
+        const float *t = b->stats.launch_ms;
         fprintf(stderr,
                 "cuda: batch %d: graph %.4f ms; %d critical-path nodes at high priority %.4f ms; programmatic dependent "
                 "launch of %d own FP8 convs %.4f ms, with both %.4f ms: %s kept%s\n",
-                b->n, (double)ms[0], b->stats.prio_nodes, (double)ms[1], own, (double)ms[2], (double)ms[3],
+                b->n, (double)t[0], b->stats.prio_nodes, (double)t[1], own, (double)t[2], (double)t[3],
                 keep == 3 ? "both" : keep == 2 ? "PDL" : keep == 1 ? "priorities" : "neither",
                 count > 1 ? "" : " (untimed)");
+    }
     if (can_prio) record_priority_choice(c, b);
     record_batch_flags(c, b, I8_CUDA_TACTIC_FLAG_PDL, b->pdl ? I8_CUDA_TACTIC_FLAG_PDL : 0u);
     CU_TRY(cudaStreamSynchronize(c->streams[0]));
