@@ -209,6 +209,15 @@ static void test_maxpool(void **state) {
     const float want[9] = {16, 18, 20, 30, 32, 34, 44, 46, 48};
     assert_floats(y, want, 9, 0);
 
+    /* NaN wins its windows, as in torch (the CUDA pools must match: test_fp8_nan), whether it is
+     * met before the window's largest value (x[1][1]) or is where that value was (x[4][6]) */
+    x[8] = NAN, x[34] = NAN;
+    i8_ref_maxpool(&s, x, y);
+    for (int i = 0; i < 9; i++) {
+        if (i == 0 || i == 5 || i == 8) assert_true(isnan(y[i]));
+        else assert_float_equal(y[i], want[i], 0);
+    }
+
     /* padding is never a candidate: an all-negative input keeps negative maxima */
     float xn[9], yn[4];
     for (int i = 0; i < 9; i++) xn[i] = -(float)(i + 1);
