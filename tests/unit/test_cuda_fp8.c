@@ -1313,7 +1313,11 @@ static const char *tactic_kind_name(int kind) {
 }
 
 /* INFER8_FP8_BENCH_TSV=DIR: every conv's isolated time in both graphs, one row per conv, in
- * DIR/fp8-layers-ARCH-bN.tsv (for offline analysis of where FP8 loses). */
+ * DIR/fp8-layers-ARCH-bN.tsv (for offline analysis of where FP8 loses). The isolated times
+ * (cuda_profile: an event pair around one launch on an idle GPU) include the launch's host cost,
+ * which for a small conv can be most of it (cuDNN's graph execute more than a kernel launch); the
+ * last two columns are the tuner's times of the chosen tactics (graph replays, so without that
+ * cost; 0 when restored from a bundle). */
 static void write_layer_tsv(void *ca, void *cb, const i8_graph *ga, const i8_graph *gb, int n, const double *pa,
                             const double *pb) {
     const char *dir = getenv("INFER8_FP8_BENCH_TSV");
@@ -1325,14 +1329,14 @@ static void write_layer_tsv(void *ca, void *cb, const i8_graph *ga, const i8_gra
     FILE *f = fopen(path, "w");
     if (!f) return;
     fprintf(f, "node\tname\tkh\tkw\tstride\tc_in\tc_out\th\tw\tresidual\tprecision\tfp16_ms\tfp8_ms\tfp16_tactic\t"
-               "fp8_tactic\tfp8_variant\n");
+               "fp8_tactic\tfp8_variant\tfp16_tuned_ms\tfp8_tuned_ms\n");
     for (int k = 0; k < gb->n_nodes; k++) {
         const i8_node *nd = &gb->nodes[k];
         if (nd->op != I8_OP_CONV) continue;
-        fprintf(f, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.5f\t%.5f\t%s\t%s\t%d\n", k, nd->name, nd->kh, nd->kw,
-                nd->sh, gb->nodes[nd->inputs[0]].c, nd->c, nd->h, nd->w, nd->residual >= 0,
+        fprintf(f, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.5f\t%.5f\t%s\t%s\t%d\t%.5f\t%.5f\n", k, nd->name,
+                nd->kh, nd->kw, nd->sh, gb->nodes[nd->inputs[0]].c, nd->c, nd->h, nd->w, nd->residual >= 0,
                 nd->precision == I8_PREC_FP8 ? "fp8" : "fp16", pa[k], pb[k], tactic_kind_name(ta[k].kind),
-                tactic_kind_name(tb[k].kind), tb[k].variant);
+                tactic_kind_name(tb[k].kind), tb[k].variant, (double)ta[k].ms, (double)tb[k].ms);
     }
     fclose(f);
 }
@@ -1340,12 +1344,12 @@ static void write_layer_tsv(void *ca, void *cb, const i8_graph *ga, const i8_gra
 /* Where FP8 gains or loses against fp16, layer by layer (the same graph before and after
  * quantization, so node k is the same layer in both): per conv class the fp16 and FP8 graphs'
  * sums, then the convs that lose most, with the tactic kind the FP8 graph chose. */
-static void profile_compare(void *cb, const i8_graph *ga, const i8_graph *gb, int n, const double *pa,
+static void profile_compare(void *ca, void *cb, const i8_graph *ga, const i8_graph *gb, int n, const double *pa,
                             const double *pb) {
     if (!pa || !pb || ga->n_nodes != gb->n_nodes) return;
-    const i8_cuda_tactic *tac = NULL;
+    const i8_cuda_tactic *tac = NULL, *tac16 = NULL;
     i8_err err = {0};
-    if (i8_cuda_tactics(cb, n, &tac, &err)) return;
+    if (i8_cuda_tactics(cb, n, &tac, &err) || i8_cuda_tactics(ca, n, &tac16, &err)) return;
     double f16[CLS_COUNT] = {0}, f8[CLS_COUNT] = {0};
     int count[CLS_COUNT] = {0}, count8[CLS_COUNT] = {0};
     for (int k = 0; k < gb->n_nodes; k++) {
@@ -1373,9 +1377,9 @@ static void profile_compare(void *cb, const i8_graph *ga, const i8_graph *gb, in
     }
     for (int j = 0; j < 5 && worst[j] >= 0; j++) {
         const i8_node *nd = &gb->nodes[worst[j]];
-        printf("  most lost b%d: %s (%dx%d, %d -> %d @%dx%d): fp16 %.4f ms, fp8 %.4f ms (%s)\n", n, nd->name, nd->kh,
-               nd->kw, gb->nodes[nd->inputs[0]].c, nd->c, nd->h, nd->w, pa[worst[j]], pb[worst[j]],
-               tactic_kind_name(tac[worst[j]].kind));
+        printf("  most lost b%d: %s (%dx%d, %d -> %d @%dx%d): fp16 %.4f ms, fp8 %.4f ms (%s); tuned %.4f / %.4f ms\n", n,
+               nd->name, nd->kh, nd->kw, gb->nodes[nd->inputs[0]].c, nd->c, nd->h, nd->w, pa[worst[j]], pb[worst[j]],
+               tactic_kind_name(tac[worst[j]].kind), (double)tac16[worst[j]].ms, (double)tac[worst[j]].ms);
     }
 }
 
@@ -1474,7 +1478,7 @@ static void bench_arch(const char *arch, const char *recipe) {
         }
         fflush(stdout);
         double *pa = profile_line("fp16", ca, &a.g, n), *pb = profile_line("fp8", cb, &b.g, n);
-        profile_compare(cb, &a.g, &b.g, n, pa, pb);
+        profile_compare(ca, cb, &a.g, &b.g, n, pa, pb);
         if (pa && pb) write_layer_tsv(ca, cb, &a.g, &b.g, n, pa, pb);
         free(pa);
         free(pb);
