@@ -1350,7 +1350,8 @@ static void profile_compare(void *ca, void *cb, const i8_graph *ga, const i8_gra
     const i8_cuda_tactic *tac = NULL, *tac16 = NULL;
     i8_err err = {0};
     if (i8_cuda_tactics(cb, n, &tac, &err) || i8_cuda_tactics(ca, n, &tac16, &err)) return;
-    double f16[CLS_COUNT] = {0}, f8[CLS_COUNT] = {0};
+    /* isolated times (each launch's host cost included), then the tuner's (graph replays) */
+    double f16[CLS_COUNT] = {0}, f8[CLS_COUNT] = {0}, t16[CLS_COUNT] = {0}, t8[CLS_COUNT] = {0};
     int count[CLS_COUNT] = {0}, count8[CLS_COUNT] = {0};
     for (int k = 0; k < gb->n_nodes; k++) {
         const i8_node *nd = &gb->nodes[k];
@@ -1358,11 +1359,14 @@ static void profile_compare(void *ca, void *cb, const i8_graph *ga, const i8_gra
         int c = conv_class(nd);
         count[c]++, count8[c] += nd->precision == I8_PREC_FP8;
         f16[c] += pa[k], f8[c] += pb[k];
+        t16[c] += tac16[k].ms, t8[c] += tac[k].ms;
     }
     for (int c = 0; c < CLS_COUNT; c++)
         if (count[c])
-            printf("  per layer b%d: %-14s %3d convs (%3d FP8): fp16 %.3f ms, fp8 graph %.3f ms, x %.2f\n", n,
-                   cls_name[c], count[c], count8[c], f16[c], f8[c], f8[c] > 0 ? f16[c] / f8[c] : 0.0);
+            printf("  per layer b%d: %-14s %3d convs (%3d FP8): fp16 %.3f ms, fp8 graph %.3f ms, x %.2f; tuned %.3f / %.3f ms, "
+                   "x %.2f\n",
+                   n, cls_name[c], count[c], count8[c], f16[c], f8[c], f8[c] > 0 ? f16[c] / f8[c] : 0.0, t16[c], t8[c],
+                   t8[c] > 0 ? t16[c] / t8[c] : 0.0);
     /* the five convs where the FP8 graph loses most time */
     int worst[5] = {-1, -1, -1, -1, -1};
     for (int k = 0; k < gb->n_nodes; k++) {
