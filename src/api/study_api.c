@@ -946,7 +946,9 @@ static char *study_json(study *S, double wall) {
         for (size_t i = 0; i < S->nkeys[sp]; i++) cJSON_AddItemToArray(a, cJSON_CreateString(S->keys[sp][i]));
     }
     cJSON *rf = cJSON_AddObjectToObject(root, "reference");
-    cJSON_AddStringToObject(rf, "executor", "cpu-reference fp32");
+    char ref_executor[64]; /* the backend that computed the fp32 logits (oneDNN where built) */
+    snprintf(ref_executor, sizeof ref_executor, "%s fp32", S->ref->backend ? S->ref->backend->name : "cpu-reference");
+    cJSON_AddStringToObject(rf, "executor", ref_executor);
     for (int sp = 0; sp < N_SPLITS; sp++) {
         i8_metrics_summary s;
         i8_metrics_summarize(&S->ref_met[sp], &s);

@@ -64,6 +64,10 @@ sections = ["## Summary and decision", "## Recipe", "## Method", "## Results", "
 pos = [md.find("\n" + s + "\n") for s in sections]
 check(all(p >= 0 for p in pos), "missing sections: %s" % [s for s, p in zip(sections, pos) if p < 0])
 check(pos == sorted(pos), "sections out of order")
+# the fp32 reference's executor as the method states it (oneDNN where built)
+onednn = "on the oneDNN CPU backend" in md
+check(js["reference"]["executor"] == ("cpu-onednn fp32" if onednn else "cpu-reference fp32"),
+      "reference executor %r, but the method says %s" % (js["reference"]["executor"], "oneDNN" if onednn else "reference"))
 # environment and the exact command at the top
 head = md.split("## Summary")[0]
 check("- Command: `%s`" % js["command"] in head and js["command"].startswith("infer8 study "), "command not at the top")
