@@ -1125,10 +1125,11 @@ static void why_section(study *S, i8_strbuf *b) {
                   !(a8 > 0 && a16 / a8 < 1.05) ? ""
                   : a16 / a8 < 0.95
                       ? " So the FP8 convolutions themselves lose: the e4m3 kernels the tuner found fastest per layer "
-                        "(cuDNN's e4m3 engines, infer8's own mma.sync and wgmma kernels in src/backends/cuda/cuda_fp8.cu) "
+                        "(cuDNN's e4m3 engines, infer8's own mma.sync, wgmma, halo and TMA kernels in "
+                        "src/backends/cuda/cuda_fp8.cu and cuda_fp8_tma.cu) "
                         "are slower than the fp16 library kernels (cuDNN, cuBLASLt) they replace."
                       : " So the FP8 convolutions themselves are what gains nothing: the e4m3 kernels the tuner found "
-                        "fastest per layer (cuDNN's e4m3 engines, infer8's own mma.sync and wgmma kernels) run at about "
+                        "fastest per layer (cuDNN's e4m3 engines, infer8's own mma.sync, wgmma, halo and TMA kernels) run at about "
                         "the speed of the fp16 library kernels (cuDNN, cuBLASLt) they replace.");
         said = 1;
     }
@@ -1204,8 +1205,8 @@ static void revisit(study *S, i8_strbuf *b) {
     if (!S->speed_measured) i8_strbuf_printf(b, "- Run the study on a GPU (`--device cuda`) to measure speed.\n");
     else if (unrunnable) i8_strbuf_printf(b, "- When the CUDA backend has FP8 convolution kernels (the variants above could not run on the device).\n");
     i8_strbuf_printf(b,
-              "- When the e4m3 convolution kernels come closer to their roofline (on the H200 they reach about half the "
-              "efficiency of the fp16 kernels they replace: docs/performance.md): the quantization is already fused here "
+              "- When the e4m3 convolution kernels come closer to their roofline (docs/performance.md follows how close "
+              "they and the fp16 kernels come, per session): the quantization is already fused here "
               "(the extra Quantize kernels that cost the reference study its gain do not exist), so the per-layer ratio "
               "above is what the end-to-end speed follows, up to the roofline bound above.\n");
     if (!any_q)
@@ -1296,7 +1297,8 @@ static char *readme(study *S, double wall) {
         i8_strbuf_printf(&b, "- Speed: per batch size, one warm-up round per variant (tuning, CUDA graph capture), then %d rounds "
                       "interleaved across variants (A B C A B C ...), each %d CUDA-graph replays timed with events; "
                       "median, min and max per forward; x = fp16 median / variant median. Per-layer-type time: every "
-                      "layer timed separately, outside the graph.\n",
+                      "layer timed separately, outside the graph (on the GPU each time includes its launch's host "
+                      "cost, most of a small layer's time: docs/performance.md, \"Session 36\").\n",
                   o->rounds, o->iters);
     else i8_strbuf_printf(&b, "- Speed: not measured (%s).\n", S->speed_reason);
     i8_strbuf_printf(&b, "\n");
