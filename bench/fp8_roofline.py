@@ -14,7 +14,11 @@ GPU could need in each graph: max(FLOPs / tensor-core peak, bytes / memory bandw
 
 The ratio of the sums is the most FP8 can gain on these convs if both graphs ran every conv at
 its roofline (pools, concat, input and classifier are identical in both graphs, so they only
-lower it). Measured efficiency = roofline time / measured time of the same convs.
+lower it). Measured efficiency = roofline time / measured time of the same convs. The measured
+times (fp16_ms, fp8_ms) are the isolated profile's, which include each launch's host cost; TSVs
+written since session 36 also have the tuner's graph-replay times of the chosen tactics
+(fp16_tuned_ms, fp8_tuned_ms), and where every row has both (> 0) they give the "tuned" columns,
+the kernels' own efficiency.
 
 Usage: bench/fp8_roofline.py [--bw BYTES_PER_S] [--fp16 FLOPS] [--fp8 FLOPS] TSV [TSV ...]
 Defaults are the H200's datasheet figures: HBM3e 4.8 TB/s, dense fp16 989.4 TFLOPS, dense FP8
@@ -57,6 +61,8 @@ def analyse(path, bw, p16, p8):
         raise ValueError(f"{path}: not an fp8_bench per-conv TSV (no fp16_ms column)")
     ideal16 = ideal8 = meas16 = meas8 = 0.0
     q16 = q8 = qm16 = qm8 = 0.0  # FP8 convs only
+    tuned16 = tuned8 = 0.0
+    tuned = "fp16_tuned_ms" in rows[0] and "fp8_tuned_ms" in rows[0]  # 0 for a tactic restored from a bundle
     for r in rows:
         flops, b16, b8 = conv_bytes_flops(r, batch)
         t16 = max(flops / p16, b16 / bw)
@@ -65,6 +71,11 @@ def analyse(path, bw, p16, p8):
         ideal8 += t8
         meas16 += float(r["fp16_ms"]) * 1e-3
         meas8 += float(r["fp8_ms"]) * 1e-3
+        if tuned:
+            a, b = float(r["fp16_tuned_ms"]), float(r["fp8_tuned_ms"])
+            tuned = a > 0 and b > 0
+            tuned16 += a * 1e-3
+            tuned8 += b * 1e-3
         if b8 is not None:
             q16 += t16
             q8 += t8
@@ -77,6 +88,10 @@ def analyse(path, bw, p16, p8):
         "measured_fp16_ms": meas16 * 1e3, "measured_fp8_ms": meas8 * 1e3, "measured_x": meas16 / meas8,
         "efficiency_fp16": ideal16 / meas16, "efficiency_fp8": ideal8 / meas8,
         "fp8_convs_efficiency_fp16": q16 / qm16 if qm16 else None, "fp8_convs_efficiency_fp8": q8 / qm8 if qm8 else None,
+        "tuned_fp16_ms": tuned16 * 1e3 if tuned else None, "tuned_fp8_ms": tuned8 * 1e3 if tuned else None,
+        "tuned_x": tuned16 / tuned8 if tuned else None,
+        "tuned_efficiency_fp16": ideal16 / tuned16 if tuned else None,
+        "tuned_efficiency_fp8": ideal8 / tuned8 if tuned else None,
     }
 
 
@@ -101,13 +116,17 @@ def main():
             print(json.dumps(r))
         return 0
     print("| per-conv TSV | convs | roofline fp16 / FP8 ms | bound x (all convs) | bound x (FP8 convs) "
-          "| measured fp16 / FP8 ms | measured x | efficiency fp16 / FP8 |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| measured fp16 / FP8 ms | measured x | efficiency fp16 / FP8 | tuned fp16 / FP8 ms | tuned x "
+          "| tuned efficiency fp16 / FP8 |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
+        tuned = ("n/a | n/a | n/a" if r["tuned_x"] is None else
+                 f"{r['tuned_fp16_ms']:.3f} / {r['tuned_fp8_ms']:.3f} | {r['tuned_x']:.2f} | "
+                 f"{100 * r['tuned_efficiency_fp16']:.0f}% / {100 * r['tuned_efficiency_fp8']:.0f}%")
         print(f"| {r['file']} | {r['convs']} | {r['roofline_fp16_ms']:.3f} / {r['roofline_fp8_ms']:.3f} "
               f"| {r['bound_x']:.2f} | {r['fp8_convs_bound_x']:.2f} | {r['measured_fp16_ms']:.3f} / "
               f"{r['measured_fp8_ms']:.3f} | {r['measured_x']:.2f} | {100 * r['efficiency_fp16']:.0f}% / "
-              f"{100 * r['efficiency_fp8']:.0f}% |")
+              f"{100 * r['efficiency_fp8']:.0f}% | {tuned} |")
     return 0
 
 

@@ -59,6 +59,35 @@ p, r = run(row(3, 1, 1, 4, 0, "fp16", 1, 1, stride=2))
 # FLOPs 2*32*9 = 576; bytes 2*(2*81*1 + 9 + 32) = 406 -> compute-bound at 576
 close(r["roofline_fp16_ms"], 576e3)
 
+# the tuner's times (TSVs since session 36): tuned x and efficiency from them; absent -> None;
+# a row restored from a bundle (tuned 0) -> None, not a ratio of partial sums
+HEAD_TUNED = HEAD.rstrip("\n") + "\tfp16_tuned_ms\tfp8_tuned_ms\n"
+def run_tuned(*rows):
+    path = os.path.join(WORK, "fp8-layers-tuned-b2.tsv")
+    with open(path, "w") as f:
+        f.write(HEAD_TUNED + "".join(rows))
+    p = subprocess.run([sys.executable, SCRIPT, *PEAKS, "--json", path], capture_output=True, text=True)
+    return p, (json.loads(p.stdout) if p.returncode == 0 else None)
+p, r = run_tuned(row(3, 64, 64, 4, 0, "fp8", 1000, 800).rstrip("\n") + "\t500\t250\n")
+assert p.returncode == 0, p.stderr
+close(r["measured_x"], 1000 / 800)
+close(r["tuned_x"], 2.0)
+close(r["tuned_efficiency_fp16"], 2359296e3 / 500)
+close(r["tuned_efficiency_fp8"], 1179648e3 / 250)
+p, r = run_tuned(row(3, 64, 64, 4, 0, "fp8", 1000, 800).rstrip("\n") + "\t500\t250\n",
+                 row(3, 64, 64, 4, 0, "fp8", 1000, 800).rstrip("\n") + "\t0\t250\n")
+assert p.returncode == 0 and r["tuned_x"] is None and r["tuned_efficiency_fp8"] is None, (p.stderr, r)
+p, r = run(row(3, 64, 64, 4, 0, "fp8", 1000, 800))
+assert r["tuned_x"] is None
+p = subprocess.run([sys.executable, SCRIPT, *PEAKS, os.path.join(WORK, "fp8-layers-tuned-b2.tsv")],
+                   capture_output=True, text=True)
+assert p.returncode == 0 and "| n/a | n/a | n/a |" in p.stdout, p.stdout
+path = os.path.join(WORK, "fp8-layers-tuned-b2.tsv")
+with open(path, "w") as f:
+    f.write(HEAD_TUNED + row(3, 64, 64, 4, 0, "fp8", 1000, 800).rstrip("\n") + "\t500\t250\n")
+p = subprocess.run([sys.executable, SCRIPT, *PEAKS, path], capture_output=True, text=True)
+assert p.returncode == 0 and "| 500.000 / 250.000 | 2.00 | " in p.stdout.splitlines()[-1], p.stdout
+
 # malformed input: a missing column, an unreadable name, a missing file -> exit 1 with the path
 bad = os.path.join(WORK, "fp8-layers-bad-b1.tsv")
 with open(bad, "w") as f:
