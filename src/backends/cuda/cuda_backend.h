@@ -99,7 +99,7 @@ typedef struct i8_cuda_stats {
     float launch_ms[4];
     int graph_prio, prio_nodes, graph_pdl;
     int prio_restored, pdl_restored; /* 1: that half of the choice came from preset tactics' flags, untimed */
-    /* the merge choice (choose_merge, before the priority one): sibling 1x1 groups (merge_groups),
+    /* the merge choice (choose_merge, before the launch one): sibling 1x1 groups (merge_groups),
      * the graph's replay time as chosen before and with them merged on the BN 64 / BN 128 kernel
      * (< 0 when not timed), and which one runs (graph_merge 0, 1 or 2) */
     int merge_groups, graph_merge, merge_restored;
