@@ -13,12 +13,14 @@ HEAD = "node\tname\tkh\tkw\tstride\tc_in\tc_out\th\tw\tresidual\tprecision\tfp16
 PEAKS = ["--bw", "1", "--fp16", "1", "--fp8", "2"]
 
 
-def run(*rows, name="fp8-layers-test-b2.tsv"):
+def run(*rows, name="fp8-layers-test-b2.tsv", head=HEAD, as_json=True):
+    """the script on a TSV of rows: (process, its JSON or None); as_json=False: the table"""
     path = os.path.join(WORK, name)
     with open(path, "w") as f:
-        f.write(HEAD + "".join(rows))
-    p = subprocess.run([sys.executable, SCRIPT, *PEAKS, "--json", path], capture_output=True, text=True)
-    return p, (json.loads(p.stdout) if p.returncode == 0 else None)
+        f.write(head + "".join(rows))
+    p = subprocess.run([sys.executable, SCRIPT, *PEAKS, *(["--json"] if as_json else []), path],
+                       capture_output=True, text=True)
+    return p, (json.loads(p.stdout) if p.returncode == 0 and as_json else None)
 
 
 def row(kh, c_in, c_out, hw, res, prec, t16, t8, stride=1):
@@ -62,31 +64,22 @@ close(r["roofline_fp16_ms"], 576e3)
 # the tuner's times (TSVs since session 36): tuned x and efficiency from them; absent -> None;
 # a row restored from a bundle (tuned 0) -> None, not a ratio of partial sums
 HEAD_TUNED = HEAD.rstrip("\n") + "\tfp16_tuned_ms\tfp8_tuned_ms\n"
-def run_tuned(*rows):
-    path = os.path.join(WORK, "fp8-layers-tuned-b2.tsv")
-    with open(path, "w") as f:
-        f.write(HEAD_TUNED + "".join(rows))
-    p = subprocess.run([sys.executable, SCRIPT, *PEAKS, "--json", path], capture_output=True, text=True)
-    return p, (json.loads(p.stdout) if p.returncode == 0 else None)
-p, r = run_tuned(row(3, 64, 64, 4, 0, "fp8", 1000, 800).rstrip("\n") + "\t500\t250\n")
+def tuned_row(t16, t8):
+    return row(3, 64, 64, 4, 0, "fp8", 1000, 800).rstrip("\n") + f"\t{t16}\t{t8}\n"
+p, r = run(tuned_row(500, 250), head=HEAD_TUNED)
 assert p.returncode == 0, p.stderr
 close(r["measured_x"], 1000 / 800)
 close(r["tuned_x"], 2.0)
 close(r["tuned_efficiency_fp16"], 2359296e3 / 500)
 close(r["tuned_efficiency_fp8"], 1179648e3 / 250)
-p, r = run_tuned(row(3, 64, 64, 4, 0, "fp8", 1000, 800).rstrip("\n") + "\t500\t250\n",
-                 row(3, 64, 64, 4, 0, "fp8", 1000, 800).rstrip("\n") + "\t0\t250\n")
+p, _ = run(tuned_row(500, 250), head=HEAD_TUNED, as_json=False)
+assert p.returncode == 0 and "| 500.000 / 250.000 | 2.00 | " in p.stdout.splitlines()[-1], p.stdout
+p, r = run(tuned_row(500, 250), tuned_row(0, 250), head=HEAD_TUNED)
 assert p.returncode == 0 and r["tuned_x"] is None and r["tuned_efficiency_fp8"] is None, (p.stderr, r)
+p, _ = run(tuned_row(500, 250), tuned_row(0, 250), head=HEAD_TUNED, as_json=False)
+assert p.returncode == 0 and "| n/a | n/a | n/a |" in p.stdout, p.stdout
 p, r = run(row(3, 64, 64, 4, 0, "fp8", 1000, 800))
 assert r["tuned_x"] is None
-p = subprocess.run([sys.executable, SCRIPT, *PEAKS, os.path.join(WORK, "fp8-layers-tuned-b2.tsv")],
-                   capture_output=True, text=True)
-assert p.returncode == 0 and "| n/a | n/a | n/a |" in p.stdout, p.stdout
-path = os.path.join(WORK, "fp8-layers-tuned-b2.tsv")
-with open(path, "w") as f:
-    f.write(HEAD_TUNED + row(3, 64, 64, 4, 0, "fp8", 1000, 800).rstrip("\n") + "\t500\t250\n")
-p = subprocess.run([sys.executable, SCRIPT, *PEAKS, path], capture_output=True, text=True)
-assert p.returncode == 0 and "| 500.000 / 250.000 | 2.00 | " in p.stdout.splitlines()[-1], p.stdout
 
 # malformed input: a missing column, an unreadable name, a missing file -> exit 1 with the path
 bad = os.path.join(WORK, "fp8-layers-bad-b1.tsv")

@@ -523,16 +523,6 @@ static void graphs_ms(cu_ctx *c, const cudaGraphExec_t *graphs, int n, float *ms
         }
 }
 
-/* graphs_ms of two, neither timed unless both exist */
-static void graph_pair_ms(cu_ctx *c, cudaGraphExec_t a, cudaGraphExec_t b, float *a_ms, float *b_ms) {
-    *a_ms = *b_ms = -1.0f;
-    if (!a || !b) return;
-    const cudaGraphExec_t graphs[2] = {a, b};
-    float ms[2];
-    graphs_ms(c, graphs, 2, ms);
-    *a_ms = ms[0], *b_ms = ms[1];
-}
-
 /* 1 when preset tactics carry a recorded graph choice: every record CHOSEN (else an older bundle,
  * or tactics tuned without the choice) */
 static int preset_chosen(const cu_ctx *c, const cu_batch *b) {
@@ -691,10 +681,29 @@ static int priority_mode(void) {
     return env ? atoi(env) : 1;
 }
 
+/* The nodes of the critical path by the tuned times (b->stats.prio_nodes of them), as a 0/1 array
+ * to free; NULL on failure (err set). */
+static unsigned char *critical_path(const cu_ctx *c, cu_batch *b, i8_err *err) {
+    const int n = c->g->n_nodes;
+    unsigned char *prio = i8_calloc((size_t)n, 1, err);
+    double *cost = i8_calloc((size_t)n, sizeof(double), err);
+    infer8_status rc = prio && cost ? INFER8_OK : err->code;
+    for (int i = 0; i < n && !rc; i++) {
+        const double t = b->tactics[i].ms;
+        cost[i] = c->g->nodes[i].op == I8_OP_CONV && t > 0.0 ? t : NONCONV_MS;
+    }
+    if (!rc) rc = i8_graph_critical_path(c->g, cost, SLACK_MS, prio, &b->stats.prio_nodes, NULL, err);
+    free(cost);
+    if (rc) {
+        free(prio);
+        return NULL;
+    }
+    return prio;
+}
+
 static infer8_status choose_launch(cu_ctx *c, cu_batch *b, i8_err *err) {
-    const int n = c->g->n_nodes, pmode = priority_mode(), lmode = c->pdl_mode, chosen = preset_chosen(c, b);
-    int own = 0;
-    for (int i = 0; i < n; i++) own += b->tactics[i].kind == I8_CUDA_TACTIC_FP8;
+    const int pmode = priority_mode(), lmode = c->pdl_mode, chosen = preset_chosen(c, b);
+    const int own = b->stats.convs_per_kind[I8_CUDA_TACTIC_FP8]; /* node_take_plan keeps it per tactic */
     const int can_prio = pmode > 0 && c->streams_hi[0] && c->streams_used >= 2, can_pdl = lmode > 0 && own > 0;
     for (int k = 0; k < 4; k++) b->stats.launch_ms[k] = 0.0f;
     b->pdl = 0;
@@ -714,22 +723,7 @@ static infer8_status choose_launch(cu_ctx *c, cu_batch *b, i8_err *err) {
         b->stats.pdl_restored = restore;
         pdl_set = restore ? ((preset_flags(c, b) & I8_CUDA_TACTIC_FLAG_PDL) ? 2 : 1) : lmode == 2 ? 2 : 3;
     }
-    infer8_status rc = INFER8_OK;
-    if ((prio_set & 2) && !prio) { /* the critical path by the tuned times */
-        prio = i8_calloc((size_t)n, 1, err);
-        double *cost = i8_calloc((size_t)n, sizeof(double), err);
-        rc = prio && cost ? INFER8_OK : err->code;
-        for (int i = 0; i < n && !rc; i++) {
-            const double t = b->tactics[i].ms;
-            cost[i] = c->g->nodes[i].op == I8_OP_CONV && t > 0.0 ? t : NONCONV_MS;
-        }
-        if (!rc) rc = i8_graph_critical_path(c->g, cost, SLACK_MS, prio, &b->stats.prio_nodes, NULL, err);
-        free(cost);
-        if (rc) {
-            free(prio);
-            return rc;
-        }
-    }
+    if ((prio_set & 2) && !prio && !(prio = critical_path(c, b, err))) return err->code;
     /* candidate k: priorities if bit 0, PDL if bit 1; [0] is the graph as chosen so far */
     cudaGraphExec_t cand[4] = {NULL, NULL, NULL, NULL};
     int count = 0;
@@ -774,7 +768,7 @@ static infer8_status choose_launch(cu_ctx *c, cu_batch *b, i8_err *err) {
     if (can_prio) record_priority_choice(c, b);
     record_batch_flags(c, b, I8_CUDA_TACTIC_FLAG_PDL, b->pdl ? I8_CUDA_TACTIC_FLAG_PDL : 0u);
     CU_TRY(cudaStreamSynchronize(c->streams[0]));
-    return rc;
+    return INFER8_OK;
 }
 
 /* Sibling 1x1 convs (one input each group, c->merges) run as one conv on the merged TMA kernel
