@@ -15,8 +15,9 @@ GPU could need in each graph: max(FLOPs / tensor-core peak, bytes / memory bandw
 The ratio of the sums is the most FP8 can gain on these convs if both graphs ran every conv at
 its roofline (pools, concat, input and classifier are identical in both graphs, so they only
 lower it). Measured efficiency = roofline time / measured time of the same convs. The measured
-times (fp16_ms, fp8_ms) are the isolated profile's, which include each launch's host cost; TSVs
-written since session 36 also have the tuner's graph-replay times of the chosen tactics
+times (fp16_ms, fp8_ms) are the isolated profile's (before session 37 they included each
+launch's host cost; since, they are graph replays of the node alone); TSVs written since session 36
+also have the tuner's graph-replay times of the chosen tactics
 (fp16_tuned_ms, fp8_tuned_ms), and where every row has both (> 0) they give the "tuned" columns,
 the kernels' own efficiency.
 

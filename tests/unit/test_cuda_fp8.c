@@ -1320,11 +1320,11 @@ static const char *tactic_kind_name(int kind) {
 }
 
 /* INFER8_FP8_BENCH_TSV=DIR: every conv's isolated time in both graphs, one row per conv, in
- * DIR/fp8-layers-ARCH-bN.tsv (for offline analysis of where FP8 loses). The isolated times
- * (cuda_profile: an event pair around one launch on an idle GPU) include the launch's host cost,
- * which for a small conv can be most of it (cuDNN's graph execute more than a kernel launch); the
- * last two columns are the tuner's times of the chosen tactics (graph replays, so without that
- * cost; 0 when restored from a bundle). */
+ * DIR/fp8-layers-ARCH-bN.tsv (for offline analysis of where FP8 loses). The isolated times are
+ * cuda_profile's (since session 37 replays of a graph of launches of that node alone; before, an
+ * event pair around one launch, which also counted the launch's host cost); the last two columns
+ * are the tuner's times of the chosen tactics (also graph replays; 0 when restored from a
+ * bundle). */
 static void write_layer_tsv(void *ca, void *cb, const i8_graph *ga, const i8_graph *gb, int n, const double *pa,
                             const double *pb) {
     const char *dir = getenv("INFER8_FP8_BENCH_TSV");
@@ -1357,7 +1357,7 @@ static void profile_compare(void *ca, void *cb, const i8_graph *ga, const i8_gra
     const i8_cuda_tactic *tac = NULL, *tac16 = NULL;
     i8_err err = {0};
     if (i8_cuda_tactics(cb, n, &tac, &err) || i8_cuda_tactics(ca, n, &tac16, &err)) return;
-    /* isolated times (each launch's host cost included), then the tuner's (graph replays) */
+    /* isolated times (cuda_profile), then the tuner's */
     double f16[CLS_COUNT] = {0}, f8[CLS_COUNT] = {0}, t16[CLS_COUNT] = {0}, t8[CLS_COUNT] = {0};
     int count[CLS_COUNT] = {0}, count8[CLS_COUNT] = {0};
     for (int k = 0; k < gb->n_nodes; k++) {

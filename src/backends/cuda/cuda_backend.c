@@ -1284,7 +1284,7 @@ static int launch_node_reps(void *arg) {
 
 /* Each node's time, as the tuner times a conv: replays of a graph of PROFILE_REPS launches of it
  * (iters replays after one warm-up), so that what is measured is the GPU's work. An event pair
- * around one launch on an idle GPU, as before session 36, also counted the launch's host cost,
+ * around one launch on an idle GPU, as before session 37, also counted the launch's host cost,
  * most of a small node's time (a cuDNN graph execute costs the host more than a kernel launch:
  * docs/performance.md, "Session 36"). A node that cannot be captured is timed that way still. */
 static infer8_status cuda_profile(void *vctx, int n, int iters, double *ms, i8_err *err) {
@@ -1302,12 +1302,11 @@ static infer8_status cuda_profile(void *vctx, int n, int iters, double *ms, i8_e
             cudaGraphExecDestroy(exec);
             if (t < 0.0f) return i8_fail(err, INFER8_E_DEVICE, "cuda: node '%s': %s", c->g->nodes[i].name,
                                          cudaGetErrorString(cudaGetLastError()));
-            ms[i] = (double)t / ((double)iters * PROFILE_REPS);
+            ms[i] += (double)t / ((double)iters * PROFILE_REPS); /* added into, as infer8_profile promises */
             continue;
         }
         if (exec) cudaGraphExecDestroy(exec);
         cudaGetLastError();
-        ms[i] = 0.0;
         for (int it = 0; it < iters; it++) {
             CU_TRY(cudaEventRecord(c->t0, s));
             int lr = launch_node(c, b, i, s, c->rt[i].stream, 0);
