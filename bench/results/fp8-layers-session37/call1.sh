@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 37, call 1 (two device starts were refused first, 256 s of the budget: session 36's
+# Session 37, call 1 (earlier attempts got no machine, about 375 s of the budget: session 36's
 # prepared A/B and the owed check share the calls):
 # 1. test_cuda_fp8 whole on this session's code (2c50a24: the per-node profile as graph replays;
 #    test_fp8_nan as 6dae2a9 made it, each kernel family forced alone; test_fp8_pdl's five
