@@ -52,7 +52,7 @@ gpu_test() {
 cuda_tests() {
   gpu_env
   INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-8} gpu_test cuda_tests test_cuda_backend 250 \
-    '^\[|max rel|ms/forward|device:|tactics:|cudnn budget|high priority|restored|SKIP|FAIL|Error|error' 60
+    '^\[|max rel|ms/forward|over the tuned convs|device:|tactics:|cudnn budget|high priority|restored|SKIP|FAIL|Error|error' 60
 }
 
 # Latency of the three families at batch 1 and 32 (CUDA-graph replay, median of 7 rounds) and
