@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Prepared in session 37 (not run; compiled here): input-pack16.patch writes the input node's fp16
-# NHWC pixels (3 channels padded to 8) with one 16-byte store each, from float32 NCHW and from
-# uint8 crops, instead of eight 2-byte stores; 32-bit pixel indices. Session 37's replayed profile
-# has the input node at 0.092 ms at IRv2 batch 32 (fp16 and FP8 graphs alike), where its 80 MB
-# take 0.017 ms at the H200's bandwidth; it is the first node, on every path.
-# Here, before the call: git apply bench/results/fp8-layers-session37/input-pack16.patch, then
-# tools/prepare-device. Checks: cuda_tests (every family against the CPU reference; the uint8
-# path bit-identical to the float one, check_u8), the FP8 model tests, then IRv2 at batch 32 and 1
-# (session 37: x 1.207 / 1.046; fp16 3.681 / 0.810 ms) with the profile's input figure.
+# Prepared in session 37 (not run; compiled here): two patches to the graph's ends, which session
+# 37's replayed profile showed far from their bandwidth at IRv2 batch 32, in both the fp16 and the
+# FP8 graph and on the path every other node waits on:
+#   input-pack16.patch  the input node (float32 NCHW or uint8 crops -> fp16 NHWC, 3 channels padded
+#                       to 8) writes one 16-byte word a pixel instead of eight 2-byte stores, with
+#                       32-bit indices: 0.092 ms, where its 80 MB take 0.017 at the H200's bandwidth;
+#   linear-rows.patch   the classifier (1536 -> 1000) runs a warp per output and 4 batch rows
+#                       instead of one warp looping over all 32: 0.081 ms for a 3 MB weight matrix.
+#                       Each dot product keeps its summation order: the same bits.
+# Here, before the call: git apply each patch, then tools/prepare-device. Checks: cuda_tests (every
+# family against the CPU reference; the uint8 path bit-identical to the float one, check_u8), the
+# FP8 model tests, then IRv2 at batch 32 and 1 (session 37: x 1.207 / 1.046; fp16 3.681 / 0.810 ms)
+# with the profile's input and linear figures.
 # Carry: build-device/bin, build-device/tests/{test_cuda_fp8,test_cuda_backend,test_cuda_calib,tools}, .devcarry.
 cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-585}
