@@ -325,8 +325,9 @@ infer8_status infer8_device_info(infer8_context *ctx, infer8_model *model, char 
  * rounds of several models to compare them (infer8 bench does). */
 infer8_status infer8_time_forward(infer8_context *ctx, infer8_model *model, int n, int iters, double *ms);
 /* Per-layer profile: each layer timed separately (CUDA: replays of a graph of ten launches of
- * that layer alone, so the GPU's time without the launch's host cost), mean milliseconds per forward added into ms[num_layers] (caller zeroes it). Fails
- * with INFER8_E_UNSUPPORTED when the executor cannot profile. */
+ * that layer alone, so the GPU's time without the launch's host cost), mean milliseconds per
+ * forward added into ms[num_layers] (caller zeroes it). Fails with INFER8_E_UNSUPPORTED when the
+ * executor cannot profile. */
 infer8_status infer8_profile(infer8_context *ctx, infer8_model *model, int n, int iters, double *ms);
 /* Layer i of the optimized graph: name and a type key for profiles ("conv3x3", "conv1x1+residual",
  * "maxpool", "concat", ...; FP8 layers get an "fp8 " prefix). NULL when i is out of range. */
