@@ -9,8 +9,9 @@
 #                       instead of one warp looping over all 32: 0.081 ms for a 3 MB weight matrix.
 #                       Each dot product keeps its summation order: the same bits;
 #   stem-direct8.patch  own fp16 variant 16, a direct conv on CUDA cores for c_in 8 (the padded
-#                       image input), 8 output channels a thread, only the channels that carry data
-#                       (i8_cuda_conv_args.c_in_used): conv2d_1a took 0.072 ms on cuDNN where its
+#                       image input): every output channel of a pixel a thread, the weights of the
+#                       channels that carry data (i8_cuda_conv_args.c_in_used) as fp32 in shared
+#                       memory, read as broadcasts: conv2d_1a took 0.072 ms on cuDNN where its
 #                       bytes take 0.013. The tuner times it beside the others; INFER8_CUDA_OWN_VARIANT=16
 #                       forces it where it fits, and test_per_op_graphs now runs every per-op graph so
 #                       (asserting the convs over the image input ran on it).
