@@ -480,6 +480,19 @@ float i8_cuda_replays_ms(cu_ctx *c, cudaStream_t s, cudaGraphExec_t exec, int re
     return ms;
 }
 
+int i8_cuda_captured_ms(cu_ctx *c, cudaStream_t s, int (*launch)(void *arg), void *arg, int replays, float *ms) {
+    cudaGraphExec_t exec = i8_cuda_capture(s, launch, arg, NULL, NULL);
+    if (exec && cudaGraphLaunch(exec, s) != cudaSuccess) { /* warm-up replay (uploads the graph) */
+        cudaGraphExecDestroy(exec);
+        cudaGetLastError();
+        exec = NULL;
+    }
+    if (!exec) return 1;
+    *ms = i8_cuda_replays_ms(c, s, exec, replays);
+    cudaGraphExecDestroy(exec);
+    return *ms < 0.0f ? -1 : 0;
+}
+
 typedef struct forward_launch { cu_ctx *c; cu_batch *b; int u8, failed; } forward_launch;
 
 static int launch_forward(void *arg) {
@@ -1296,17 +1309,15 @@ static infer8_status cuda_profile(void *vctx, int n, int iters, double *ms, i8_e
     if (iters < 1) iters = 1;
     for (int i = 0; i < c->g->n_nodes; i++) {
         node_reps r = {c, b, i};
-        cudaGraphExec_t exec = i8_cuda_capture(s, launch_node_reps, &r, NULL, NULL);
-        if (exec && cudaGraphLaunch(exec, s) == cudaSuccess) { /* warm-up (uploads the graph) */
-            const float t = i8_cuda_replays_ms(c, s, exec, iters);
-            cudaGraphExecDestroy(exec);
-            if (t < 0.0f) return i8_fail(err, INFER8_E_DEVICE, "cuda: node '%s': %s", c->g->nodes[i].name,
-                                         cudaGetErrorString(cudaGetLastError()));
+        float t = 0.0f;
+        const int replayed = i8_cuda_captured_ms(c, s, launch_node_reps, &r, iters, &t);
+        if (replayed < 0)
+            return i8_fail(err, INFER8_E_DEVICE, "cuda: node '%s': %s", c->g->nodes[i].name,
+                           cudaGetErrorString(cudaGetLastError()));
+        if (replayed == 0) {
             ms[i] += (double)t / ((double)iters * PROFILE_REPS); /* added into, as infer8_profile promises */
             continue;
         }
-        if (exec) cudaGraphExecDestroy(exec);
-        cudaGetLastError();
         for (int it = 0; it < iters; it++) {
             CU_TRY(cudaEventRecord(c->t0, s));
             int lr = launch_node(c, b, i, s, c->rt[i].stream, 0);

@@ -138,21 +138,13 @@ static float time_plan(cu_ctx *c, int n, cu_conv_plan *p, int node, cudnnBackend
     /* TUNE_REPS calls captured as one graph; without a graph (the capture failed), timed as
      * stream launches */
     plan_reps reps = {c, n, node, p, vp, s};
-    cudaGraphExec_t exec = i8_cuda_capture(s, launch_reps, &reps, NULL, NULL);
-    if (exec && cudaGraphLaunch(exec, s) != cudaSuccess) { /* warm-up replay (uploads the graph) */
-        cudaGraphExecDestroy(exec);
+    float replayed_ms = 0.0f;
+    const int replayed = i8_cuda_captured_ms(c, s, launch_reps, &reps, TUNE_REPLAYS, &replayed_ms);
+    if (replayed == 0) return replayed_ms / (TUNE_REPLAYS * TUNE_REPS);
+    if (replayed < 0) {
         cudaGetLastError();
-        exec = NULL;
-    }
-    if (exec) {
-        const float ms = i8_cuda_replays_ms(c, s, exec, TUNE_REPLAYS);
-        cudaGraphExecDestroy(exec);
-        if (ms < 0.0f) {
-            cudaGetLastError();
-            cudaStreamSynchronize(s);
-            return -1.0f;
-        }
-        return ms / (TUNE_REPLAYS * TUNE_REPS);
+        cudaStreamSynchronize(s);
+        return -1.0f;
     }
     if (cudaEventRecord(c->t0, s) != cudaSuccess) return -1.0f;
     for (int i = 0; i < TUNE_REPS; i++)

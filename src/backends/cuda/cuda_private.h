@@ -195,6 +195,11 @@ cudaGraphExec_t i8_cuda_capture(cudaStream_t s, int (*launch)(void *arg), void *
 /* Milliseconds of `replays` launches of exec back to back on s, between c's two timing events;
  * < 0 on an error */
 float i8_cuda_replays_ms(cu_ctx *c, cudaStream_t s, cudaGraphExec_t exec, int replays);
+/* launch(arg) captured as one graph, replayed once to warm up, then `replays` times: *ms their
+ * milliseconds, return 0; 1 when it could not be captured or the warm-up failed (errors cleared:
+ * time it otherwise); -1 when a timed replay failed (the error left for the caller to report).
+ * Shared by the tuner's timing (time_plan) and the per-node profile (cuda_profile). */
+int i8_cuda_captured_ms(cu_ctx *c, cudaStream_t s, int (*launch)(void *arg), void *arg, int replays, float *ms);
 /* Uploads e4m3 weight codes (recovered exactly from the dequantized graph weights), the
  * per-channel multipliers and the fp32 bias of FP8 conv node i. */
 infer8_status i8_cuda_fp8_upload(cu_ctx *c, int i, i8_err *err);
