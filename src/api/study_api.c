@@ -1297,8 +1297,8 @@ static char *readme(study *S, double wall) {
         i8_strbuf_printf(&b, "- Speed: per batch size, one warm-up round per variant (tuning, CUDA graph capture), then %d rounds "
                       "interleaved across variants (A B C A B C ...), each %d CUDA-graph replays timed with events; "
                       "median, min and max per forward; x = fp16 median / variant median. Per-layer-type time: every "
-                      "layer timed separately, outside the graph (on the GPU each time includes its launch's host "
-                      "cost, most of a small layer's time: docs/performance.md, \"Session 36\").\n",
+                      "layer timed separately, outside the forward (on the GPU as replays of a captured graph of that "
+                      "layer alone, so without its launches' host cost: docs/performance.md, \"Session 37\").\n",
                   o->rounds, o->iters);
     else i8_strbuf_printf(&b, "- Speed: not measured (%s).\n", S->speed_reason);
     i8_strbuf_printf(&b, "\n");
