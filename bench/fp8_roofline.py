@@ -21,7 +21,7 @@ also have the tuner's graph-replay times of the chosen tactics
 (fp16_tuned_ms, fp8_tuned_ms), and where every row has both (> 0) they give the "tuned" columns,
 the kernels' own efficiency.
 
-Usage: bench/fp8_roofline.py [--bw BYTES_PER_S] [--fp16 FLOPS] [--fp8 FLOPS] TSV [TSV ...]
+Usage: bench/fp8_roofline.py [--bw BYTES_PER_S] [--fp16 FLOPS] [--fp8 FLOPS] [--json | --detail] TSV [TSV ...]
 Defaults are the H200's datasheet figures: HBM3e 4.8 TB/s, dense fp16 989.4 TFLOPS, dense FP8
 1978.9 TFLOPS. Standard library only.
 """
@@ -64,6 +64,11 @@ def analyse(path, bw, p16, p8):
     q16 = q8 = qm16 = qm8 = 0.0  # FP8 convs only
     tuned16 = tuned8 = 0.0
     tuned = "fp16_tuned_ms" in rows[0] and "fp8_tuned_ms" in rows[0]  # 0 for a tactic restored from a bundle
+    # --detail (tuned times only): FP8 convs slower / faster than their fp16 selves, the convs the
+    # FP8 graph keeps in fp16 against their roofline, the profile's times over the tuner's
+    lost = gained = kept16 = kept8 = kept_roof = 0.0
+    slower = kept = 0
+    ratio16, ratio8 = [], []
     for r in rows:
         flops, b16, b8 = conv_bytes_flops(r, batch)
         t16 = max(flops / p16, b16 / bw)
@@ -77,6 +82,17 @@ def analyse(path, bw, p16, p8):
             tuned = a > 0 and b > 0
             tuned16 += a * 1e-3
             tuned8 += b * 1e-3
+            ratio16.append(float(r["fp16_ms"]) / a if a > 0 else 0.0)
+            ratio8.append(float(r["fp8_ms"]) / b if b > 0 else 0.0)
+            if b8 is not None:
+                slower += b > a
+                lost += max(b - a, 0.0)
+                gained += max(a - b, 0.0)
+            else:
+                kept += 1
+                kept16 += a
+                kept8 += b
+                kept_roof += t16 * 1e3
         if b8 is not None:
             q16 += t16
             q8 += t8
@@ -93,7 +109,21 @@ def analyse(path, bw, p16, p8):
         "tuned_x": tuned16 / tuned8 if tuned else None,
         "tuned_efficiency_fp16": ideal16 / tuned16 if tuned else None,
         "tuned_efficiency_fp8": ideal8 / tuned8 if tuned else None,
+        "detail": {
+            "fp8_convs_slower": slower, "fp8_lost_ms": lost, "fp8_gained_ms": gained,
+            "fp16_kept_convs": kept, "fp16_kept_tuned_ms": [kept16, kept8], "fp16_kept_roofline_ms": kept_roof,
+            "profile_over_tuned_fp16": spread(ratio16), "profile_over_tuned_fp8": spread(ratio8),
+        } if tuned else None,
     }
+
+
+def spread(values):
+    """[median, min, max] of values (None when empty)"""
+    if not values:
+        return None
+    v = sorted(values)
+    mid = len(v) // 2
+    return [v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2, v[0], v[-1]]
 
 
 def main():
@@ -102,6 +132,9 @@ def main():
     ap.add_argument("--fp16", type=float, default=989.4e12, help="dense fp16 tensor FLOP/s (default 989.4e12)")
     ap.add_argument("--fp8", type=float, default=1978.9e12, help="dense FP8 tensor FLOP/s (default 1978.9e12)")
     ap.add_argument("--json", action="store_true", help="one JSON object per TSV instead of the table")
+    ap.add_argument("--detail", action="store_true",
+                    help="after the table, per TSV with the tuner's times: the FP8 convs slower than their fp16 selves, "
+                         "the convs kept in fp16 against their roofline, the profile's times over the tuner's")
     ap.add_argument("tsv", nargs="+")
     a = ap.parse_args()
     results = []
@@ -128,6 +161,19 @@ def main():
               f"| {r['bound_x']:.2f} | {r['fp8_convs_bound_x']:.2f} | {r['measured_fp16_ms']:.3f} / "
               f"{r['measured_fp8_ms']:.3f} | {r['measured_x']:.2f} | {100 * r['efficiency_fp16']:.0f}% / "
               f"{100 * r['efficiency_fp8']:.0f}% | {tuned} |")
+    for r in results if a.detail else []:
+        d = r["detail"]
+        if d is None:
+            print(f"{r['file']}: no tuner's times (a TSV before session 36, or tactics restored from a bundle)")
+            continue
+        print(f"{r['file']}: {d['fp8_convs_slower']} FP8 convs slower than their fp16 selves, "
+              f"{1e3 * d['fp8_lost_ms']:.1f} us lost against {1e3 * d['fp8_gained_ms']:.1f} us gained (tuned)")
+        print(f"{r['file']}: {d['fp16_kept_convs']} convs kept in fp16: tuned {1e3 * d['fp16_kept_tuned_ms'][0]:.1f} us "
+              f"(fp16 graph) / {1e3 * d['fp16_kept_tuned_ms'][1]:.1f} us (FP8 graph), roofline "
+              f"{1e3 * d['fp16_kept_roofline_ms']:.1f} us")
+        for prec in ("fp16", "fp8"):
+            m = d["profile_over_tuned_" + prec]
+            print(f"{r['file']}: profile / tuned, {prec} graph: median {m[0]:.3f} ({m[1]:.3f}-{m[2]:.3f})")
     return 0
 
 

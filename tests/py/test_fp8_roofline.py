@@ -13,12 +13,12 @@ HEAD = "node\tname\tkh\tkw\tstride\tc_in\tc_out\th\tw\tresidual\tprecision\tfp16
 PEAKS = ["--bw", "1", "--fp16", "1", "--fp8", "2"]
 
 
-def run(*rows, name="fp8-layers-test-b2.tsv", head=HEAD, as_json=True):
+def run(*rows, name="fp8-layers-test-b2.tsv", head=HEAD, as_json=True, extra=()):
     """the script on a TSV of rows: (process, its JSON or None); as_json=False: the table"""
     path = os.path.join(WORK, name)
     with open(path, "w") as f:
         f.write(head + "".join(rows))
-    p = subprocess.run([sys.executable, SCRIPT, *PEAKS, *(["--json"] if as_json else []), path],
+    p = subprocess.run([sys.executable, SCRIPT, *PEAKS, *(["--json"] if as_json else []), *extra, path],
                        capture_output=True, text=True)
     return p, (json.loads(p.stdout) if p.returncode == 0 and as_json else None)
 
@@ -80,6 +80,32 @@ p, _ = run(tuned_row(500, 250), tuned_row(0, 250), head=HEAD_TUNED, as_json=Fals
 assert p.returncode == 0 and "| n/a | n/a | n/a |" in p.stdout, p.stdout
 p, r = run(row(3, 64, 64, 4, 0, "fp8", 1000, 800))
 assert r["tuned_x"] is None
+
+# --detail / "detail": one FP8 conv gains 500 -> 250, one loses 300 -> 400, one conv kept in fp16
+# (tuned 10 / 12, roofline 576e3 as above); profile over tuned: fp16 1000/500, 1000/300, 1/10,
+# FP8 800/250, 800/400, 1/12 -> median, min, max of each
+def tuned_rows():
+    return (tuned_row(500, 250), tuned_row(300, 400),
+            row(3, 1, 1, 4, 0, "fp16", 1, 1, stride=2).rstrip("\n") + "\t10\t12\n")
+p, r = run(*tuned_rows(), head=HEAD_TUNED)
+assert p.returncode == 0, p.stderr
+d = r["detail"]
+assert d["fp8_convs_slower"] == 1 and d["fp16_kept_convs"] == 1, d
+close(d["fp8_lost_ms"], 100), close(d["fp8_gained_ms"], 250)
+close(d["fp16_kept_tuned_ms"][0], 10), close(d["fp16_kept_tuned_ms"][1], 12), close(d["fp16_kept_roofline_ms"], 576e3)
+for got, want in zip(d["profile_over_tuned_fp16"], [2.0, 0.1, 1000 / 300]):
+    close(got, want)
+for got, want in zip(d["profile_over_tuned_fp8"], [2.0, 1 / 12, 3.2]):
+    close(got, want)
+p, _ = run(*tuned_rows(), head=HEAD_TUNED, as_json=False, extra=["--detail"])
+lines = p.stdout.splitlines()
+assert p.returncode == 0 and "1 FP8 convs slower than their fp16 selves, 100000.0 us lost against 250000.0 us gained" in lines[-4], p.stdout
+assert "1 convs kept in fp16: tuned 10000.0 us (fp16 graph) / 12000.0 us (FP8 graph), roofline 576000000.0 us" in lines[-3]
+assert lines[-1].endswith("profile / tuned, fp8 graph: median 2.000 (0.083-3.200)"), lines[-1]
+p, r = run(row(3, 64, 64, 4, 0, "fp8", 1000, 800))
+assert r["detail"] is None
+p, _ = run(row(3, 64, 64, 4, 0, "fp8", 1000, 800), as_json=False, extra=["--detail"])
+assert p.returncode == 0 and p.stdout.splitlines()[-1].endswith("no tuner's times (a TSV before session 36, or tactics restored from a bundle)")
 
 # malformed input: a missing column, an unreadable name, a missing file -> exit 1 with the path
 bad = os.path.join(WORK, "fp8-layers-bad-b1.tsv")
