@@ -67,8 +67,8 @@ def analyse(path, bw, p16, p8):
     # --detail (tuned times only): FP8 convs slower / faster than their fp16 selves, the convs the
     # FP8 graph keeps in fp16 against their roofline, the profile's times over the tuner's
     lost = gained = kept16 = kept8 = kept_roof = 0.0
-    slower = kept = 0
-    ratio16, ratio8 = [], []
+    slower = faster = kept = 0
+    ratio16, ratio8, each16, each8 = [], [], [], []
     for r in rows:
         flops, b16, b8 = conv_bytes_flops(r, batch)
         t16 = max(flops / p16, b16 / bw)
@@ -84,8 +84,11 @@ def analyse(path, bw, p16, p8):
             tuned8 += b * 1e-3
             ratio16.append(float(r["fp16_ms"]) / a if a > 0 else 0.0)
             ratio8.append(float(r["fp8_ms"]) / b if b > 0 else 0.0)
+            each16.append(a)
+            each8.append(b)
             if b8 is not None:
                 slower += b > a
+                faster += b < a
                 lost += max(b - a, 0.0)
                 gained += max(a - b, 0.0)
             else:
@@ -110,7 +113,9 @@ def analyse(path, bw, p16, p8):
         "tuned_efficiency_fp16": ideal16 / tuned16 if tuned else None,
         "tuned_efficiency_fp8": ideal8 / tuned8 if tuned else None,
         "detail": {
-            "fp8_convs_slower": slower, "fp8_lost_ms": lost, "fp8_gained_ms": gained,
+            "fp8_convs": sum(1 for r in rows if r["precision"] == "fp8"),
+            "fp8_convs_slower": slower, "fp8_convs_faster": faster, "fp8_lost_ms": lost, "fp8_gained_ms": gained,
+            "conv_tuned_ms_fp16": spread(each16), "conv_tuned_ms_fp8": spread(each8),
             "fp16_kept_convs": kept, "fp16_kept_tuned_ms": [kept16, kept8], "fp16_kept_roofline_ms": kept_roof,
             "profile_over_tuned_fp16": spread(ratio16), "profile_over_tuned_fp8": spread(ratio8),
         } if tuned else None,
@@ -166,8 +171,12 @@ def main():
         if d is None:
             print(f"{r['file']}: no tuner's times (a TSV before session 36, or tactics restored from a bundle)")
             continue
-        print(f"{r['file']}: {d['fp8_convs_slower']} FP8 convs slower than their fp16 selves, "
-              f"{1e3 * d['fp8_lost_ms']:.1f} us lost against {1e3 * d['fp8_gained_ms']:.1f} us gained (tuned)")
+        print(f"{r['file']}: of {d['fp8_convs']} FP8 convs {d['fp8_convs_faster']} faster and {d['fp8_convs_slower']} "
+              f"slower than their fp16 selves, {1e3 * d['fp8_lost_ms']:.1f} us lost against "
+              f"{1e3 * d['fp8_gained_ms']:.1f} us gained (tuned)")
+        for prec in ("fp16", "fp8"):
+            m = d["conv_tuned_ms_" + prec]
+            print(f"{r['file']}: one conv, tuned, {prec} graph: median {1e3 * m[0]:.2f} us ({1e3 * m[1]:.2f}-{1e3 * m[2]:.2f})")
         print(f"{r['file']}: {d['fp16_kept_convs']} convs kept in fp16: tuned {1e3 * d['fp16_kept_tuned_ms'][0]:.1f} us "
               f"(fp16 graph) / {1e3 * d['fp16_kept_tuned_ms'][1]:.1f} us (FP8 graph), roofline "
               f"{1e3 * d['fp16_kept_roofline_ms']:.1f} us")

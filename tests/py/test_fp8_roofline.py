@@ -90,7 +90,9 @@ def tuned_rows():
 p, r = run(*tuned_rows(), head=HEAD_TUNED)
 assert p.returncode == 0, p.stderr
 d = r["detail"]
-assert d["fp8_convs_slower"] == 1 and d["fp16_kept_convs"] == 1, d
+assert d["fp8_convs"] == 2 and d["fp8_convs_slower"] == 1 and d["fp8_convs_faster"] == 1 and d["fp16_kept_convs"] == 1, d
+for got, want in zip(d["conv_tuned_ms_fp16"] + d["conv_tuned_ms_fp8"], [300, 10, 500, 250, 12, 400]):
+    close(got, want)
 close(d["fp8_lost_ms"], 100), close(d["fp8_gained_ms"], 250)
 close(d["fp16_kept_tuned_ms"][0], 10), close(d["fp16_kept_tuned_ms"][1], 12), close(d["fp16_kept_roofline_ms"], 576e3)
 for got, want in zip(d["profile_over_tuned_fp16"], [2.0, 0.1, 1000 / 300]):
@@ -99,7 +101,9 @@ for got, want in zip(d["profile_over_tuned_fp8"], [2.0, 1 / 12, 3.2]):
     close(got, want)
 p, _ = run(*tuned_rows(), head=HEAD_TUNED, as_json=False, extra=["--detail"])
 lines = p.stdout.splitlines()
-assert p.returncode == 0 and "1 FP8 convs slower than their fp16 selves, 100000.0 us lost against 250000.0 us gained" in lines[-4], p.stdout
+assert p.returncode == 0 and ("of 2 FP8 convs 1 faster and 1 slower than their fp16 selves, 100000.0 us lost "
+                              "against 250000.0 us gained") in lines[-6], p.stdout
+assert lines[-5].endswith("one conv, tuned, fp16 graph: median 300000.00 us (10000.00-500000.00)"), lines[-5]
 assert "1 convs kept in fp16: tuned 10000.0 us (fp16 graph) / 12000.0 us (FP8 graph), roofline 576000000.0 us" in lines[-3]
 assert lines[-1].endswith("profile / tuned, fp8 graph: median 2.000 (0.083-3.200)"), lines[-1]
 p, r = run(row(3, 64, 64, 4, 0, "fp8", 1000, 800))
