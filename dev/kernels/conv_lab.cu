@@ -7,12 +7,14 @@
  *   cmake --build build-device --target conv_lab && build-device/bin/conv_lab
  *
  * Prints, per shape and variant: max relative error against the reference and microseconds per
- * call (CUDA events, 50 calls after 5 warm-up). Exit status 1 if any variant exceeds 1e-2. */
+ * call (CUDA events, 50 calls after 5 warm-up). Exit status 1 if any variant exceeds 1e-2.
+ * CONV_LAB_ONLY=TEXT runs only the shapes whose names contain TEXT. */
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <vector>
 
 #include "backends/cuda/cuda_kernels.h"
@@ -39,7 +41,10 @@ int main(void) {
         {"conv2d_4a 3x3 80->192 @73 b1", 1, 73, 73, 80, 192, 3, 3, 1, 0, 0},
         {"block17 1x7 128->160 @17 b32", 32, 17, 17, 128, 160, 1, 7, 1, 0, 3},
         {"conv2d_2b 3x3 32->64 @147 b32", 32, 147, 147, 32, 64, 3, 3, 1, 1, 1},
+        {"conv2d_1a 3x3s2 8->32 @299 b32", 32, 299, 299, 8, 32, 3, 3, 2, 0, 0},
+        {"conv2d_1a 3x3s2 8->32 @299 b1", 1, 299, 299, 8, 32, 3, 3, 2, 0, 0},
     };
+    const char *only = getenv("CONV_LAB_ONLY"); /* a substring of the shape names to run */
     int bad = 0;
     float *partial; unsigned *counters;
     CK(cudaMalloc(&partial, 64 << 20));
@@ -48,6 +53,7 @@ int main(void) {
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
     for (const shape &s : shapes) {
+        if (only && !strstr(s.name, only)) continue;
         int ho = (s.h + 2 * s.ph - s.kh) / s.s + 1, wo = (s.w + 2 * s.pw - s.kw) / s.s + 1;
         size_t nx = (size_t)s.n * s.h * s.w * s.ci, nw = (size_t)s.co * s.kh * s.kw * s.ci, ny = (size_t)s.n * ho * wo * s.co;
         std::vector<__half> x(nx), w(nw), y(ny);
