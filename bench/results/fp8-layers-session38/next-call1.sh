@@ -9,6 +9,7 @@
 # they were bound by the instructions they issued; here a pixel's 27 x 32 multiply-adds go to the
 # tensor cores, and what the threads issue is the gather (two threads a pixel, 4-5 taps each) and
 # the epilogue.
+# Its index arithmetic matches a direct conv in packk_emu.py (numpy, every shape it is forced on).
 # Here, before the call: git apply bench/results/fp8-layers-session38/stem-packk.patch, then
 # tools/prepare-device. Checks, in order:
 #   per_op_graphs  test_per_op_graphs with variant 16 forced on every conv over the padded input
