@@ -131,6 +131,13 @@ def spread(values):
     return [v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2, v[0], v[-1]]
 
 
+def print_spreads(name, detail, key, label, scale, digits, unit):
+    """one line per graph of a [median, min, max] in detail (key + "fp16" / "fp8"), times scale"""
+    for prec in ("fp16", "fp8"):
+        m = [scale * v for v in detail[key + prec]]
+        print(f"{name}: {label}, {prec} graph: median {m[0]:.{digits}f}{unit} ({m[1]:.{digits}f}-{m[2]:.{digits}f})")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bw", type=float, default=4.8e12, help="memory bandwidth, bytes/s (default H200 4.8e12)")
@@ -174,15 +181,11 @@ def main():
         print(f"{r['file']}: of {d['fp8_convs']} FP8 convs {d['fp8_convs_faster']} faster and {d['fp8_convs_slower']} "
               f"slower than their fp16 selves, {1e3 * d['fp8_lost_ms']:.1f} us lost against "
               f"{1e3 * d['fp8_gained_ms']:.1f} us gained (tuned)")
-        for prec in ("fp16", "fp8"):
-            m = d["conv_tuned_ms_" + prec]
-            print(f"{r['file']}: one conv, tuned, {prec} graph: median {1e3 * m[0]:.2f} us ({1e3 * m[1]:.2f}-{1e3 * m[2]:.2f})")
+        print_spreads(r["file"], d, "conv_tuned_ms_", "one conv, tuned", 1e3, 2, " us")
         print(f"{r['file']}: {d['fp16_kept_convs']} convs kept in fp16: tuned {1e3 * d['fp16_kept_tuned_ms'][0]:.1f} us "
               f"(fp16 graph) / {1e3 * d['fp16_kept_tuned_ms'][1]:.1f} us (FP8 graph), roofline "
               f"{1e3 * d['fp16_kept_roofline_ms']:.1f} us")
-        for prec in ("fp16", "fp8"):
-            m = d["profile_over_tuned_" + prec]
-            print(f"{r['file']}: profile / tuned, {prec} graph: median {m[0]:.3f} ({m[1]:.3f}-{m[2]:.3f})")
+        print_spreads(r["file"], d, "profile_over_tuned_", "profile / tuned", 1, 3, "")
     return 0
 
 
