@@ -10,7 +10,11 @@
 #   lab_step FILE SHAPE [VAR=VALUE...]  fp8_lab on SHAPE (mode 0, the environment given) appended to
 #                                       $OUT/FILE, and its best / wrong lines, when 20 s are left
 #   check_step STEP CAP                 tools/gpu-check STEP (cuda_tests, calib_tests, ...) at a 4 s
-#                                       cuDNN budget, and its verdict lines
+#                                       cuDNN budget, and its verdict lines (and the profile's agreement
+#                                       with the tuner, which test_cuda_backend prints)
+#   unit_test_step NAME BINARY FILTER CAP  one GPU test binary (build-device/tests/BINARY) on the tests
+#                                       FILTER matches, at a 4 s cuDNN budget, into $OUT/NAME.log
+#   conv_lab_step ONLY                  conv_lab on the shapes whose names contain ONLY: $OUT/conv_lab.txt
 #   ncu_step NAME SHAPE MODE VARIANT [KERNEL_REGEX]  Nsight Compute (speed of light, warp states, SASS stall samples)
 #                                       of one fp8_lab kernel: $OUT/NAME.txt, $OUT/NAME-sass.csv.gz and
 #                                       bench/ncu_sass_stalls.py's top stalls
@@ -57,6 +61,21 @@ lab_step() {
 check_step() {
   stamp "$1"
   INFER8_CUDA_CUDNN_BUDGET=4 timeout "$(cap "$2")" tools/gpu-check "$1" 2>&1 | grep -E "PASSED|FAILED|exit" | tail -3
+  grep -h "profile .* over the tuned convs" "$OUT/$1.log" 2>/dev/null | head -4
+}
+unit_test_step() {
+  local name=$1 binary=$2 filter=$3 limit=$4
+  stamp "$name"
+  INFER8_TEST_FILTER="$filter" INFER8_CUDA_CUDNN_BUDGET=4 timeout "$(cap "$limit")" "build-device/tests/$binary" \
+    >"$OUT/$name.log" 2>&1
+  echo "$name: $binary exit $?"
+  grep -E "^\[  (PASSED|FAILED)|^\[ +(FAILED|SKIPPED|ERROR) |[Aa]ssert" "$OUT/$name.log" | head -12
+}
+conv_lab_step() {
+  stamp "conv_lab $1"
+  CONV_LAB_ONLY="$1" timeout "$(cap 60)" build-device/bin/conv_lab >"$OUT/conv_lab.txt" 2>&1
+  echo "conv_lab exit $?"
+  cat "$OUT/conv_lab.txt"
 }
 ncu_step() {
   local name=$1 shape=$2 mode=$3 variant=$4 kernels=${5:-tma_fp8} ncu

@@ -25,13 +25,8 @@ cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-585}
 . tools/device-call.sh
 call_setup
-stamp per_op_graphs
-INFER8_TEST_FILTER=test_per_op_graphs INFER8_CUDA_CUDNN_BUDGET=4 timeout 90 build-device/tests/test_cuda_backend \
-  >"$OUT/per_op_graphs.log" 2>&1; echo "test_per_op_graphs exit $?"
-grep -E "^\[  (PASSED|FAILED)|^\[ +(FAILED|SKIPPED) |Assert|rel" "$OUT/per_op_graphs.log" | head -8
-stamp conv_lab
-CONV_LAB_ONLY=conv2d_1a timeout 60 build-device/bin/conv_lab >"$OUT/conv_lab.txt" 2>&1; echo "conv_lab exit $?"
-cat "$OUT/conv_lab.txt"
+unit_test_step per_op_graphs test_cuda_backend test_per_op_graphs 90
+conv_lab_step conv2d_1a
 bench_step irv2-b32 inception_resnet_v2 32 140
 grep -h "conv2d_1a" "$OUT"/irv2-*/fp8-layers-*.tsv 2>/dev/null | head -2
 bench_step irv2-b1 inception_resnet_v2 1 90
