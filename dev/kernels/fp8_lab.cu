@@ -497,7 +497,7 @@ int main(void) {
             float us = time_us(run_own, &c);
             if (us >= 0 && us < best) best = us, best_v = v;
         }
-        if (best_v >= 0) printf("  fp16 own kernel best: %s k%d %.2f us\n", i8_cuda_conv_own_name(best_v), 1 << (best_v / 4), best);
+        if (best_v >= 0) printf("  fp16 own kernel best: %s k%d %.2f us\n", i8_cuda_conv_own_name(best_v), i8_cuda_conv_own_splits(best_v), best);
         cudaFree(dqx), cudaFree(dqw), cudaFree(dqr), cudaFree(dyq), cudaFree(dhx), cudaFree(dhr), cudaFree(dy);
         cudaFree(dw16), cudaFree(dmult), cudaFree(dbias);
         free(hx), free(hr), free(hw16), free(qx), free(qw), free(qr), free(wsc), free(mult), free(bias);

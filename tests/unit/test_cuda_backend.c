@@ -185,6 +185,9 @@ static void check_graph_b(tg *t, const int *ns, int count, double tol, const cha
             }
             assert_true(tac[i].kind >= I8_CUDA_TACTIC_OWN && tac[i].kind <= I8_CUDA_TACTIC_CUDNN);
             if (tactic && !strcmp(tactic, "own")) assert_int_equal(tac[i].kind, I8_CUDA_TACTIC_OWN);
+            const char *own_only = getenv("INFER8_CUDA_OWN_VARIANT");
+            if (own_only && g->nodes[g->nodes[i].inputs[0]].op == I8_OP_INPUT && g->input_c <= 8)
+                assert_int_equal(tac[i].variant, atoi(own_only)); /* the padded input: c_in 8, it fits */
             const int lossy = i8_cuda_tactic_lossy_reduction(&tac[i]);
             if (lossy) fprintf(stderr, "  %s n=%d: cuBLASLt reduction %s\n", g->nodes[i].name, ns[k], lossy < 0 ? "unreadable" : "in fp16");
             assert_true(lossy >= 0 && (lossy_ok || !lossy));
@@ -234,6 +237,12 @@ static void check_graph(tg *t)
     static const int ns[] = {1, 3, 1};
     static const char *tactics[] = {NULL, "own", "cublaslt", "cudnn"};
     for (int k = 0; k < 4; k++) check_graph_b(t, ns, 3, 1e-2, tactics[k], 0);
+    /* the own packed-K kernel (variant 16) wherever it fits: the convs over the padded image
+     * input (c_in 8: every per-op graph's first convs, 3x3 and 5x5, 12 to 64 outputs);
+     * check_graph_b asserts it ran on them */
+    setenv("INFER8_CUDA_OWN_VARIANT", "16", 1);
+    check_graph_b(t, ns, 3, 1e-2, "own", 0);
+    unsetenv("INFER8_CUDA_OWN_VARIANT");
     i8_graph_free(&t->g);
 }
 

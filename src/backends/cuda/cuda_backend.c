@@ -1110,6 +1110,8 @@ static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_opti
     c->force_kind = !force ? 0 : !strcmp(force, "own") ? I8_CUDA_TACTIC_OWN
                                : !strcmp(force, "cublaslt") ? I8_CUDA_TACTIC_CUBLASLT
                                : !strcmp(force, "cudnn") ? I8_CUDA_TACTIC_CUDNN : 0;
+    const char *own_only = getenv("INFER8_CUDA_OWN_VARIANT");
+    c->own_only = own_only && *own_only ? atoi(own_only) : -1;
     const char *budget = getenv("INFER8_CUDA_CUDNN_BUDGET");
     /* seconds of cuDNN plan building per batch size (opt level; the environment overrides it) */
     c->cudnn_budget_s = budget                      ? atof(budget)
@@ -1120,6 +1122,7 @@ static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_opti
     c->cudnn_lossy_ok = lossy && atoi(lossy) > 0;
 
     CU_TRY(cudaGetDevice(&c->device));
+    CU_TRY(cudaDeviceGetAttribute(&c->sm_count, cudaDevAttrMultiProcessorCount, c->device));
     cudnnStatus_t ds = cudnnCreate(&c->dnn);
     if (ds != CUDNN_STATUS_SUCCESS)
         return i8_fail(err, INFER8_E_DEVICE, "cuda: cudnnCreate: %s", cudnnGetErrorString(ds));

@@ -77,7 +77,8 @@ static int run_plan(cu_ctx *c, int n, cu_conv_plan *p, int node, cudaStream_t s,
             .bias = c->rt[node].b32, .res = res, .res_ld = g->res_ld, .y = y, .y_ld = g->y_ld, .ho = g->ho,
             .wo = g->wo, .c_out = g->c_out, .kh = g->kh, .kw = g->kw, .sh = g->sh, .sw = g->sw, .ph = g->ph,
             .pw = g->pw, .relu = g->relu, .partial = ws, .partial_bytes = CU_WORKSPACE_BYTES,
-            .counters = c->counters[wsi], .n_counters = CU_SPLIT_COUNTERS};
+            .counters = c->counters[wsi], .n_counters = CU_SPLIT_COUNTERS,
+            .c_in_used = c->g->nodes[nd->inputs[0]].c, .sm_count = c->sm_count};
         return i8_cuda_conv_own(&a, p->tac.variant, s);
     }
     case I8_CUDA_TACTIC_CUBLASLT: {
@@ -896,11 +897,14 @@ static void tune_plan(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
         if (!(best < before)) p->tac = keep;
     }
     if (force == 0 || force == I8_CUDA_TACTIC_OWN || p->tac.kind == I8_CUDA_TACTIC_NONE) {
-        for (int v = 0; v < i8_cuda_conv_own_variants(); v++) {
-            i8_cuda_tactic t;
-            const float ms = time_variant(c, b->n, p, node, I8_CUDA_TACTIC_OWN, v, &t);
-            if (ms >= 0.0f && ms < best) best = ms, p->tac = t;
-        }
+        i8_cuda_tactic t;
+        if (c->own_only >= 0 && time_variant(c, b->n, p, node, I8_CUDA_TACTIC_OWN, c->own_only, &t) >= 0.0f)
+            p->tac = t; /* INFER8_CUDA_OWN_VARIANT fits this conv: it runs there, whatever else was faster */
+        else
+            for (int v = 0; v < i8_cuda_conv_own_variants(); v++) {
+                const float ms = time_variant(c, b->n, p, node, I8_CUDA_TACTIC_OWN, v, &t);
+                if (ms >= 0.0f && ms < best) best = ms, p->tac = t;
+            }
     }
     if (p->tac.kind != I8_CUDA_TACTIC_CUBLASLT) lt_destroy(p);
     if (p->tac.kind != I8_CUDA_TACTIC_CUDNN) dnn_destroy(p);

@@ -201,16 +201,163 @@ static int launch_conv(const i8_cuda_conv_args *a, int splits, cudaStream_t s) {
     return launch_status();
 }
 
-extern "C" int i8_cuda_conv_own_variants(void) { return 16; }
+/* ---------------------------------------------------------------- packed-K conv, c_in 8 */
+
+/* The stem's first conv reads the image's 3 channels padded to 8, so as the implicit GEMM above
+ * sees it, K = taps x 8 and 5/8 of it is padding: cuDNN ran IRv2's conv2d_1a (3x3 stride 2,
+ * 3 -> 32) at batch 32 in 0.071 ms where its bytes take 0.013. A direct kernel on CUDA cores lost
+ * (session 38: bound by the instructions it issued). Here the GEMM's K is packed: a block gathers
+ * 128 output pixels' windows into shared memory as rows of taps x c_in_used fp16 values (27 for a
+ * 3x3 over 3 channels, padded to 32), multiplies them by the weights packed the same way on the
+ * tensor cores (wmma, fp32 accumulation as the other own kernels), then adds the bias (fp32),
+ * the residual, applies relu and rounds to fp16 once. NF: 16-column fragments of c_out. */
+#define PACKK_TILE_M 128
+#define PACKK_MAX_K 80 /* 5x5 over 3 channels */
+
+template <int NF>
+__global__ void __launch_bounds__(256) conv_packk_kernel(i8_cuda_conv_args a, int cin, int k_pad) {
+    extern __shared__ __align__(128) unsigned char packk_smem[];
+    const int np = NF * 16, lda = k_pad + 8, ldb = np + 8, ldc = np + 4, taps = a.kh * a.kw, k_used = taps * cin;
+    __half *as = (__half *)packk_smem;
+    float *cs = (float *)packk_smem; /* the accumulators, over the A tile once it is used */
+    const size_t a_bytes = (size_t)PACKK_TILE_M * lda * 2, c_bytes = (size_t)PACKK_TILE_M * ldc * 4;
+    __half *bs = (__half *)(packk_smem + ((a_bytes > c_bytes ? a_bytes : c_bytes) + 127) / 128 * 128);
+    const __half *w = (const __half *)a.wt, *x = (const __half *)a.x, *res = (const __half *)a.res;
+    __half *y = (__half *)a.y;
+    const bool vec = a.y_ld % 8 == 0 && ((uintptr_t)y & 15) == 0;
+    /* weights [k = tap * cin + ci][co], zero where k or co is padding; once a block, which then
+     * walks its share of the tiles */
+    for (int i = threadIdx.x; i < k_pad * np; i += blockDim.x) {
+        const int k = i / np, co = i % np;
+        bs[k * ldb + co] = k < k_used && co < a.c_out ? w[(size_t)co * taps * a.c_in + (k / cin) * a.c_in + k % cin]
+                                                       : __float2half_rn(0.0f);
+    }
+    const unsigned pixels = (unsigned)a.n * a.ho * a.wo, tiles = (pixels + PACKK_TILE_M - 1) / PACKK_TILE_M;
+    const int p = threadIdx.x % PACKK_TILE_M, half = threadIdx.x / PACKK_TILE_M, warp = threadIdx.x / 32;
+    for (unsigned tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        /* the window of pixel p: two threads a pixel, taps half, half + 2, ...; a warp loads one
+         * tap of 32 adjacent pixels */
+        const unsigned m0 = tile * PACKK_TILE_M, m = m0 + p;
+        const bool live = m < pixels;
+        int iy0 = 0, ix0 = 0;
+        size_t row0 = 0;
+        if (live) {
+            const unsigned ox = m % a.wo, r = m / a.wo, oy = r % a.ho, b = r / a.ho;
+            iy0 = (int)oy * a.sh - a.ph, ix0 = (int)ox * a.sw - a.pw, row0 = (size_t)b * a.h;
+        }
+        if (half == 0)
+            for (int k = k_used; k < k_pad; k++) as[p * lda + k] = __float2half_rn(0.0f);
+        for (int tap = half; tap < taps; tap += 2) {
+            const int ky = tap / a.kw, iy = iy0 + ky, ix = ix0 + tap - ky * a.kw;
+            half8 v;
+            v.word = make_uint4(0, 0, 0, 0);
+            if (live && iy >= 0 && iy < a.h && ix >= 0 && ix < a.w)
+                v.word = __ldg((const uint4 *)(x + ((row0 + iy) * a.w + ix) * a.x_ld));
+#pragma unroll
+            for (int ci = 0; ci < 8; ci++)
+                if (ci < cin) as[p * lda + tap * cin + ci] = v.h[ci];
+        }
+        __syncthreads();
+        wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[NF];
+#pragma unroll
+        for (int n = 0; n < NF; n++) wmma::fill_fragment(acc[n], 0.0f);
+        for (int kk = 0; kk < k_pad; kk += 16) {
+            wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa;
+            wmma::load_matrix_sync(fa, as + warp * 16 * lda + kk, lda);
+#pragma unroll
+            for (int n = 0; n < NF; n++) {
+                wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> fb;
+                wmma::load_matrix_sync(fb, bs + kk * ldb + n * 16, ldb);
+                wmma::mma_sync(acc[n], fa, fb, acc[n]);
+            }
+        }
+        __syncthreads(); /* every warp is done with the A tile that cs overlays */
+#pragma unroll
+        for (int n = 0; n < NF; n++)
+            wmma::store_matrix_sync(cs + warp * 16 * ldc + n * 16, acc[n], ldc, wmma::mem_row_major);
+        __syncthreads();
+        for (int i = threadIdx.x; i < PACKK_TILE_M * NF * 2; i += blockDim.x) {
+            const int q = i / (NF * 2), co0 = i % (NF * 2) * 8;
+            const unsigned mq = m0 + q;
+            if (mq >= pixels || co0 >= a.c_out) continue;
+            float v[8];
+#pragma unroll
+            for (int e = 0; e < 8; e++) {
+                v[e] = cs[q * ldc + co0 + e];
+                if (co0 + e < a.c_out) {
+                    if (a.bias) v[e] += a.bias[co0 + e];
+                    if (res) v[e] += __half2float(res[(size_t)mq * a.res_ld + co0 + e]);
+                    if (a.relu) v[e] = relu_f32(v[e]);
+                }
+            }
+            __half *yp = y + (size_t)mq * a.y_ld + co0;
+            if (vec && co0 + 8 <= a.c_out) {
+                half8 o;
+#pragma unroll
+                for (int e = 0; e < 8; e++) o.h[e] = __float2half_rn(v[e]);
+                *(uint4 *)yp = o.word;
+            } else {
+                for (int e = 0; e < 8 && co0 + e < a.c_out; e++) yp[e] = __float2half_rn(v[e]);
+            }
+        }
+        __syncthreads(); /* the next tile's windows overwrite cs */
+    }
+}
+
+/* shared memory of a block: the A tile or the accumulators (whichever is larger), then the weights */
+static size_t packk_smem_bytes(int k_pad, int nf) {
+    const size_t a_bytes = (size_t)PACKK_TILE_M * (k_pad + 8) * 2, c_bytes = (size_t)PACKK_TILE_M * (nf * 16 + 4) * 4;
+    return ((a_bytes > c_bytes ? a_bytes : c_bytes) + 127) / 128 * 128 + (size_t)k_pad * (nf * 16 + 8) * 2;
+}
+
+/* a block per SM slot (occupancy x SMs) at most, each walking its share of the tiles */
+template <int NF> static int launch_packk_nf(const i8_cuda_conv_args *a, int cin, int k_pad, size_t tiles, cudaStream_t s) {
+    const size_t smem = packk_smem_bytes(k_pad, NF);
+    int sms = a->sm_count, per_sm = 0, dev = 0;
+    cudaError_t e = cudaSuccess;
+    if (sms <= 0 && (e = cudaGetDevice(&dev)) == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, conv_packk_kernel<NF>, 256, smem);
+    if (e != cudaSuccess) return (int)e;
+    const size_t slots = (size_t)(per_sm > 0 ? per_sm : 1) * (sms > 0 ? sms : 1);
+    conv_packk_kernel<NF><<<(unsigned)(tiles < slots ? tiles : slots), 256, smem, s>>>(*a, cin, k_pad);
+    return launch_status();
+}
+
+static int launch_packk(const i8_cuda_conv_args *a, cudaStream_t s) {
+    const int cin = a->c_in_used > 0 && a->c_in_used < 8 ? a->c_in_used : 8, k_used = a->kh * a->kw * cin;
+    const int k_pad = (k_used + 15) / 16 * 16, nf = (a->c_out + 15) / 16;
+    const size_t pixels = (size_t)a->n * a->ho * a->wo, tiles = (pixels + PACKK_TILE_M - 1) / PACKK_TILE_M;
+    if (a->c_in != 8 || a->x_ld % 8 || ((uintptr_t)a->x & 15) || a->c_out < 1 || nf > 4 || k_used > PACKK_MAX_K ||
+        pixels > 0x7fffffffu || (size_t)a->n * a->h > 0x7fffffffu)
+        return (int)cudaErrorInvalidValue;
+    switch (nf) {
+    case 1: return launch_packk_nf<1>(a, cin, k_pad, tiles, s);
+    case 2: return launch_packk_nf<2>(a, cin, k_pad, tiles, s);
+    case 3: return launch_packk_nf<3>(a, cin, k_pad, tiles, s);
+    default: return launch_packk_nf<4>(a, cin, k_pad, tiles, s);
+    }
+}
+
+#define OWN_GEMM_VARIANTS 16
+#define OWN_PACKK OWN_GEMM_VARIANTS
+
+extern "C" int i8_cuda_conv_own_variants(void) { return OWN_GEMM_VARIANTS + 1; }
 
 extern "C" const char *i8_cuda_conv_own_name(int variant) {
     static const char *names[] = {"wmma64x64", "wmma32x64", "wmma128x64", "wmma64x128"};
-    return variant >= 0 && variant < 16 ? names[variant % 4] : "?";
+    if (variant == OWN_PACKK) return "packk128";
+    return variant >= 0 && variant < OWN_GEMM_VARIANTS ? names[variant % 4] : "?";
+}
+
+extern "C" int i8_cuda_conv_own_splits(int variant) {
+    return variant >= 0 && variant < OWN_GEMM_VARIANTS ? 1 << (variant / 4) : 1;
 }
 
 extern "C" int i8_cuda_conv_own(const i8_cuda_conv_args *a, int variant, void *stream) {
     cudaStream_t s = (cudaStream_t)stream;
-    if (variant < 0 || variant >= 16) return (int)cudaErrorInvalidValue;
+    if (variant == OWN_PACKK) return launch_packk(a, s);
+    if (variant < 0 || variant >= OWN_GEMM_VARIANTS) return (int)cudaErrorInvalidValue;
     int splits = 1 << (variant / 4);
     switch (variant % 4) {
     case 0: return launch_conv<64, 64, 32, 32>(a, splits, s);
@@ -223,40 +370,34 @@ extern "C" int i8_cuda_conv_own(const i8_cuda_conv_args *a, int variant, void *s
 
 /* ---------------------------------------------------------------- input conversion */
 
-__global__ void input_to_nhwc_kernel(const float *x, int n, int c, int h, int w, __half *y, int c_pad) {
-    size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x, hw = (size_t)h * w;
-    if (p >= (size_t)n * hw) return;
-    size_t b = p / hw, q = p % hw;
-    for (int ch = 0; ch < c_pad; ch++)
-        y[p * c_pad + ch] = __float2half_rn(ch < c ? x[(b * c + ch) * hw + q] : 0.0f);
+/* Both input kernels write fp16 NHWC rows of c_pad channels (c_pad a multiple of 8: the executor
+ * pads the input's width to 8) as 16-byte words, one a thread, with 32-bit indices: 2-byte stores
+ * spread a warp over 512 bytes to write 64, and took 0.092 ms at IRv2 batch 32 (profile, session
+ * 37) where the node's 80 MB take 0.017 at the H200's bandwidth. Channels c..c_pad-1 are zero. */
+static int packs8(int c_pad, const void *y, size_t pixels) {
+    return c_pad >= 8 && c_pad % 8 == 0 && ((uintptr_t)y & 15) == 0 && pixels * (size_t)(c_pad / 8) <= 0xffffffffu - 1024;
 }
 
-/* c_pad 8 (the stem's 3 channels padded to one 16-byte row): each pixel leaves in one 16-byte
- * store, and the indices are 32-bit. input_to_nhwc_kernel's eight 2-byte stores each spread a
- * warp over 512 bytes to write 64, and it took 0.092 ms at IRv2 batch 32 (profile, session 37),
- * where its 80 MB take 0.017 at the H200's bandwidth. */
-__global__ void input_to_nhwc8_kernel(const float *x, unsigned pixels, unsigned hw, int c, uint4 *y) {
-    const unsigned p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= pixels) return;
-    const unsigned b = p / hw, q = p % hw;
+/* float32 NCHW; word t: pixel t / words, channels (t % words) * 8 .. + 7 */
+__global__ void input_to_nhwc_kernel(const float *x, unsigned count, unsigned words, unsigned hw, int c, uint4 *y) {
+    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= count) return;
+    const unsigned p = t / words, c0 = t % words * 8, b = p / hw, q = p % hw;
     half8 v;
 #pragma unroll
-    for (int ch = 0; ch < 8; ch++) v.h[ch] = __float2half_rn(ch < c ? x[((size_t)b * c + ch) * hw + q] : 0.0f);
-    y[p] = v.word;
-}
-
-/* the packed kernels' conditions: 8 channels a pixel, 16-byte aligned rows, 32-bit pixel indices */
-static int packs8(int c, int c_pad, const void *y, size_t pixels) {
-    return c <= 8 && c_pad == 8 && ((uintptr_t)y & 15) == 0 && pixels <= 0xffffffffu - 1024;
+    for (int e = 0; e < 8; e++) {
+        const int ch = (int)c0 + e;
+        v.h[e] = __float2half_rn(ch < c ? x[((size_t)b * c + ch) * hw + q] : 0.0f);
+    }
+    y[t] = v.word;
 }
 
 extern "C" int i8_cuda_input_to_nhwc(const float *x, int n, int c, int h, int w, void *y, int c_pad, void *stream) {
-    size_t count = (size_t)n * h * w;
-    if (packs8(c, c_pad, y, count))
-        input_to_nhwc8_kernel<<<blocks_for(count, 256), 256, 0, (cudaStream_t)stream>>>(
-            x, (unsigned)count, (unsigned)((size_t)h * w), c, (uint4 *)y);
-    else
-        input_to_nhwc_kernel<<<blocks_for(count, 256), 256, 0, (cudaStream_t)stream>>>(x, n, c, h, w, (__half *)y, c_pad);
+    const size_t pixels = (size_t)n * h * w;
+    if (c > c_pad || !packs8(c_pad, y, pixels)) return (int)cudaErrorInvalidValue;
+    const size_t count = pixels * (size_t)(c_pad / 8);
+    input_to_nhwc_kernel<<<blocks_for(count, 256), 256, 0, (cudaStream_t)stream>>>(
+        x, (unsigned)count, (unsigned)(c_pad / 8), (unsigned)((size_t)h * w), c, (uint4 *)y);
     return launch_status();
 }
 
@@ -268,34 +409,30 @@ __device__ __forceinline__ float normalize_u8(uint8_t v, float mean, float std) 
     return __fdiv_rn(__fsub_rn(__fdiv_rn((float)v, 255.0f), mean), std);
 }
 
-__global__ void input_u8_to_nhwc_kernel(const uint8_t *x, size_t pixels, u8_norm nm, __half *y, int c_pad) {
-    size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= pixels) return;
-    const uint8_t *px = x + p * 3;
-    __half *o = y + p * c_pad;
-    for (int ch = 0; ch < c_pad; ch++) o[ch] = __float2half_rn(ch < 3 ? normalize_u8(px[ch], nm.mean[ch], nm.std[ch]) : 0.0f);
-}
-
-/* c_pad 8: one 16-byte store a pixel (input_to_nhwc8_kernel) */
-__global__ void input_u8_to_nhwc8_kernel(const uint8_t *x, unsigned pixels, u8_norm nm, uint4 *y) {
-    const unsigned p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= pixels) return;
-    const uint8_t *px = x + (size_t)p * 3;
+/* uint8 HWC RGB; the first word of a pixel holds its 3 channels, the others are zero */
+__global__ void input_u8_to_nhwc_kernel(const uint8_t *x, unsigned count, unsigned words, u8_norm nm, uint4 *y) {
+    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= count) return;
+    const unsigned p = t / words;
     half8 v;
+    v.word = make_uint4(0, 0, 0, 0);
+    if (t % words == 0) {
+        const uint8_t *px = x + (size_t)p * 3;
 #pragma unroll
-    for (int ch = 0; ch < 8; ch++) v.h[ch] = __float2half_rn(ch < 3 ? normalize_u8(px[ch], nm.mean[ch], nm.std[ch]) : 0.0f);
-    y[p] = v.word;
+        for (int ch = 0; ch < 3; ch++) v.h[ch] = __float2half_rn(normalize_u8(px[ch], nm.mean[ch], nm.std[ch]));
+    }
+    y[t] = v.word;
 }
 
 extern "C" int i8_cuda_input_u8_to_nhwc(const uint8_t *x, int n, int h, int w, const float mean[3], const float std[3],
                                         void *y, int c_pad, void *stream) {
-    size_t count = (size_t)n * h * w;
+    const size_t pixels = (size_t)n * h * w;
+    if (!packs8(c_pad, y, pixels)) return (int)cudaErrorInvalidValue;
+    const size_t count = pixels * (size_t)(c_pad / 8);
     u8_norm nm;
     for (int c = 0; c < 3; c++) nm.mean[c] = mean[c], nm.std[c] = std[c];
-    if (packs8(3, c_pad, y, count))
-        input_u8_to_nhwc8_kernel<<<blocks_for(count, 256), 256, 0, (cudaStream_t)stream>>>(x, (unsigned)count, nm, (uint4 *)y);
-    else
-        input_u8_to_nhwc_kernel<<<blocks_for(count, 256), 256, 0, (cudaStream_t)stream>>>(x, count, nm, (__half *)y, c_pad);
+    input_u8_to_nhwc_kernel<<<blocks_for(count, 256), 256, 0, (cudaStream_t)stream>>>(x, (unsigned)count,
+                                                                                      (unsigned)(c_pad / 8), nm, (uint4 *)y);
     return launch_status();
 }
 

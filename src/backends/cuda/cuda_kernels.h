@@ -34,16 +34,29 @@ typedef struct i8_cuda_conv_args {
     size_t partial_bytes;
     unsigned *counters;
     int n_counters;
+    /* channels of x that carry data: the rest of c_in is padding whose weights are zero (the
+     * stem's 3 channels in rows of 8); 0 = all c_in. Only variant 16 reads it. */
+    int c_in_used;
+    /* the device's SM count (variant 16's persistent grid); 0 = ask the runtime at launch */
+    int sm_count;
 } i8_cuda_conv_args;
 
-/* Number of own conv kernel variants; variant v uses tile shape v % 4 and 1 << (v / 4) K splits.
+/* Number of own conv kernel variants. Variants 0-15: implicit GEMM on wmma, tile shape v % 4 and
+ * 1 << (v / 4) K splits. Variant 16 (packk128): for c_in 8 (the stem's padded input), an implicit
+ * GEMM whose K packs only the channels that carry data (taps x c_in_used, at most 80: 5x5 over
+ * 3), gathered into shared memory per 128 output pixels; c_out at most 64.
  * A variant that does not fit the problem (more splits than K tiles, partials larger than
- * partial_bytes, too many tiles for the counters) returns cudaErrorInvalidValue unlaunched. */
+ * partial_bytes, too many tiles for the counters; for variant 16 c_in other than 8, unaligned
+ * input rows, a larger K or c_out, or more than 2^31 pixels) returns cudaErrorInvalidValue unlaunched. */
 int i8_cuda_conv_own_variants(void);
 const char *i8_cuda_conv_own_name(int variant);
+/* K splits of a variant (1 for variant 16) */
+int i8_cuda_conv_own_splits(int variant);
 int i8_cuda_conv_own(const i8_cuda_conv_args *a, int variant, void *stream);
 
-/* float32 NCHW [n][c][h][w] -> fp16 NHWC [n][h][w][c_pad] (channels c..c_pad-1 zero). */
+/* float32 NCHW [n][c][h][w] -> fp16 NHWC [n][h][w][c_pad] (channels c..c_pad-1 zero). Both input
+ * kernels need c_pad a multiple of 8, y 16-byte aligned and under 2^32 16-byte words (else
+ * cudaErrorInvalidValue, unlaunched). */
 int i8_cuda_input_to_nhwc(const float *x, int n, int c, int h, int w, void *y, int c_pad, void *stream);
 /* uint8 NHWC [n][h][w][3] -> fp16 NHWC (c_pad channels, the padding zero): (v / 255 - mean) / std
  * in float32, each step rounded as i8_normalize_u8 does on the CPU, then rounded to fp16 as

@@ -156,8 +156,10 @@ typedef struct cu_ctx {
                                   * choice (choose_merge), 2 always on the BN 64 kernel, 3 on BN 128, untimed (tests) */
     cu_merge *merges;            /* sibling groups (i8_cuda_fp8_merge_plan) */
     int n_merges;
-    int sm_count;                /* FP8: i8_cuda_tma_driver's answers, for every TMA launch */
+    int sm_count;                /* the device's SMs: persistent kernels' grids (FP8 setup asks the driver again) */
     void *tma_encode_tiled, *tma_encode_im2col;
+    int own_only;                /* INFER8_CUDA_OWN_VARIANT=v: a conv that own fp16 variant v fits runs on it,
+                                  * untimed against the others (tests and diagnosis; -1: off) */
     i8_fp8_variant_set fp8_only; /* INFER8_CUDA_FP8_VARIANT=v[,v...]: a conv that one of these variants fits runs
                                   * the fastest of them, untried elsewhere (tests and diagnosis; empty: off) */
     float *ones;                 /* n_ones 1.0f: the per-pixel B scale vector of those GEMMs */
