@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Prepared in session 39 (compiled here: ptxas no spills, 113-115 registers; not run: the device
+# budget was spent). pool3-mlp.patch replaces pool_s1w3_kernel (a4c4be0) with pool3_kernel<S, R>
+# for every 3x3 pool of stride 1 (R = 4 outputs a thread) or 2 (R = 2) over 8-channel groups:
+# each thread issues the loads of all the input pixels its outputs' windows cover before it sums
+# any (18 or 15 16-byte loads in flight, where pool_s1w3_kernel had 3). Session 39's profile:
+# inception_v4's average pools 0.552 ms at batch 32 (bytes bound about 0.11), v3's 0.28, every
+# family's max pools 0.10-0.11.
+# Its index arithmetic gives pool_kernel's bits in pool3_emu.py (numpy, 13 shapes x 3 modes).
+# Here, before the call: git apply bench/results/fp8-layers-session39/pool3-mlp.patch, then
+# tools/prepare-device. Checks, in order:
+#   cuda_tests  the per-op pool graphs (3x3 s2 max and average over 16 channels, the concat
+#               case's s1 average and s2 max over 32 and more) and the three models against the
+#               CPU reference
+#   v4-b32      the profile's avgpool / maxpool lines (session 39 call 4: 0.552 / 0.106 fp16)
+#   fp8 v3      test_inception_v3_fp8 (pools writing the e4m3 twin)
+#   v3-b32, irv2-b32  the same lines and the x
+# Carry: build-device/bin, build-device/tests/{test_cuda_fp8,test_cuda_backend,test_cuda_calib,tools}, .devcarry.
+cd "$(dirname "$0")/../../.."
+CALL_SECONDS=${CALL_SECONDS:-585}
+. tools/device-call.sh
+call_setup
+check_step cuda_tests 170
+bench_step v4-b32 inception_v4 32 100
+fp8_tests_step fp8_v3 90 'test_inception_v3_fp8'
+bench_step v3-b32 inception_v3 32 110
+bench_step irv2-b32 inception_resnet_v2 32 110
+grep -h "profile " "$OUT"/*/fp8_bench.md 2>/dev/null
+pack_call next-call1
