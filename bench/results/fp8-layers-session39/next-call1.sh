@@ -7,23 +7,31 @@
 # inception_v4's average pools 0.552 ms at batch 32 (bytes bound about 0.11), v3's 0.28, every
 # family's max pools 0.10-0.11.
 # Its index arithmetic gives pool_kernel's bits in pool3_emu.py (numpy, 13 shapes x 3 modes).
+# stem-packk-mlp.patch does the same for packk128's gather (own fp16 variant 16, the stem's first
+# conv: 0.068 ms at IRv2 batch 32 against a bytes bound of 0.02): a thread's first 5 taps (all of
+# a 3x3's) are loaded before any is stored; __launch_bounds__(256, 4): 48-64 registers, no spills.
+# The shared-memory tile it writes is the same as before, tap for tap.
 # Here, before the call: git apply bench/results/fp8-layers-session39/pool3-mlp.patch, then
+# git apply bench/results/fp8-layers-session39/stem-packk-mlp.patch (both apply on f49f213), then
 # tools/prepare-device. Checks, in order:
 #   cuda_tests  the per-op pool graphs (3x3 s2 max and average over 16 channels, the concat
-#               case's s1 average and s2 max over 32 and more) and the three models against the
-#               CPU reference
+#               case's s1 average and s2 max over 32 and more), the per-op graphs with variant 16
+#               forced on the padded-input convs, and the three models against the CPU reference
+#   conv_lab    packk128 against the double reference on conv2d_1a (session 39: 69.5 us at b32)
 #   v4-b32      the profile's avgpool / maxpool lines (session 39 call 4: 0.552 / 0.106 fp16)
 #   fp8 v3      test_inception_v3_fp8 (pools writing the e4m3 twin)
-#   v3-b32, irv2-b32  the same lines and the x
+#   v3-b32, irv2-b32  the same lines, the x, and the TSVs' stem conv rows (session 39: 0.068 ms)
 # Carry: build-device/bin, build-device/tests/{test_cuda_fp8,test_cuda_backend,test_cuda_calib,tools}, .devcarry.
 cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-585}
 . tools/device-call.sh
 call_setup
 check_step cuda_tests 170
+conv_lab_step conv2d_1a
 bench_step v4-b32 inception_v4 32 100
 fp8_tests_step fp8_v3 90 'test_inception_v3_fp8'
 bench_step v3-b32 inception_v3 32 110
 bench_step irv2-b32 inception_resnet_v2 32 110
 grep -h "profile " "$OUT"/*/fp8_bench.md 2>/dev/null
+grep -h -P "\t(conv2d_1a|features.0|Conv2d_1a_3x3)\t" "$OUT"/*/fp8-layers-*.tsv 2>/dev/null
 pack_call next-call1
