@@ -138,12 +138,14 @@ void tg_case_spatial(tg *t, int c5x5_out) {
 
 void tg_case_pool(tg *t, int k) {
     static const int sizes[][2] = {{17, 17}, {16, 15}};
-    const int s = k / 4, variant = k % 4;
+    const int s = k / 6, variant = k % 6;
     tg_init(t, 3, sizes[s][0], sizes[s][1], 3 + (uint64_t)variant);
-    int a = tg_conv(t, "c", 0, variant & 1 ? 16 : 12, 3, 3, 1, 1, 1, 1, 1, I8_ACT_NONE, -1, 1);
+    /* 16 channels: the GPU's 8-channel-group pool kernels; 12: its scalar one */
+    int a = tg_conv(t, "c", 0, variant & 1 || variant == 4 ? 16 : 12, 3, 3, 1, 1, 1, 1, 1, I8_ACT_NONE, -1, 1);
     int p;
     if (variant < 2) p = tg_pool(t, "maxpool", I8_OP_MAXPOOL, a, 3, 2, 0, 0);
-    else p = tg_pool(t, "avgpool", I8_OP_AVGPOOL, a, 3, variant == 2 ? 1 : 2, 1, variant == 3);
+    else if (variant < 4) p = tg_pool(t, "avgpool", I8_OP_AVGPOOL, a, 3, variant == 2 ? 1 : 2, 1, variant == 3);
+    else p = tg_pool(t, "avgpool", I8_OP_AVGPOOL, a, 3, 1, 1, variant == 5); /* the blocks' pools (v4: excl., v3: incl.) */
     tg_finish(t, p);
 }
 
@@ -215,8 +217,10 @@ int tg_case_count(void) { return 5 + TG_POOL_CASES; }
 
 const char *tg_case_build(tg *t, int i, int c5x5_out) {
     static const char *const pool_names[TG_POOL_CASES] = {
-        "pool 17x17 max", "pool 17x17 max (16 ch)", "pool 17x17 avg excl. pad", "pool 17x17 avg incl. pad",
-        "pool 16x15 max", "pool 16x15 max (16 ch)", "pool 16x15 avg excl. pad", "pool 16x15 avg incl. pad"};
+        "pool 17x17 max", "pool 17x17 max (16 ch)", "pool 17x17 avg excl. pad", "pool 17x17 avg incl. pad s2",
+        "pool 17x17 avg excl. pad (16 ch)", "pool 17x17 avg incl. pad s1 (16 ch)",
+        "pool 16x15 max", "pool 16x15 max (16 ch)", "pool 16x15 avg excl. pad", "pool 16x15 avg incl. pad s2",
+        "pool 16x15 avg excl. pad (16 ch)", "pool 16x15 avg incl. pad s1 (16 ch)"};
     switch (i) {
     case 0: tg_case_stem(t); return "stem";
     case 1: tg_case_spatial(t, c5x5_out); return "spatial 5x5 / 1x7 / 7x1 / 3x3s2";
