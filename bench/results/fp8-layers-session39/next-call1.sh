@@ -14,8 +14,10 @@
 # Here, before the call: git apply bench/results/fp8-layers-session39/pool3-mlp.patch, then
 # git apply bench/results/fp8-layers-session39/stem-packk-mlp.patch (both apply on f49f213), then
 # tools/prepare-device. Checks, in order:
-#   cuda_tests  the per-op pool graphs (3x3 s2 max and average over 16 channels, the concat
-#               case's s1 average and s2 max over 32 and more), the per-op graphs with variant 16
+#   cuda_tests  the per-op pool graphs (3x3 s2 max and average over 16 channels; since ba06415 the
+#               blocks' s1 averages over 16 channels, excluding and including padding, not yet run
+#               on a GPU; the concat case's s1 average and s2 max over 32 and more), the per-op
+#               graphs with variant 16
 #               forced on the padded-input convs, and the three models against the CPU reference
 #   conv_lab    packk128 against the double reference on conv2d_1a (session 39: 69.5 us at b32)
 #   v4-b32      the profile's avgpool / maxpool lines (session 39 call 4: 0.552 / 0.106 fp16)
