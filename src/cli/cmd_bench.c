@@ -33,7 +33,8 @@ static const char *const bench_help =
     "                     whole infer8_classify_u8 call from host uint8 crops (on CUDA the bytes are\n"
     "                     uploaded and normalized on the GPU). Rounds are wall clock for f32 and u8\n"
     "  --profile          also time every layer separately (outside any graph) and print the time\n"
-    "                     per layer type for each model\n"
+    "                     per layer type and the slowest layers of each model (the JSON document\n"
+    "                     holds every layer's time)\n"
     "  --json             print the results as one JSON document\n"
     "  -o, --output FILE  also write the JSON document to FILE (atomically)\n"
     "  --threads N, --max-batch N, --arch ARCH  as for the other model commands\n"
@@ -114,6 +115,30 @@ static infer8_status time_calls(infer8_context *ctx, infer8_model *m, bench_inpu
     return s;
 }
 
+/* The SLOWEST layers of a profile, slowest first: where a type's total does not say which block
+ * it is (the profile's layers are timed one by one, outside any graph) */
+enum { SLOWEST = 10 };
+static void print_slowest(FILE *txt, const infer8_model *model, const double *ms, double total) {
+    infer8_model_info info;
+    infer8_model_info_init(&info);
+    infer8_model_get_info(model, &info);
+    int top[SLOWEST], n_top = 0;
+    for (int i = 0; i < info.num_layers; i++) { /* insertion into a sorted list of at most SLOWEST */
+        int at = n_top;
+        while (at > 0 && ms[top[at - 1]] < ms[i]) at--;
+        if (at == SLOWEST) continue;
+        if (n_top < SLOWEST) n_top++;
+        for (int k = n_top - 1; k > at; k--) top[k] = top[k - 1];
+        top[at] = i;
+    }
+    fprintf(txt, "  slowest layers:\n");
+    for (int k = 0; k < n_top; k++) {
+        char type[64];
+        fprintf(txt, "    %-40.40s %-24.24s %9.4f ms %5.1f%%\n", infer8_layer_name(model, top[k]),
+                infer8_layer_type(model, top[k], type, sizeof type), ms[top[k]], total > 0 ? 100 * ms[top[k]] / total : 0);
+    }
+}
+
 int cmd_bench(int argc, char **argv) {
     cli_args a = {argc, argv, 1, "bench"};
     cli_model_opts mo = {0};
@@ -178,9 +203,11 @@ int cmd_bench(int argc, char **argv) {
     double *round_store = calloc((size_t)n_models * n_batches * rounds, sizeof(double));
     infer8_type_time(*profiles)[128] = profile ? calloc((size_t)n_models * n_batches, sizeof *profiles) : NULL;
     int *profile_counts = calloc((size_t)n_models * n_batches, sizeof(int));
+    /* every layer's ms, per batch and model (kept for the slowest-layer lines and the JSON) */
+    double **layer_ms = profile ? calloc((size_t)n_models * n_batches, sizeof *layer_ms) : NULL;
     int rc = 0;
     char device[512] = "";
-    if (!rows || !round_store || !profile_counts || (profile && !profiles)) {
+    if (!rows || !round_store || !profile_counts || (profile && (!profiles || !layer_ms))) {
         rc = EXIT_RUNTIME;
         goto done;
     }
@@ -240,14 +267,13 @@ int cmd_bench(int argc, char **argv) {
                     rc = EXIT_RUNTIME;
                     goto done;
                 }
+                layer_ms[b * n_models + m] = ms;
                 if (infer8_profile(ctx, handles[m], n, (int)(iters < 20 ? iters : 20), ms)) {
-                    free(ms);
                     rc = cli_fail(ctx, "bench");
                     goto done;
                 }
                 profile_counts[b * n_models + m] =
                     infer8_profile_by_type(handles[m], ms, info.num_layers, profiles[b * n_models + m], 128);
-                free(ms);
             }
         }
     }
@@ -276,6 +302,7 @@ int cmd_bench(int argc, char **argv) {
                     fprintf(txt, "  %-28s %4d layers %9.4f ms %5.1f%%\n", t[k].type, t[k].count, t[k].ms,
                             total > 0 ? 100 * t[k].ms / total : 0);
                 fprintf(txt, "  %-28s            %9.4f ms\n", "sum", total);
+                print_slowest(txt, handles[m], layer_ms[b * n_models + m], total);
             }
     }
 
@@ -335,7 +362,17 @@ int cmd_bench(int argc, char **argv) {
                         cli_json_string(f, t[k].type);
                         fprintf(f, ": {\"ms\": %.6f, \"layers\": %d}", t[k].ms, t[k].count);
                     }
-                    fprintf(f, "}");
+                    fprintf(f, "}, \"profile_ms_by_layer\": [");
+                    const double *ms = layer_ms[b * n_models + m];
+                    for (int i = 0; i < info.num_layers; i++) {
+                        char type[64];
+                        fprintf(f, "%s{\"layer\": ", i ? ", " : "");
+                        cli_json_string(f, infer8_layer_name(handles[m], i));
+                        fprintf(f, ", \"type\": ");
+                        cli_json_string(f, infer8_layer_type(handles[m], i, type, sizeof type));
+                        fprintf(f, ", \"ms\": %.6f}", ms[i]);
+                    }
+                    fprintf(f, "]");
                 }
                 fprintf(f, "}%s\n", b == n_batches - 1 && m == n_models - 1 ? "" : ",");
             }
@@ -367,6 +404,8 @@ done:
     free(round_store);
     free(profiles);
     free(profile_counts);
+    for (int k = 0; layer_ms && k < n_models * n_batches; k++) free(layer_ms[k]);
+    free(layer_ms);
     infer8_context_free(ctx);
     return rc;
 }
