@@ -11,9 +11,17 @@
 # conv: 0.068 ms at IRv2 batch 32 against a bytes bound of 0.02): a thread's first 5 taps (all of
 # a 3x3's) are loaded before any is stored; __launch_bounds__(256, 4): 48-64 registers, no spills.
 # The shared-memory tile it writes is the same as before, tap for tap.
-# Here, before the call: git apply bench/results/fp8-layers-session39/pool3-mlp.patch, then
-# git apply bench/results/fp8-layers-session39/stem-packk-mlp.patch (both apply on f49f213), then
-# tools/prepare-device. Checks, in order:
+# Review of the change (after f49f213): pool3-mlp.patch also gives pool_kernel and pool3_kernel
+# one window step (pool_step) and one output store (store_pool<V>, fp16 and the e4m3 twin), which
+# they had as near-copies; conv-epilogue.patch (stacked on stem-packk-mlp.patch) gives the GEMM
+# kernels and packk128 one epilogue (conv_store8: bias, residual, relu, one fp16 rounding), which
+# packk128 had copied. The sums and their order are unchanged; the wmma kernels' binaries change
+# (1376-2304 instructions, were 1432-2344), so cuda_tests' forced-own per-op graphs and models
+# check them. Compiled together here: no spills.
+# Here, before the call, in this order: git apply bench/results/fp8-layers-session39/pool3-mlp.patch,
+# stem-packk-mlp.patch, conv-epilogue.patch (they apply on 5ad6ec5), then tools/prepare-device.
+# Land the epilogue and pool helpers even if the kernels' new load order does not pay.
+# Checks, in order:
 #   cuda_tests  the per-op pool graphs (3x3 s2 max and average over 16 channels; since ba06415 the
 #               blocks' s1 averages over 16 channels, excluding and including padding, not yet run
 #               on a GPU; the concat case's s1 average and s2 max over 32 and more), the per-op
