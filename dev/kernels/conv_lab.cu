@@ -65,9 +65,8 @@ int main(void) {
         for (auto &v : w) v = __float2half(sc * frand(&st));
         for (auto &v : b) v = 0.1f * frand(&st);
         if (s.cu > 0) /* the padding channels are zero in the input and the weights, as in the stem */
-            for (size_t i = 0; i < nx; i++) if ((int)(i % s.ci) >= s.cu) x[i] = __float2half(0.0f);
-        if (s.cu > 0)
-            for (size_t i = 0; i < nw; i++) if ((int)(i % s.ci) >= s.cu) w[i] = __float2half(0.0f);
+            for (std::vector<__half> *t : {&x, &w})
+                for (size_t i = 0; i < t->size(); i++) if ((int)(i % s.ci) >= s.cu) (*t)[i] = __float2half(0.0f);
         /* reference on a subset of pixels (all of them for small problems) */
         size_t pix = (size_t)s.n * ho * wo, step = pix > 4096 ? pix / 4096 : 1;
         std::vector<double> ref(ny, 0.0);
