@@ -26,6 +26,42 @@ typedef union half8 { uint4 word; __half h[8]; } half8;
 
 /* ---------------------------------------------------------------- implicit-GEMM conv */
 
+/* The own fp16 convs' epilogue for output channels co .. co + 7 of pixel m (fewer at c_out's
+ * edge), from their fp32 sums: + bias, + residual, relu, one rounding to fp16. vec: y (and the
+ * residual, if any) take 16-byte accesses. */
+__device__ __forceinline__ void conv_store8(const i8_cuda_conv_args &a, const float *src, size_t m, int co, bool vec) {
+    const __half *res = (const __half *)a.res;
+    __half *y = (__half *)a.y;
+    if (vec && co + 8 <= a.c_out) {
+        float v[8];
+#pragma unroll
+        for (int e = 0; e < 8; e++) v[e] = src[e] + (a.bias ? a.bias[co + e] : 0.0f);
+        if (res) {
+            uint4 r = *(const uint4 *)(res + m * a.res_ld + co);
+            const __half *rh = (const __half *)&r;
+#pragma unroll
+            for (int e = 0; e < 8; e++) v[e] += __half2float(rh[e]);
+        }
+        uint4 o;
+        __half *oh = (__half *)&o;
+#pragma unroll
+        for (int e = 0; e < 8; e++) oh[e] = __float2half_rn(a.relu ? relu_f32(v[e]) : v[e]);
+        *(uint4 *)(y + m * a.y_ld + co) = o;
+    } else {
+        for (int e = 0; e < 8 && co + e < a.c_out; e++) {
+            float v = src[e] + (a.bias ? a.bias[co + e] : 0.0f);
+            if (res) v += __half2float(res[m * a.res_ld + co + e]);
+            y[m * a.y_ld + co + e] = __float2half_rn(a.relu ? relu_f32(v) : v);
+        }
+    }
+}
+
+/* y (and the residual, if any) take 16-byte accesses */
+__device__ __forceinline__ bool conv_vec_io(const i8_cuda_conv_args &a) {
+    return a.y_ld % 8 == 0 && ((uintptr_t)a.y & 15) == 0 && (!a.res || (a.res_ld % 8 == 0 && ((uintptr_t)a.res & 15) == 0));
+}
+
+
 __device__ __forceinline__ void cp_async16(void *smem, const void *gmem, int bytes) {
     unsigned s = (unsigned)__cvta_generic_to_shared(smem);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes));
@@ -153,37 +189,12 @@ conv_wmma_kernel(i8_cuda_conv_args a, int splits) {
                                     wmma::mem_row_major);
     __syncthreads();
     if (splits > 1 && !splitk_reduce<BM, BN, NT>(sC, LDC, a.partial, a.counters, splits)) return;
-    const __half *res = (const __half *)a.res;
-    __half *y = (__half *)a.y;
-    const bool vec = (a.y_ld % 8 == 0) && (((uintptr_t)y & 15) == 0) &&
-                     (!res || ((a.res_ld % 8 == 0) && (((uintptr_t)res & 15) == 0)));
+    const bool vec = conv_vec_io(a);
     for (int idx = tid; idx < BM * BN / 8; idx += NT) {
         int row = idx / (BN / 8), cc = (idx % (BN / 8)) * 8;
         int m = m0 + row, co = n0 + cc;
         if (m >= M || co >= a.c_out) continue;
-        const float *src = sC + row * LDC + cc;
-        if (vec && co + 8 <= a.c_out) {
-            float v[8];
-#pragma unroll
-            for (int e = 0; e < 8; e++) v[e] = src[e] + (a.bias ? a.bias[co + e] : 0.0f);
-            if (res) {
-                uint4 r = *(const uint4 *)(res + (size_t)m * a.res_ld + co);
-                const __half *rh = (const __half *)&r;
-#pragma unroll
-                for (int e = 0; e < 8; e++) v[e] += __half2float(rh[e]);
-            }
-            uint4 o;
-            __half *oh = (__half *)&o;
-#pragma unroll
-            for (int e = 0; e < 8; e++) oh[e] = __float2half_rn(a.relu ? relu_f32(v[e]) : v[e]);
-            *(uint4 *)(y + (size_t)m * a.y_ld + co) = o;
-        } else {
-            for (int e = 0; e < 8 && co + e < a.c_out; e++) {
-                float v = src[e] + (a.bias ? a.bias[co + e] : 0.0f);
-                if (res) v += __half2float(res[(size_t)m * a.res_ld + co + e]);
-                y[(size_t)m * a.y_ld + co + e] = __float2half_rn(a.relu ? relu_f32(v) : v);
-            }
-        }
+        conv_store8(a, sC + row * LDC + cc, (size_t)m, co, vec);
     }
 }
 
@@ -209,22 +220,22 @@ static int launch_conv(const i8_cuda_conv_args *a, int splits, cudaStream_t s) {
  * (session 38: bound by the instructions it issued). Here the GEMM's K is packed: a block gathers
  * 128 output pixels' windows into shared memory as rows of taps x c_in_used fp16 values (27 for a
  * 3x3 over 3 channels, padded to 32), multiplies them by the weights packed the same way on the
- * tensor cores (wmma, fp32 accumulation as the other own kernels), then adds the bias (fp32),
- * the residual, applies relu and rounds to fp16 once. NF: 16-column fragments of c_out. */
+ * tensor cores (wmma, fp32 accumulation as the other own kernels), and stores them through the
+ * GEMM kernels' epilogue (conv_store8). NF: 16-column fragments of c_out. */
 #define PACKK_TILE_M 128
 #define PACKK_MAX_K 80 /* 5x5 over 3 channels */
+#define PACKK_EARLY_TAPS 5 /* per thread: 2 threads a pixel cover a 3x3's 9 taps */
 
 template <int NF>
-__global__ void __launch_bounds__(256) conv_packk_kernel(i8_cuda_conv_args a, int cin, int k_pad) {
+__global__ void __launch_bounds__(256, 4) conv_packk_kernel(i8_cuda_conv_args a, int cin, int k_pad) {
     extern __shared__ __align__(128) unsigned char packk_smem[];
     const int np = NF * 16, lda = k_pad + 8, ldb = np + 8, ldc = np + 4, taps = a.kh * a.kw, k_used = taps * cin;
     __half *as = (__half *)packk_smem;
     float *cs = (float *)packk_smem; /* the accumulators, over the A tile once it is used */
     const size_t a_bytes = (size_t)PACKK_TILE_M * lda * 2, c_bytes = (size_t)PACKK_TILE_M * ldc * 4;
     __half *bs = (__half *)(packk_smem + ((a_bytes > c_bytes ? a_bytes : c_bytes) + 127) / 128 * 128);
-    const __half *w = (const __half *)a.wt, *x = (const __half *)a.x, *res = (const __half *)a.res;
-    __half *y = (__half *)a.y;
-    const bool vec = a.y_ld % 8 == 0 && ((uintptr_t)y & 15) == 0;
+    const __half *w = (const __half *)a.wt, *x = (const __half *)a.x;
+    const bool vec = conv_vec_io(a);
     /* weights [k = tap * cin + ci][co], zero where k or co is padding; once a block, which then
      * walks its share of the tiles */
     for (int i = threadIdx.x; i < k_pad * np; i += blockDim.x) {
@@ -247,15 +258,37 @@ __global__ void __launch_bounds__(256) conv_packk_kernel(i8_cuda_conv_args a, in
         }
         if (half == 0)
             for (int k = k_used; k < k_pad; k++) as[p * lda + k] = __float2half_rn(0.0f);
-        for (int tap = half; tap < taps; tap += 2) {
+        /* a thread's first PACKK_EARLY_TAPS taps (all of a 3x3's) are loaded before any is
+         * stored, so their loads are in flight together; a runtime loop of load-then-store had
+         * one 16-byte load in flight a thread (session 39: 0.068 ms at IRv2 batch 32 against a
+         * bytes bound of 0.02). 4 blocks an SM: 48-64 registers, where ptxas spilled the c_out-32
+         * instance at its own choice of 40 */
+        uint4 v[PACKK_EARLY_TAPS];
+#pragma unroll
+        for (int i = 0; i < PACKK_EARLY_TAPS; i++) {
+            const int tap = half + 2 * i, ky = tap / a.kw, iy = iy0 + ky, ix = ix0 + tap - ky * a.kw;
+            v[i] = make_uint4(0, 0, 0, 0);
+            if (tap < taps && live && iy >= 0 && iy < a.h && ix >= 0 && ix < a.w)
+                v[i] = __ldg((const uint4 *)(x + ((row0 + iy) * a.w + ix) * a.x_ld));
+        }
+#pragma unroll
+        for (int i = 0; i < PACKK_EARLY_TAPS; i++) {
+            const int tap = half + 2 * i;
+            const unsigned words[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
+            if (tap < taps)
+#pragma unroll
+                for (int ci = 0; ci < 8; ci++)
+                    if (ci < cin) as[p * lda + tap * cin + ci] = __ushort_as_half((unsigned short)(words[ci / 2] >> (ci % 2 * 16)));
+        }
+        for (int tap = half + 2 * PACKK_EARLY_TAPS; tap < taps; tap += 2) { /* a 5x5's rest */
             const int ky = tap / a.kw, iy = iy0 + ky, ix = ix0 + tap - ky * a.kw;
-            half8 v;
-            v.word = make_uint4(0, 0, 0, 0);
+            half8 u;
+            u.word = make_uint4(0, 0, 0, 0);
             if (live && iy >= 0 && iy < a.h && ix >= 0 && ix < a.w)
-                v.word = __ldg((const uint4 *)(x + ((row0 + iy) * a.w + ix) * a.x_ld));
+                u.word = __ldg((const uint4 *)(x + ((row0 + iy) * a.w + ix) * a.x_ld));
 #pragma unroll
             for (int ci = 0; ci < 8; ci++)
-                if (ci < cin) as[p * lda + tap * cin + ci] = v.h[ci];
+                if (ci < cin) as[p * lda + tap * cin + ci] = u.h[ci];
         }
         __syncthreads();
         wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[NF];
@@ -279,26 +312,7 @@ __global__ void __launch_bounds__(256) conv_packk_kernel(i8_cuda_conv_args a, in
         for (int i = threadIdx.x; i < PACKK_TILE_M * NF * 2; i += blockDim.x) {
             const int q = i / (NF * 2), co0 = i % (NF * 2) * 8;
             const unsigned mq = m0 + q;
-            if (mq >= pixels || co0 >= a.c_out) continue;
-            float v[8];
-#pragma unroll
-            for (int e = 0; e < 8; e++) {
-                v[e] = cs[q * ldc + co0 + e];
-                if (co0 + e < a.c_out) {
-                    if (a.bias) v[e] += a.bias[co0 + e];
-                    if (res) v[e] += __half2float(res[(size_t)mq * a.res_ld + co0 + e]);
-                    if (a.relu) v[e] = relu_f32(v[e]);
-                }
-            }
-            __half *yp = y + (size_t)mq * a.y_ld + co0;
-            if (vec && co0 + 8 <= a.c_out) {
-                half8 o;
-#pragma unroll
-                for (int e = 0; e < 8; e++) o.h[e] = __float2half_rn(v[e]);
-                *(uint4 *)yp = o.word;
-            } else {
-                for (int e = 0; e < 8 && co0 + e < a.c_out; e++) yp[e] = __float2half_rn(v[e]);
-            }
+            if (mq < pixels && co0 < a.c_out) conv_store8(a, cs + q * ldc + co0, mq, co0, vec);
         }
         __syncthreads(); /* the next tile's windows overwrite cs */
     }
