@@ -10,6 +10,7 @@
 
 #include "cuda_e4m3.cuh"
 #include "cuda_kernels.h"
+#include "count_division.h"
 #include "cuda_splitk.cuh"
 
 using namespace nvcuda;
@@ -452,11 +453,49 @@ extern "C" int i8_cuda_input_u8_to_nhwc(const uint8_t *x, int n, int h, int w, c
 
 /* ---------------------------------------------------------------- pools */
 
-/* One thread per output pixel and group of V channels (V = 8: 16-byte accesses). */
+/* One window value into a pool's running result. MODE 0: max, keeping NaN as the CPU reference's
+ * pool does (fmaxf would drop it); 1 and 2: the average pools' sum (padding excluded from the
+ * count, or included). The mode is a template parameter: with it a run-time argument, every
+ * window value paid for both paths, and the pools, which issue more instructions than they move
+ * bytes, ran 2-3x slower than their loads (session 40, Nsight Compute). */
+template <int MODE> __device__ __forceinline__ float pool_step(float acc, float f) {
+    return MODE == 0 ? (f > acc || f != f ? f : acc) : acc + f;
+}
+
+/* V outputs of a pool at element offset `at`: fp16 into y and, where the tensor is read as FP8,
+ * e4m3 into yq (the same offset in its twin) */
 template <int V>
+__device__ __forceinline__ void store_pool(const __half *o, __half *y, unsigned char *yq, size_t at, float y_inv) {
+    if (y) {
+        if (V == 8) *(uint4 *)(y + at) = *(const uint4 *)o;
+        else
+#pragma unroll
+            for (int e = 0; e < V; e++) y[at + e] = o[e];
+    }
+    if (yq) {
+        unsigned char q[V];
+#pragma unroll
+        for (int e = 0; e < V; e++) q[e] = (unsigned char)q_e4m3(__fmul_rn(__half2float(o[e]), y_inv));
+        if (V == 8) *(uint2 *)(yq + at) = *(uint2 *)q;
+        else
+#pragma unroll
+            for (int e = 0; e < V; e++) yq[at + e] = q[e];
+    }
+}
+
+/* The V results of a window in fp16: the maximum, or the sum over the window's count, divided as
+ * the CPU reference divides (count_division.h) */
+template <int V, int MODE>
+__device__ __forceinline__ void pool_result(const float *acc, int count, __half *o) {
+    const float d = (float)count, r = MODE == 0 ? 0.0f : __frcp_rn(d);
+#pragma unroll
+    for (int e = 0; e < V; e++) o[e] = __float2half_rn(MODE == 0 ? acc[e] : i8_div_by_count(acc[e], d, r));
+}
+
+/* Any pool: one thread per output pixel and group of V channels (V = 8: 16-byte accesses). */
+template <int V, int MODE>
 __global__ void pool_kernel(const __half *x, int n, int h, int w, int c, int x_ld, __half *y, unsigned char *yq,
-                            float y_inv, int ho, int wo, int y_ld, int kh, int kw, int sh, int sw, int ph, int pw,
-                            int mode) {
+                            float y_inv, int ho, int wo, int y_ld, int kh, int kw, int sh, int sw, int ph, int pw) {
     int groups = c / V;
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (size_t)n * ho * wo * groups) return;
@@ -469,7 +508,7 @@ __global__ void pool_kernel(const __half *x, int n, int h, int w, int c, int x_l
     int ys = max(y0, 0), xs = max(x0, 0), ye = min(y1, h), xe = min(x1, w);
     float acc[V];
 #pragma unroll
-    for (int e = 0; e < V; e++) acc[e] = mode == 0 ? -INFINITY : 0.0f;
+    for (int e = 0; e < V; e++) acc[e] = MODE == 0 ? -INFINITY : 0.0f;
     for (int iy = ys; iy < ye; iy++)
         for (int ix = xs; ix < xe; ix++) {
             const __half *src = x + ((size_t)(b * h + iy) * w + ix) * x_ld + g * V;
@@ -479,124 +518,106 @@ __global__ void pool_kernel(const __half *x, int n, int h, int w, int c, int x_l
 #pragma unroll
                 for (int e = 0; e < V; e++) v[e] = src[e];
 #pragma unroll
-            for (int e = 0; e < V; e++) {
-                float f = __half2float(v[e]);
-                /* max keeps NaN, as the CPU reference's pool (fmaxf drops it) */
-                acc[e] = mode == 0 ? (f > acc[e] || f != f ? f : acc[e]) : acc[e] + f;
-            }
+            for (int e = 0; e < V; e++) acc[e] = pool_step<MODE>(acc[e], __half2float(v[e]));
         }
-    float div = mode == 2 ? (float)pool_size : (float)((ye - ys) * (xe - xs));
     __half o[V];
-#pragma unroll
-    for (int e = 0; e < V; e++) o[e] = __float2half_rn(mode == 0 ? acc[e] : acc[e] / div);
-    if (y) {
-        __half *dst = y + p * y_ld + g * V;
-        if (V == 8) *(uint4 *)dst = *(uint4 *)o;
-        else
-#pragma unroll
-            for (int e = 0; e < V; e++) dst[e] = o[e];
-    }
-    if (yq) {
-        unsigned char q[V];
-#pragma unroll
-        for (int e = 0; e < V; e++)
-            q[e] = (unsigned char)q_e4m3(__fmul_rn(__half2float(o[e]), y_inv));
-        unsigned char *dq = yq + p * y_ld + g * V;
-        if (V == 8) *(uint2 *)dq = *(uint2 *)q;
-        else
-#pragma unroll
-            for (int e = 0; e < V; e++) dq[e] = q[e];
-    }
+    pool_result<V, MODE>(acc, MODE == 2 ? pool_size : (ye - ys) * (xe - xs), o);
+    store_pool<V>(o, y, yq, p * y_ld + g * V, y_inv);
 }
 
-/* Stride-1 pools of width 3 (the Inception blocks' 3x3 average pools) over 8-channel groups: a
- * thread takes POOL_ROWS outputs down one column and reads each input row of their windows once,
- * adding it to every output whose window holds it (pool_kernel reads all 9 pixels of every
- * output, with 64-bit index divisions). Each output still sums its window row by row, left to
- * right: the same bits as pool_kernel. 32-bit indices (the caller checks).
- * Measured (session 39, inception_v4 batch 32, isolated nodes): average pools 0.589 -> 0.552 ms
- * (fp16 graph), 0.602 -> 0.565 (FP8 graph, e4m3 twin written too), where their bytes take
- * about 0.11. Halving the L2 reads bought little, so the pools wait on latency: each thread has
- * one row (3 loads) in flight at a time. */
-#define POOL_ROWS 4
-__global__ void pool_s1w3_kernel(const __half *x, unsigned threads, int h, int w, int c, int x_ld, __half *y,
-                                 unsigned char *yq, float y_inv, int ho, int wo, int y_ld, int kh, int ph, int pw,
-                                 int mode) {
+/* 3x3 pools of stride S (1 or 2: every pool of the three families but the global one) over
+ * 8-channel groups, one output a thread: it issues its window's 9 loads first, then sums them row
+ * by row, left to right, as pool_kernel does (the same bits). 32-bit thread indices and offsets
+ * within an image (the caller checks).
+ * inception_v4 at batch 32, fp16, isolated nodes (session 40): the 14 average pools take 0.325 ms
+ * and the 4 max pools 0.080, against 0.530 / 0.113 on session 39's kernels (pool_s1w3_kernel,
+ * pool_kernel), which Nsight Compute found issue-bound (SM 71% busy, DRAM 13%), not waiting on
+ * loads. Taking 2 or 4 outputs down a column, with their shared rows loaded once, was slower
+ * (0.58 / 0.64 ms with the mode still a run-time argument, against 0.54 for one output): 84-115
+ * registers left fewer warps to issue from. */
+template <int S, int MODE>
+__global__ void __launch_bounds__(128) pool3_kernel(const __half *x, unsigned threads, int h, int w, int c, int x_ld,
+                                                    __half *y, unsigned char *yq, float y_inv, int ho, int wo,
+                                                    int y_ld, int ph, int pw) {
     const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= threads) return;
-    const unsigned groups = (unsigned)c / 8, strips = ((unsigned)ho + POOL_ROWS - 1) / POOL_ROWS;
-    const unsigned g = t % groups, q = t / groups, ox = q % (unsigned)wo, r = q / (unsigned)wo;
-    const int oy0 = (int)(r % strips) * POOL_ROWS, b = (int)(r / strips);
-    const int x0 = (int)ox - pw, xs = max(x0, 0), xe = min(x0 + 3, w), cols = xe - xs;
-    const int x_pool = min(x0 + 3, w + pw) - x0;
-    float acc[POOL_ROWS][8];
+    const unsigned groups = (unsigned)c / 8, g = t % groups, p = t / groups;
+    const unsigned ox = p % (unsigned)wo, q = p / (unsigned)wo, oy = q % (unsigned)ho, b = q / (unsigned)ho;
+    const int y0 = (int)oy * S - ph, x0 = (int)ox * S - pw;
+    const __half *image = x + (size_t)b * h * w * x_ld + (size_t)g * 8;
+    const int row_step = w * x_ld, first = (y0 * w + x0) * x_ld; /* in int: the caller checks h w x_ld */
+    /* a tap outside the input holds the step's neutral value (-inf for max, +0 for the sums), so
+     * every window sums all 9 without branches and each partial sum is pool_kernel's: x + 0 = x
+     * and x max -inf = x for every x the sums meet (they start at +0, so are never -0) */
+    const unsigned neutral = MODE == 0 ? 0xfc00fc00u : 0u;
+    half8 v[3][3];
 #pragma unroll
-    for (int j = 0; j < POOL_ROWS; j++)
-#pragma unroll
-        for (int e = 0; e < 8; e++) acc[j][e] = mode == 0 ? -INFINITY : 0.0f;
-    const int oy_last = min(oy0 + POOL_ROWS, ho) - 1;
-    const int iy_first = max(oy0 - ph, 0), iy_end = min(oy_last - ph + kh, h);
-    for (int iy = iy_first; iy < iy_end; iy++) {
-        const __half *row = x + ((size_t)b * h + iy) * w * x_ld + (size_t)g * 8;
-        half8 v[3];
+    for (int i = 0; i < 3; i++)
 #pragma unroll
         for (int k = 0; k < 3; k++)
-            if (k < cols) v[k].word = __ldg((const uint4 *)(row + (size_t)(xs + k) * x_ld));
+            v[i][k].word = y0 + i >= 0 && y0 + i < h && x0 + k >= 0 && x0 + k < w
+                               ? __ldg((const uint4 *)(image + (first + i * row_step + k * x_ld)))
+                               : make_uint4(neutral, neutral, neutral, neutral);
+    float acc[8];
 #pragma unroll
-        for (int j = 0; j < POOL_ROWS; j++) {
-            const int y0 = oy0 + j - ph; /* output oy0 + j's window: rows y0 .. y0 + kh - 1 */
-            if (oy0 + j > oy_last || iy < y0 || iy >= y0 + kh) continue;
+    for (int e = 0; e < 8; e++) acc[e] = MODE == 0 ? -INFINITY : 0.0f;
 #pragma unroll
-            for (int k = 0; k < 3; k++)
-                if (k < cols)
+    for (int i = 0; i < 3; i++)
 #pragma unroll
-                    for (int e = 0; e < 8; e++) {
-                        const float f = __half2float(v[k].h[e]);
-                        /* max keeps NaN, as pool_kernel */
-                        acc[j][e] = mode == 0 ? (f > acc[j][e] || f != f ? f : acc[j][e]) : acc[j][e] + f;
-                    }
-        }
-    }
+        for (int k = 0; k < 3; k++)
 #pragma unroll
-    for (int j = 0; j < POOL_ROWS; j++) {
-        const int oy = oy0 + j;
-        if (oy > oy_last) break;
-        const int y0 = oy - ph, ys = max(y0, 0), ye = min(y0 + kh, h);
-        const float div = mode == 2 ? (float)((min(y0 + kh, h + ph) - y0) * x_pool) : (float)((ye - ys) * cols);
-        half8 o;
-#pragma unroll
-        for (int e = 0; e < 8; e++) o.h[e] = __float2half_rn(mode == 0 ? acc[j][e] : acc[j][e] / div);
-        const size_t p = ((size_t)b * ho + oy) * wo + ox;
-        if (y) *(uint4 *)(y + p * y_ld + g * 8) = o.word;
-        if (yq) {
-            unsigned char qv[8];
-#pragma unroll
-            for (int e = 0; e < 8; e++) qv[e] = (unsigned char)q_e4m3(__fmul_rn(__half2float(o.h[e]), y_inv));
-            *(uint2 *)(yq + p * y_ld + g * 8) = *(uint2 *)qv;
-        }
-    }
+            for (int e = 0; e < 8; e++) acc[e] = pool_step<MODE>(acc[e], __half2float(v[i][k].h[e]));
+    const int rows = MODE == 2 ? min(y0 + 3, h + ph) - y0 : min(y0 + 3, h) - max(y0, 0);
+    const int cols = MODE == 2 ? min(x0 + 3, w + pw) - x0 : min(x0 + 3, w) - max(x0, 0);
+    half8 o;
+    pool_result<8, MODE>(acc, rows * cols, o.h);
+    store_pool<8>(o.h, y, yq, (size_t)p * y_ld + g * 8, y_inv);
+}
+
+template <int S, int MODE>
+static void launch_pool3(const void *x, unsigned threads, int h, int w, int c, int x_ld, void *y, void *yq,
+                         float y_inv, int ho, int wo, int y_ld, int ph, int pw, cudaStream_t s) {
+    pool3_kernel<S, MODE><<<blocks_for(threads, 128), 128, 0, s>>>((const __half *)x, threads, h, w, c, x_ld,
+                                                                   (__half *)y, (unsigned char *)yq, y_inv, ho, wo,
+                                                                   y_ld, ph, pw);
+}
+
+template <int V, int MODE>
+static void launch_pool(const void *x, int n, int h, int w, int c, int x_ld, void *y, void *yq, float y_inv, int ho,
+                        int wo, int y_ld, int kh, int kw, int sh, int sw, int ph, int pw, cudaStream_t s) {
+    const size_t threads = (size_t)n * ho * wo * (c / V);
+    pool_kernel<V, MODE><<<blocks_for(threads, 128), 128, 0, s>>>((const __half *)x, n, h, w, c, x_ld, (__half *)y,
+                                                                  (unsigned char *)yq, y_inv, ho, wo, y_ld, kh, kw,
+                                                                  sh, sw, ph, pw);
+}
+
+/* the pool of mode 0 (max), 1 (average, padding excluded) or 2 (included) on the kernel that
+ * fits: pool3_kernel for 3x3 windows of stride 1 or 2 over 8-channel groups, else pool_kernel */
+template <int MODE>
+static void launch_pool_mode(const void *x, int n, int h, int w, int c, int x_ld, void *y, void *yq, float y_inv,
+                             int ho, int wo, int y_ld, int kh, int kw, int sh, int sw, int ph, int pw, bool vec,
+                             cudaStream_t s) {
+    const size_t threads = (size_t)n * ho * wo * (c / 8);
+    if (vec && kh == 3 && kw == 3 && sh == sw && (sh == 1 || sh == 2) && threads <= 0xffffffffu - 1024 &&
+        (size_t)h * w * x_ld <= 0x7fffffffu) {
+        if (sh == 1) launch_pool3<1, MODE>(x, (unsigned)threads, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, ph, pw, s);
+        else launch_pool3<2, MODE>(x, (unsigned)threads, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, ph, pw, s);
+    } else if (vec)
+        launch_pool<8, MODE>(x, n, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, kh, kw, sh, sw, ph, pw, s);
+    else
+        launch_pool<1, MODE>(x, n, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, kh, kw, sh, sw, ph, pw, s);
 }
 
 extern "C" int i8_cuda_pool(const void *x, int n, int h, int w, int c, int x_ld, void *y, void *yq, float y_inv,
                             int ho, int wo, int y_ld, int kh, int kw, int sh, int sw, int ph, int pw, int mode,
                             void *stream) {
     cudaStream_t s = (cudaStream_t)stream;
-    bool vec = c % 8 == 0 && x_ld % 8 == 0 && y_ld % 8 == 0 && ((uintptr_t)x & 15) == 0 && ((uintptr_t)y & 15) == 0 &&
-               ((uintptr_t)yq & 7) == 0;
-    size_t pixels = (size_t)n * ho * wo;
-    const size_t strip_threads = (size_t)n * ((ho + POOL_ROWS - 1) / POOL_ROWS) * wo * (c / 8);
-    if (vec && sh == 1 && sw == 1 && kw == 3 && pw <= 2 && strip_threads <= 0xffffffffu - 1024)
-        pool_s1w3_kernel<<<blocks_for(strip_threads, 128), 128, 0, s>>>((const __half *)x, (unsigned)strip_threads, h, w, c,
-                                                                        x_ld, (__half *)y, (unsigned char *)yq, y_inv, ho,
-                                                                        wo, y_ld, kh, ph, pw, mode);
-    else if (vec)
-        pool_kernel<8><<<blocks_for(pixels * (c / 8), 128), 128, 0, s>>>((const __half *)x, n, h, w, c, x_ld,
-                                                                          (__half *)y, (unsigned char *)yq, y_inv, ho,
-                                                                          wo, y_ld, kh, kw, sh, sw, ph, pw, mode);
-    else
-        pool_kernel<1><<<blocks_for(pixels * c, 128), 128, 0, s>>>((const __half *)x, n, h, w, c, x_ld, (__half *)y,
-                                                                    (unsigned char *)yq, y_inv, ho, wo, y_ld, kh, kw,
-                                                                    sh, sw, ph, pw, mode);
+    const bool vec = c % 8 == 0 && x_ld % 8 == 0 && y_ld % 8 == 0 && ((uintptr_t)x & 15) == 0 &&
+                     ((uintptr_t)y & 15) == 0 && ((uintptr_t)yq & 7) == 0;
+    if (mode == 0) launch_pool_mode<0>(x, n, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, kh, kw, sh, sw, ph, pw, vec, s);
+    else if (mode == 1)
+        launch_pool_mode<1>(x, n, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, kh, kw, sh, sw, ph, pw, vec, s);
+    else launch_pool_mode<2>(x, n, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, kh, kw, sh, sw, ph, pw, vec, s);
     return launch_status();
 }
 
