@@ -15,17 +15,7 @@
 #include <cmocka.h>
 
 #include "backends/cuda/count_division.h"
-
-static float from_bits(uint32_t u) {
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-static uint32_t to_bits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
+#include "float_bits.h"
 
 typedef float (*divide_fn)(float x, float d, float r);
 static float product_only(float x, float d, float r) { return (void)d, x * r; }

@@ -18,6 +18,7 @@
 #include "quant/fp8.h"
 #include "quant/fp8_vectors.h"
 #include "quant/scales.h"
+#include "float_bits.h"
 
 /* ---- independent reference ---- */
 
@@ -60,18 +61,6 @@ static double half_to_double(uint16_t h) {
     else if (e == 0) v = ldexp((double)m, -24);
     else v = ldexp((double)(1024 + m), e - 25);
     return s ? -v : v;
-}
-
-static float from_bits(uint32_t u) {
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-static uint32_t to_bits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
 }
 
 static int setup(void **state) {
