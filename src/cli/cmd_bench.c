@@ -118,12 +118,9 @@ static infer8_status time_calls(infer8_context *ctx, infer8_model *m, bench_inpu
 /* The SLOWEST layers of a profile, slowest first: where a type's total does not say which block
  * it is (the profile's layers are timed one by one, outside any graph) */
 enum { SLOWEST = 10 };
-static void print_slowest(FILE *txt, const infer8_model *model, const double *ms, double total) {
-    infer8_model_info info;
-    infer8_model_info_init(&info);
-    infer8_model_get_info(model, &info);
+static void print_slowest(FILE *txt, const infer8_model *model, const double *ms, int n_layers, double total) {
     int top[SLOWEST], n_top = 0;
-    for (int i = 0; i < info.num_layers; i++) { /* insertion into a sorted list of at most SLOWEST */
+    for (int i = 0; i < n_layers; i++) { /* insertion into a sorted list of at most SLOWEST */
         int at = n_top;
         while (at > 0 && ms[top[at - 1]] < ms[i]) at--;
         if (at == SLOWEST) continue;
@@ -145,6 +142,7 @@ int cmd_bench(int argc, char **argv) {
     mo.device = "cpu";
     const char *models[MAX_MODELS];
     int n_models = 0, n_batches = 0, json = 0, profile = 0, error = 0;
+    int layer_counts[MAX_MODELS] = {0}; /* per model, set where --profile allocates its times */
     bench_input input = INPUT_FORWARD;
     long batches[MAX_BATCHES], rounds = 7, iters = 0;
     const char *v = NULL, *out_path = NULL;
@@ -262,6 +260,7 @@ int cmd_bench(int argc, char **argv) {
                 infer8_model_info info;
                 infer8_model_info_init(&info);
                 infer8_model_get_info(handles[m], &info);
+                layer_counts[m] = info.num_layers;
                 double *ms = calloc((size_t)info.num_layers, sizeof(double));
                 if (!ms) {
                     rc = EXIT_RUNTIME;
@@ -302,7 +301,7 @@ int cmd_bench(int argc, char **argv) {
                     fprintf(txt, "  %-28s %4d layers %9.4f ms %5.1f%%\n", t[k].type, t[k].count, t[k].ms,
                             total > 0 ? 100 * t[k].ms / total : 0);
                 fprintf(txt, "  %-28s            %9.4f ms\n", "sum", total);
-                print_slowest(txt, handles[m], layer_ms[b * n_models + m], total);
+                print_slowest(txt, handles[m], layer_ms[b * n_models + m], layer_counts[m], total);
             }
     }
 
