@@ -249,7 +249,7 @@ static void check_graph(tg *t)
 /* ------------------------------------------------------------ per-op cases --------------- */
 
 /* Every per-op graph of tests/lib/test_graph.c (tg_case_build: stem, 5x5 / 1x7 / 7x1 / 3x3s2,
- * concat, fused residual, unfused ops, 8 pools), the same graphs the other backends' tests run. */
+ * concat, fused residual, unfused ops, 12 pools), the same graphs the other backends' tests run. */
 static void test_per_op_graphs(void **state)
 {
     (void)state;
