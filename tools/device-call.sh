@@ -12,6 +12,10 @@
 #   check_step STEP CAP                 tools/gpu-check STEP (cuda_tests, calib_tests, ...) at a 4 s
 #                                       cuDNN budget, and its verdict lines (and the profile's agreement
 #                                       with the tuner, which test_cuda_backend prints)
+#   suites_step NAME FP8_CAP CUDA_CAP [FILTER]  test_cuda_fp8 (fp8_tests_step NAME; every test, or those
+#                                       FILTER matches) and cuda_tests (check_step) side by side: they check
+#                                       correctness only and the GPU has room for both (session 40: the whole
+#                                       of both in 376 s)
 #   unit_test_step NAME BINARY FILTER CAP  one GPU test binary (build-device/tests/BINARY) on the tests
 #                                       FILTER matches, at a 4 s cuDNN budget, into $OUT/NAME.log
 #   conv_lab_step ONLY                  conv_lab on the shapes whose names contain ONLY: $OUT/conv_lab.txt
@@ -62,6 +66,14 @@ check_step() {
   stamp "$1"
   INFER8_CUDA_CUDNN_BUDGET=4 timeout "$(cap "$2")" tools/gpu-check "$1" 2>&1 | grep -E "PASSED|FAILED|exit" | tail -3
   grep -h "profile .* over the tuned convs" "$OUT/$1.log" 2>/dev/null | head -4
+}
+suites_step() {
+  local name=$1 fp8_cap=$2 cuda_cap=$3 filter=${4:-} pid
+  fp8_tests_step "$name" "$fp8_cap" "$filter" >"$OUT/$name.summary" 2>&1 &
+  pid=$!
+  check_step cuda_tests "$cuda_cap"
+  wait $pid
+  cat "$OUT/$name.summary"
 }
 unit_test_step() {
   local name=$1 binary=$2 filter=$3 limit=$4

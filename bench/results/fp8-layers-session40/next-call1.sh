@@ -11,11 +11,7 @@ cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-585}
 . tools/device-call.sh
 call_setup
-fp8_tests_step fp8_tests 420 >"$OUT/fp8_tests.summary" 2>&1 &
-fp8_pid=$!
-check_step cuda_tests 300
-wait $fp8_pid
-cat "$OUT/fp8_tests.summary"
+suites_step fp8_tests 420 300
 bench_step v3-b32 inception_v3 32 85
 bench_step v4-b1 inception_v4 1 70
 grep -h "profile " "$OUT"/*/fp8_bench.md 2>/dev/null

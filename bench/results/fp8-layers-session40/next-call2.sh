@@ -17,11 +17,7 @@ cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-585}
 . tools/device-call.sh
 call_setup
-fp8_tests_step fp8_v3 200 'test_inception_v3_fp8' >"$OUT/fp8_v3.summary" 2>&1 &
-fp8_pid=$!
-check_step cuda_tests 300
-wait $fp8_pid
-cat "$OUT/fp8_v3.summary"
+suites_step fp8_v3 200 300 'test_inception_v3_fp8'
 X=build-device/bin/infer8
 for arch in inception_v4 inception_v3; do
   $X synth --arch $arch --seed 0 -o /tmp/$arch >/dev/null 2>"$OUT/synth-$arch.log" || tail -2 "$OUT/synth-$arch.log"
