@@ -4,7 +4,10 @@
 # pool_s1w3_kernel 0.552 in session 39), while its stride-2 max pools got faster (0.094 against
 # 0.106). One experimental binary (.devcarry/exp/infer8: the call-1 source plus a4c4be0's
 # pool_s1w3_kernel, its pool dispatch chosen by POOL_EXP; not committed) times each choice in
-# `infer8 bench --profile` (per-node pool times in profile_ms_by_layer):
+# `infer8 bench --profile` (per-node pool times in profile_ms_by_layer). To rebuild it: a checkout
+# of 0f48a74, git apply bench/results/fp8-layers-session40/pool-exp.patch (session 39's three
+# patches and the POOL_EXP dispatch in one), tools/prepare-device, then copy build-device/bin/infer8
+# to .devcarry/exp/infer8 in this checkout (added to the patch after the call: one comment line).
 #   POOL_EXP=1  a4c4be0: pool_s1w3_kernel for stride 1, pool_kernel for the rest
 #   POOL_EXP=0  call 1: pool3_kernel<1, 4> and <2, 2>
 #   POOL_EXP=2  pool3_kernel<1, 2> and <2, 2>
