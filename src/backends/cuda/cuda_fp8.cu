@@ -24,6 +24,7 @@
 #include "cuda_e4m3.cuh"
 #include "cuda_fp8.h"
 #include "cuda_pdl.cuh"
+#include "cuda_resident.cuh"
 #include "cuda_splitk.cuh"
 #include "cuda_wgmma.cuh"
 
@@ -815,14 +816,12 @@ static int halo_fits(const i8_cuda_fp8_conv_args *a, int bn, int tiles) {
 template <int BN, int NWG> static int launch_halo(const i8_cuda_fp8_conv_args *a, int tiles, cudaStream_t s) {
     halo_geom g;
     if (!halo_geom_of(a, BN, tiles, &g)) return (int)cudaErrorInvalidValue;
-    int sms = a->sm_count, per_sm = 0, dev = 0;
-    cudaError_t e = cudaSuccess;
-    if (sms <= 0 && (e = cudaGetDevice(&dev)) == cudaSuccess)
-        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, conv_fp8_halo_kernel<BN, NWG>, NWG * 128, g.smem);
+    long long slots = 0;
+    const cudaError_t e =
+        i8_cuda_resident_blocks((const void *)conv_fp8_halo_kernel<BN, NWG>, NWG * 128, g.smem, a->sm_count, &slots);
     if (e != cudaSuccess) return (int)e;
     const int n_tiles = (a->c_out + BN - 1) / BN;
-    long long slots = (long long)(per_sm > 0 ? per_sm : 1) * sms / n_tiles;
+    slots /= n_tiles;
     const int blocks = (int)(slots < 1 ? 1 : slots < g.items ? slots : g.items);
     i8_cuda_fp8_conv_args av = *a;
     void *args[] = {&av, &g};

@@ -125,8 +125,9 @@ int i8_cuda_conv_fp8_is_im2col(int variant);
  * 0 for the others */
 int i8_cuda_conv_fp8_im2col_span(int variant);
 int i8_cuda_conv_fp8_tma_setup(void);
-/* The current device's SM count and the driver's cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col
- * (NULL where the driver lacks one), for i8_cuda_fp8_conv_args; returns a cudaError_t. */
+/* The current device's SM count (asked only when *sm_count < 1) and the driver's
+ * cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col (NULL where the driver lacks one), for
+ * i8_cuda_fp8_conv_args; returns a cudaError_t. */
 int i8_cuda_tma_driver(int *sm_count, void **encode_tiled, void **encode_im2col);
 /* 1 when a TMA kernel (a fits it) stores its outputs with TMA stores, 0 when through 16- / 8-byte
  * stores: 16-byte aligned bases and row strides, rows of whole 16-byte chunks (a TMA store writes

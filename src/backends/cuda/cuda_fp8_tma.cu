@@ -873,8 +873,9 @@ extern "C" int i8_cuda_conv_fp8_is_im2col(int variant) { return i8_cuda_conv_fp8
 
 extern "C" int i8_cuda_tma_driver(int *sm_count, void **encode_tiled, void **encode_im2col) {
     int dev = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess) e = cudaDeviceGetAttribute(sm_count, cudaDevAttrMultiProcessorCount, dev);
+    cudaError_t e = cudaSuccess;
+    if (*sm_count < 1 && (e = cudaGetDevice(&dev)) == cudaSuccess) /* the backend has it from prepare */
+        e = cudaDeviceGetAttribute(sm_count, cudaDevAttrMultiProcessorCount, dev);
     *encode_tiled = driver_fn("cuTensorMapEncodeTiled");
     *encode_im2col = driver_fn("cuTensorMapEncodeIm2col");
     return (int)e;

@@ -11,6 +11,7 @@
 #include "cuda_e4m3.cuh"
 #include "cuda_kernels.h"
 #include "count_division.h"
+#include "cuda_resident.cuh"
 #include "cuda_splitk.cuh"
 
 using namespace nvcuda;
@@ -227,6 +228,25 @@ static int launch_conv(const i8_cuda_conv_args *a, int splits, cudaStream_t s) {
 #define PACKK_MAX_K 80 /* 5x5 over 3 channels */
 #define PACKK_EARLY_TAPS 5 /* per thread: 2 threads a pixel cover a 3x3's 9 taps */
 
+/* Tap `tap` of the window at (iy0, ix0) of image row0 / a.h: its 8 channels in one 16-byte load
+ * when `take` and the tap falls inside the image, else zeros */
+__device__ __forceinline__ uint4 packk_load_tap(const i8_cuda_conv_args &a, const __half *x, bool take, size_t row0,
+                                                int iy0, int ix0, int tap) {
+    const int ky = tap / a.kw, iy = iy0 + ky, ix = ix0 + tap - ky * a.kw;
+    if (take && iy >= 0 && iy < a.h && ix >= 0 && ix < a.w)
+        return __ldg((const uint4 *)(x + ((row0 + iy) * a.w + ix) * a.x_ld));
+    return make_uint4(0, 0, 0, 0);
+}
+
+/* the first cin of a tap's 8 channels into a pixel's row of the A tile */
+__device__ __forceinline__ void packk_store_tap(__half *row, int tap, int cin, uint4 word) {
+    half8 u;
+    u.word = word;
+#pragma unroll
+    for (int ci = 0; ci < 8; ci++)
+        if (ci < cin) row[tap * cin + ci] = u.h[ci];
+}
+
 template <int NF>
 __global__ void __launch_bounds__(256, 4) conv_packk_kernel(i8_cuda_conv_args a, int cin, int k_pad) {
     extern __shared__ __align__(128) unsigned char packk_smem[];
@@ -266,31 +286,13 @@ __global__ void __launch_bounds__(256, 4) conv_packk_kernel(i8_cuda_conv_args a,
          * instance at its own choice of 40 */
         uint4 v[PACKK_EARLY_TAPS];
 #pragma unroll
-        for (int i = 0; i < PACKK_EARLY_TAPS; i++) {
-            const int tap = half + 2 * i, ky = tap / a.kw, iy = iy0 + ky, ix = ix0 + tap - ky * a.kw;
-            v[i] = make_uint4(0, 0, 0, 0);
-            if (tap < taps && live && iy >= 0 && iy < a.h && ix >= 0 && ix < a.w)
-                v[i] = __ldg((const uint4 *)(x + ((row0 + iy) * a.w + ix) * a.x_ld));
-        }
+        for (int i = 0; i < PACKK_EARLY_TAPS; i++)
+            v[i] = packk_load_tap(a, x, live && half + 2 * i < taps, row0, iy0, ix0, half + 2 * i);
 #pragma unroll
-        for (int i = 0; i < PACKK_EARLY_TAPS; i++) {
-            const int tap = half + 2 * i;
-            const unsigned words[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
-            if (tap < taps)
-#pragma unroll
-                for (int ci = 0; ci < 8; ci++)
-                    if (ci < cin) as[p * lda + tap * cin + ci] = __ushort_as_half((unsigned short)(words[ci / 2] >> (ci % 2 * 16)));
-        }
-        for (int tap = half + 2 * PACKK_EARLY_TAPS; tap < taps; tap += 2) { /* a 5x5's rest */
-            const int ky = tap / a.kw, iy = iy0 + ky, ix = ix0 + tap - ky * a.kw;
-            half8 u;
-            u.word = make_uint4(0, 0, 0, 0);
-            if (live && iy >= 0 && iy < a.h && ix >= 0 && ix < a.w)
-                u.word = __ldg((const uint4 *)(x + ((row0 + iy) * a.w + ix) * a.x_ld));
-#pragma unroll
-            for (int ci = 0; ci < 8; ci++)
-                if (ci < cin) as[p * lda + tap * cin + ci] = u.h[ci];
-        }
+        for (int i = 0; i < PACKK_EARLY_TAPS; i++)
+            if (half + 2 * i < taps) packk_store_tap(as + p * lda, half + 2 * i, cin, v[i]);
+        for (int tap = half + 2 * PACKK_EARLY_TAPS; tap < taps; tap += 2) /* a 5x5's rest */
+            packk_store_tap(as + p * lda, tap, cin, packk_load_tap(a, x, live, row0, iy0, ix0, tap));
         __syncthreads();
         wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[NF];
 #pragma unroll
@@ -328,14 +330,10 @@ static size_t packk_smem_bytes(int k_pad, int nf) {
 /* a block per SM slot (occupancy x SMs) at most, each walking its share of the tiles */
 template <int NF> static int launch_packk_nf(const i8_cuda_conv_args *a, int cin, int k_pad, size_t tiles, cudaStream_t s) {
     const size_t smem = packk_smem_bytes(k_pad, NF);
-    int sms = a->sm_count, per_sm = 0, dev = 0;
-    cudaError_t e = cudaSuccess;
-    if (sms <= 0 && (e = cudaGetDevice(&dev)) == cudaSuccess)
-        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, conv_packk_kernel<NF>, 256, smem);
+    long long slots = 0;
+    const cudaError_t e = i8_cuda_resident_blocks((const void *)conv_packk_kernel<NF>, 256, smem, a->sm_count, &slots);
     if (e != cudaSuccess) return (int)e;
-    const size_t slots = (size_t)(per_sm > 0 ? per_sm : 1) * (sms > 0 ? sms : 1);
-    conv_packk_kernel<NF><<<(unsigned)(tiles < slots ? tiles : slots), 256, smem, s>>>(*a, cin, k_pad);
+    conv_packk_kernel<NF><<<(unsigned)(tiles < (size_t)slots ? tiles : (size_t)slots), 256, smem, s>>>(*a, cin, k_pad);
     return launch_status();
 }
 

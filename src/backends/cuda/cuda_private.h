@@ -156,7 +156,7 @@ typedef struct cu_ctx {
                                   * choice (choose_merge), 2 always on the BN 64 kernel, 3 on BN 128, untimed (tests) */
     cu_merge *merges;            /* sibling groups (i8_cuda_fp8_merge_plan) */
     int n_merges;
-    int sm_count;                /* the device's SMs: persistent kernels' grids (FP8 setup asks the driver again) */
+    int sm_count;                /* the device's SMs: persistent kernels' grids (asked once, at prepare) */
     void *tma_encode_tiled, *tma_encode_im2col;
     int own_only;                /* INFER8_CUDA_OWN_VARIANT=v: a conv that own fp16 variant v fits runs on it,
                                   * untimed against the others (tests and diagnosis; -1: off) */
