@@ -4,7 +4,8 @@
 #   left          seconds left of it;  cap N: N, or what is left if less (at least 1)
 #   bench_step NAME ARCH BATCHES NEED   fp8_bench into $OUT/NAME when NEED seconds are left
 #   fp8_tests_step NAME CAP [FILTER]    test_cuda_fp8 (every FP8 GPU test, or those FILTER matches) at a
-#                                       10 s cuDNN budget into $OUT/NAME.log, and its verdict lines
+#                                       10 s cuDNN budget into $OUT/NAME.log (each test's start and end
+#                                       in $OUT/NAME.times), and its verdict lines
 #   call_setup                          the GPU environment (gpu_env: carried libraries, CUDA paths)
 #                                       and the GPU's name and driver into $OUT/gpu.txt
 #   lab_step FILE SHAPE [VAR=VALUE...]  fp8_lab on SHAPE (mode 0, the environment given) appended to
@@ -16,6 +17,8 @@
 #                                       FILTER matches) and cuda_tests (check_step) side by side: they check
 #                                       correctness only and the GPU has room for both (session 40: the whole
 #                                       of both in 376 s)
+#   suites_split_step CAP               the same two suites, test_cuda_fp8 split in three processes by test
+#                                       name (fp8_small, fp8_v3, fp8_irv2), 4 OpenMP threads each
 #   unit_test_step NAME BINARY FILTER CAP  one GPU test binary (build-device/tests/BINARY) on the tests
 #                                       FILTER matches, at a 4 s cuDNN budget, into $OUT/NAME.log
 #   conv_lab_step ONLY                  conv_lab on the shapes whose names contain ONLY: $OUT/conv_lab.txt
@@ -42,10 +45,19 @@ fp8_tests_step() {
   stamp "$name"
   # no filter: no INFER8_TEST_FILTER at all (an empty pattern would match no test)
   env ${filter:+INFER8_TEST_FILTER="$filter"} INFER8_CUDA_CUDNN_BUDGET=10 INFER8_CUDA_DEBUG=1 timeout $(cap "$limit") \
-    build-device/tests/test_cuda_fp8 >"$OUT/$name.log" 2>&1
-  echo "$name: test_cuda_fp8 exit $?"
+    build-device/tests/test_cuda_fp8 2>&1 | test_times "$OUT/$name.times" >"$OUT/$name.log"
+  echo "$name: test_cuda_fp8 exit ${PIPESTATUS[0]}"
   grep -E "^\[  (PASSED|FAILED)|^\[ +(FAILED|SKIPPED) |max rel logit|TMA stores|stores forced|pass [0-9]: launch|NaN outputs|critical path|siblings merged" \
     "$OUT/$name.log" | tail -20
+}
+# copies a cmocka log through, and appends each test's start and end (seconds since the step
+# began) to FILE: where a suite's time goes
+test_times() {
+  local t0=$SECONDS line
+  while IFS= read -r line; do
+    printf '%s\n' "$line"
+    case $line in "[ RUN"* | "[       OK"* | "[  FAILED"* | "[  ERROR"*) echo "$((SECONDS - t0)) $line" >>"$1" ;; esac
+  done
 }
 call_setup() {
   . tools/gpu-check.d/cuda.sh 2>/dev/null
@@ -74,6 +86,20 @@ suites_step() {
   check_step cuda_tests "$cuda_cap"
   wait $pid
   cat "$OUT/$name.summary"
+}
+suites_split_step() {
+  local cap=$1 pid pids=() part
+  # test_cuda_fp8 in three processes (session 41: its four model tests took 240 of its 366 s,
+  # most of it the CPU emulation) and cuda_tests, side by side; 4 OpenMP threads each on the 16
+  # cores
+  for part in "fp8_small test_fp*" "fp8_v3 test_inception_v3_fp8*" "fp8_irv2 test_inception_resnet_v2*"; do
+    (export OMP_NUM_THREADS=4; fp8_tests_step ${part% *} "$cap" "${part#* }" >"$OUT/${part% *}.summary" 2>&1) &
+    pids+=($!)
+  done
+  (export OMP_NUM_THREADS=4; check_step cuda_tests "$cap")
+  for pid in "${pids[@]}"; do wait "$pid"; done
+  cat "$OUT"/fp8_small.summary "$OUT"/fp8_v3.summary "$OUT"/fp8_irv2.summary
+  stamp "suites done"
 }
 unit_test_step() {
   local name=$1 binary=$2 filter=$3 limit=$4
