@@ -54,7 +54,7 @@ fp8_tests_step() {
 # began) to FILE: where a suite's time goes
 test_times() {
   local t0=$SECONDS line
-  while IFS= read -r line; do
+  while IFS= read -r line || [ -n "$line" ]; do # a last line without its newline (a crash) too
     printf '%s\n' "$line"
     case $line in "[ RUN"* | "[       OK"* | "[  FAILED"* | "[  ERROR"*) echo "$((SECONDS - t0)) $line" >>"$1" ;; esac
   done
