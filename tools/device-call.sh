@@ -19,6 +19,7 @@
 #                                       of both in 376 s)
 #   suites_split_step CAP               the same two suites, test_cuda_fp8 split in three processes by test
 #                                       name (fp8_small, fp8_v3, fp8_irv2), 4 OpenMP threads each
+#   suites_parts CUDA_CAP THREADS "NAME CAP [FILTER]"...  what both run: one test_cuda_fp8 process a part
 #   unit_test_step NAME BINARY FILTER CAP  one GPU test binary (build-device/tests/BINARY) on the tests
 #                                       FILTER matches, at a 4 s cuDNN budget, into $OUT/NAME.log
 #   conv_lab_step ONLY                  conv_lab on the shapes whose names contain ONLY: $OUT/conv_lab.txt
@@ -79,26 +80,28 @@ check_step() {
   INFER8_CUDA_CUDNN_BUDGET=4 timeout "$(cap "$2")" tools/gpu-check "$1" 2>&1 | grep -E "PASSED|FAILED|exit" | tail -3
   grep -h "profile .* over the tuned convs" "$OUT/$1.log" 2>/dev/null | head -4
 }
-suites_step() {
-  local name=$1 fp8_cap=$2 cuda_cap=$3 filter=${4:-} pid
-  fp8_tests_step "$name" "$fp8_cap" "$filter" >"$OUT/$name.summary" 2>&1 &
-  pid=$!
-  check_step cuda_tests "$cuda_cap"
-  wait $pid
-  cat "$OUT/$name.summary"
-}
-suites_split_step() {
-  local cap=$1 pid pids=() part
-  # test_cuda_fp8 in three processes (session 41: its four model tests took 240 of its 366 s,
-  # most of it the CPU emulation) and cuda_tests, side by side; 4 OpenMP threads each on the 16
-  # cores
-  for part in "fp8_small test_fp*" "fp8_v3 test_inception_v3_fp8*" "fp8_irv2 test_inception_resnet_v2*"; do
-    (export OMP_NUM_THREADS=4; fp8_tests_step ${part% *} "$cap" "${part#* }" >"$OUT/${part% *}.summary" 2>&1) &
+# test_cuda_fp8 processes, one per PART "NAME CAP [FILTER]" (fp8_tests_step), beside cuda_tests
+# (check_step, CUDA_CAP); THREADS > 0: that many OpenMP threads each
+suites_parts() {
+  local cuda_cap=$1 threads=$2 part name cap filter pids=() names=() pid
+  shift 2
+  for part in "$@"; do
+    read -r name cap filter <<<"$part" # read, not word splitting: a FILTER's * must not glob
+    (if [ "$threads" -gt 0 ]; then export OMP_NUM_THREADS=$threads; fi
+     fp8_tests_step "$name" "$cap" "$filter" >"$OUT/$name.summary" 2>&1) &
     pids+=($!)
+    names+=("$name")
   done
-  (export OMP_NUM_THREADS=4; check_step cuda_tests "$cap")
+  (if [ "$threads" -gt 0 ]; then export OMP_NUM_THREADS=$threads; fi
+   check_step cuda_tests "$cuda_cap")
   for pid in "${pids[@]}"; do wait "$pid"; done
-  cat "$OUT"/fp8_small.summary "$OUT"/fp8_v3.summary "$OUT"/fp8_irv2.summary
+  for name in "${names[@]}"; do cat "$OUT/$name.summary"; done
+}
+suites_step() { suites_parts "$3" 0 "$1 $2 ${4:-}"; }
+# session 41: test_cuda_fp8's four model tests took 240 of its 366 s, most of it the CPU emulation;
+# split three ways, 4 OpenMP threads each on the 16 cores, the suites took 178 s
+suites_split_step() {
+  suites_parts "$1" 4 "fp8_small $1 test_fp*" "fp8_v3 $1 test_inception_v3_fp8*" "fp8_irv2 $1 test_inception_resnet_v2*"
   stamp "suites done"
 }
 unit_test_step() {
