@@ -98,8 +98,8 @@ suites_parts() {
   for name in "${names[@]}"; do cat "$OUT/$name.summary"; done
 }
 suites_step() { suites_parts "$3" 0 "$1 $2 ${4:-}"; }
-# session 41: test_cuda_fp8's four model tests took 240 of its 366 s, most of it the CPU emulation;
-# split three ways, 4 OpenMP threads each on the 16 cores, the suites took 178 s
+# session 41: test_cuda_fp8's four model tests took 240 of its 367 s, most of it the CPU emulation;
+# split three ways, 4 OpenMP threads each on the 16 cores, the longest part took 177 s
 suites_split_step() {
   suites_parts "$1" 4 "fp8_small $1 test_fp*" "fp8_v3 $1 test_inception_v3_fp8*" "fp8_irv2 $1 test_inception_resnet_v2*"
   stamp "suites done"
