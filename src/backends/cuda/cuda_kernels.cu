@@ -63,7 +63,6 @@ __device__ __forceinline__ bool conv_vec_io(const i8_cuda_conv_args &a) {
     return a.y_ld % 8 == 0 && ((uintptr_t)a.y & 15) == 0 && (!a.res || (a.res_ld % 8 == 0 && ((uintptr_t)a.res & 15) == 0));
 }
 
-
 __device__ __forceinline__ void cp_async16(void *smem, const void *gmem, int bytes) {
     unsigned s = (unsigned)__cvta_generic_to_shared(smem);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes));
