@@ -828,21 +828,18 @@ extern "C" int i8_cuda_conv_fp8_tma_multi(const i8_cuda_fp8_conv_args *a, const 
 /* The product's TMA variants, in variant order after cuda_fp8.cu's families (stored tactics name
  * them by number: only ever append). Columns: name, BN, stages, RT, XH, PP, im2col (the spatial
  * convs: same kernels, the producer loads A in im2col mode), SW (bytes of K per sub-slice: 128,
- * or 32 where 128-channel chunks per tap would be partly zeros: at c_in 32 a stage holds four taps
- * instead of one, and a 7x1 conv over 160 channels takes 9 stages instead of 14). The rows after
- * the first I8_FP8_TMA_VARIANTS are the variants from I8_FP8_TMA_LATE_FIRST on. */
+ * or 32 for small c_in, where a 128-channel chunk per tap is mostly zeros: at c_in 32 a stage
+ * holds four taps instead of one). */
 #define TMA_VARIANTS(X) \
     X("tma128x64s4", 64, 4, false, false, false, false, 128) X("tma128x128s3", 128, 3, false, false, false, false, 128) \
     X("tma128x64s4r", 64, 4, true, false, false, false, 128) X("tma128x64s3h", 64, 3, false, true, false, false, 128) \
     X("tma128x64s4p", 64, 4, false, false, true, false, 128) X("tma128x64s4pr", 64, 4, true, false, true, false, 128) \
     X("tma128x64s4c", 64, 4, false, false, false, true, 128) X("tma128x128s3c", 128, 3, false, false, false, true, 128) \
-    X("tma128x64s4pc", 64, 4, false, false, true, true, 128) X("tma128x64s4c32", 64, 4, false, false, false, true, 32) \
-    X("tma128x64s4pc32", 64, 4, false, false, true, true, 32)
+    X("tma128x64s4pc", 64, 4, false, false, true, true, 128) X("tma128x64s4c32", 64, 4, false, false, false, true, 32)
 
 #define TMA_COUNT(name, bn, st, rt, xh, pp, ic, sw) +1
-/* the halo variants are numbered after the first I8_FP8_TMA_VARIANTS of these (cuda_fp8.h) */
-static_assert(0 TMA_VARIANTS(TMA_COUNT) == I8_FP8_TMA_VARIANTS + I8_FP8_TMA_LATE_VARIANTS,
-              "I8_FP8_TMA_VARIANTS and I8_FP8_TMA_LATE_VARIANTS count the TMA variants");
+/* the halo variants are numbered after these (cuda_fp8.h) */
+static_assert(0 TMA_VARIANTS(TMA_COUNT) == I8_FP8_TMA_VARIANTS, "I8_FP8_TMA_VARIANTS counts the TMA variants");
 extern "C" int i8_cuda_conv_fp8_tma_variants(void) { return 0 TMA_VARIANTS(TMA_COUNT); }
 #undef TMA_COUNT
 
@@ -855,28 +852,19 @@ extern "C" const char *i8_cuda_conv_fp8_tma_name(int v) {
     return v >= 0 && v < i8_cuda_conv_fp8_tma_variants() ? names[v] : "?";
 }
 
-/* Stages of 128 bytes of K an im2col kernel of sw-byte sub-slices takes for a (as launch_tma counts
- * them). A narrow variant fits only where it takes fewer than the 128-byte ones: the same work in
- * more TMA issues is no gain (c_in 256: 8 chunks of 32 per tap, four to a stage). */
-static long long im2col_stages(const i8_cuda_fp8_conv_args *a, int sw) {
-    const long long subs = (long long)a->kh * a->kw * ((a->c_in + sw - 1) / sw);
-    return (subs + FP8_BK / sw - 1) / (FP8_BK / sw);
-}
-
 extern "C" int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int v) {
     int i = 0;
 #define TMA_FITS(name, bn, st, rt, xh, pp, ic, sw) \
-    if (v == i++) return tma_fits(a, xh, ic) && (sw == FP8_BK || im2col_stages(a, sw) < im2col_stages(a, FP8_BK));
+    if (v == i++) return tma_fits(a, xh, ic) && (sw == FP8_BK || a->c_in <= 64); /* narrow: small c_in only */
     TMA_VARIANTS(TMA_FITS)
 #undef TMA_FITS
     return 0;
 }
 
 extern "C" int i8_cuda_conv_fp8_im2col_span(int variant) {
-    const int t = i8_cuda_conv_fp8_tma_index(variant);
-    int i = 0;
+    int i = I8_FP8_TMA_FIRST;
 #define TMA_SPAN(name, bn, st, rt, xh, pp, ic, sw) \
-    if (t == i++) return ic ? sw : 0;
+    if (variant == i++) return ic ? sw : 0;
     TMA_VARIANTS(TMA_SPAN)
 #undef TMA_SPAN
     return 0;
