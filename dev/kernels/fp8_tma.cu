@@ -4,7 +4,7 @@
  * the wgmma, the TMA loads; timed, output not checked), with one wgmma group in flight (W1:
  * "tma128x64s4w", "...rw"), and the ping-pong schedule with fp16 input ("tma128x64s3ph", slower
  * than the cooperative one everywhere in session 12, so not in the product). The lab numbers these
- * after the product's variants: FP8_LAB_VARIANT=63 ... 69 since session 28's halo kernels (58 ... 64
+ * after the product's variants: FP8_LAB_VARIANT=63 ... 72 since session 28's halo kernels (58 ... 64
  * after the 32-byte im2col variant, 57 ... 63 after session 15's three im2col variants).
  * History: sessions 11-12 built the kernel here; session 12 found it serialized by a printf
  * (tests/dev/wgmma_pipelined.sh) and session 13's ablations (abl-noepi 8.8 us, abl-nostore 36 us
@@ -17,21 +17,27 @@
 #include "../../src/backends/cuda/cuda_fp8.cu"
 #include "../../src/backends/cuda/cuda_fp8_tma.cu"
 
-/* lab variant v (0-6, lab_tma_name) on args a; a cudaError_t */
-int lab_tma_variants(void) { return 7; }
+/* lab variant v (0-9, lab_tma_name) on args a; a cudaError_t. 7-9 (session 42): the ping-pong
+ * kernels with six stages instead of four (Nsight Compute put a fifth of the 7x1 kernel's stall
+ * samples on its consumers' waits for a full stage): pointwise, with the TMA residual, im2col. */
+enum { LAB_TMA_VARIANTS = 10 };
+int lab_tma_variants(void) { return LAB_TMA_VARIANTS; }
 const char *lab_tma_name(int v) {
-    static const char *names[] = {"abl-noepi", "abl-nostore", "abl-nomma", "abl-noload",
-                                  "tma128x64s4w", "tma128x64s4rw", "tma128x64s3ph"};
-    return v >= 0 && v < 7 ? names[v] : "?";
+    static const char *names[LAB_TMA_VARIANTS] = {"abl-noepi", "abl-nostore", "abl-nomma", "abl-noload",
+                                                  "tma128x64s4w", "tma128x64s4rw", "tma128x64s3ph",
+                                                  "tma128x64s6p", "tma128x64s6pr", "tma128x64s6pc"};
+    return v >= 0 && v < LAB_TMA_VARIANTS ? names[v] : "?";
 }
 /* variants 0-3: tma128x64s4 without one of its parts (AB), to see where its time goes */
 int lab_tma_ablation(int v) { return v >= 0 && v <= 3; }
-int lab_tma_fits(const i8_cuda_fp8_conv_args *a, int v) { return v >= 0 && v < 7 && tma_fits(a, v == 6); }
+int lab_tma_fits(const i8_cuda_fp8_conv_args *a, int v) {
+    return v >= 0 && v < LAB_TMA_VARIANTS && tma_fits(a, v == 6, v == 9);
+}
 
 template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false>
-static int lab_launch(const i8_cuda_fp8_conv_args *a, cudaStream_t s) {
+static int lab_launch(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2col = false) {
     int rc = tma_set_smem<BN, S, RT, XH, PP, AB, W1>();
-    return rc ? rc : launch_tma<BN, S, RT, XH, PP, AB, W1>(a, s);
+    return rc ? rc : launch_tma<BN, S, RT, XH, PP, AB, W1>(a, s, im2col);
 }
 int lab_tma_conv(const i8_cuda_fp8_conv_args *a, int v, cudaStream_t s) {
     if (!lab_tma_fits(a, v)) return (int)cudaErrorInvalidValue;
@@ -42,6 +48,9 @@ int lab_tma_conv(const i8_cuda_fp8_conv_args *a, int v, cudaStream_t s) {
     case 3: return lab_launch<64, 4, false, false, false, AB_NO_LOADS>(a, s);
     case 4: return lab_launch<64, 4, false, false, false, AB_NONE, true>(a, s);
     case 5: return lab_launch<64, 4, true, false, false, AB_NONE, true>(a, s);
-    default: return lab_launch<64, 3, false, true, true>(a, s);
+    case 6: return lab_launch<64, 3, false, true, true>(a, s);
+    case 7: return lab_launch<64, 6, false, false, true>(a, s);
+    case 8: return lab_launch<64, 6, true, false, true>(a, s);
+    default: return lab_launch<64, 6, false, false, true>(a, s, true);
     }
 }
