@@ -7,7 +7,8 @@
 #                                       10 s cuDNN budget into $OUT/NAME.log (each test's start and end
 #                                       in $OUT/NAME.times), and its verdict lines
 #   call_setup                          the GPU environment (gpu_env: carried libraries, CUDA paths)
-#                                       and the GPU's name and driver into $OUT/gpu.txt
+#                                       and the GPU's name and driver into $OUT/gpu.txt; from here on
+#                                       the call's output is also kept, as output.txt in the archive
 #   lab_step FILE SHAPE [VAR=VALUE...]  fp8_lab on SHAPE (mode 0, the environment given) appended to
 #                                       $OUT/FILE, and its best / wrong lines, when 20 s are left
 #   check_step STEP CAP                 tools/gpu-check STEP (cuda_tests, calib_tests, ...) at a 4 s
@@ -61,6 +62,13 @@ test_times() {
   done
 }
 call_setup() {
+  # the call's printed output (the stamps, each step's summary) also into a file that pack_call
+  # packs: until session 42 it reached only the device tool's reply, and a peer's figures whose JSON
+  # a later run overwrote survived there alone
+  call_output=$(mktemp /tmp/call-output.XXXXXX)
+  exec 3>&1 4>&2
+  exec > >(tee "$call_output") 2>&1
+  call_tee=$!
   . tools/gpu-check.d/cuda.sh 2>/dev/null
   gpu_env >/dev/null 2>&1
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$OUT/gpu.txt" 2>&1
@@ -134,5 +142,10 @@ ncu_step() {
 }
 pack_call() {
   stamp "end"
+  if [ -n "${call_output:-}" ]; then # the tee ends at its input's end, having written every line
+    exec 1>&3 2>&4 3>&- 4>&-
+    wait "$call_tee" 2>/dev/null
+    cp "$call_output" "$OUT/output.txt" && rm -f "$call_output"
+  fi
   (cd "$OUT" && tar czf "/tmp/$1.tgz" . && rm -rf ./* && mv "/tmp/$1.tgz" .)
 }

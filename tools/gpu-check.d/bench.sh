@@ -28,14 +28,16 @@ bench_fp16() {
   return $rc
 }
 
-# PyTorch eager-in-graph and torch.compile on the same weights (one snapshot per model).
+# PyTorch eager-in-graph and torch.compile on the same weights (one snapshot per model). One
+# file per model and batch list: named by the model alone, a second run of the same model in one
+# call (v3 at batch 1 after batch 32, session 42's call 5) wrote over the first's results.
 bench_peers() {
   [ -f .devcarry/peers_torch.py ] || { echo "peers_torch.py not carried"; return 1; }
   bench_snapshots || return 1
-  local arch
+  local arch batches=${BENCH_BATCHES:-1,32}
   for arch in $BENCH_ARCHES; do
-    python3 .devcarry/peers_torch.py --models "$arch" --batch ${BENCH_BATCHES:-1,32} --modes ${PEER_MODES:-graph,compile} \
-      --snapshot "$WORK/$arch" --out "$OUT/peers-$arch.json" || return 1
+    python3 .devcarry/peers_torch.py --models "$arch" --batch "$batches" --modes ${PEER_MODES:-graph,compile} \
+      --snapshot "$WORK/$arch" --out "$OUT/peers-$arch-b${batches//,/-}.json" || return 1
   done
 }
 
