@@ -65,7 +65,7 @@ call_setup() {
   # the call's printed output (the stamps, each step's summary) also into a file that pack_call
   # packs: until session 42 it reached only the device tool's reply, and a peer's figures whose JSON
   # a later run overwrote survived there alone
-  call_output=$(mktemp /tmp/call-output.XXXXXX)
+  call_output=$(mktemp -t call-output.XXXXXX) # under $TMPDIR, else /tmp
   exec 3>&1 4>&2
   exec > >(tee "$call_output") 2>&1
   call_tee=$!
