@@ -438,6 +438,25 @@ __device__ __forceinline__ void tma_retire(float *acc, float *part, uint64_t *em
     wg_promote<HALVES * BN / 2>(acc, part);
     mbar_arrive(empty_bar);
 }
+/* One stage step of the chained schedule (PI != 1, lab only; tma_pingpong says why): stage kb's
+ * wgmma added to the sums part holds unless it starts a group of PI stages (PI 0: one group a
+ * tile); then the wgmma issued before it (stage prev) is waited for and its stage handed back;
+ * at a group's end part goes into acc in fp32 and this stage goes back too. */
+template <int BN, int HALVES, int SW, int PI>
+__device__ __forceinline__ void tma_chain_step(float *acc, float *part, const unsigned char *tA, const unsigned char *tB,
+                                               int kb, int KB, int stage, int &prev, uint64_t *empty) {
+    const bool first = PI == 0 ? kb == 0 : kb % PI == 0, last = kb == KB - 1 || (PI != 0 && kb % PI == PI - 1);
+    tma_issue<BN, HALVES, SW>(part, tA, tB, !first);
+    if (!first) {
+        wg_wait_1();
+        mbar_arrive(&empty[prev]);
+    }
+    if (last) {
+        wg_wait_all();
+        tma_retire<BN, HALVES>(acc, part, &empty[stage]);
+    }
+    prev = stage;
+}
 
 /* Ping-pong consumer c (0 or 1) of tma_fp8_kernel<..., PP = true>: the CTA's tiles t = c, c + 2, ...
  * whole (both 64-row halves: two wgmma per K step), each in its own staging rows. The producer
@@ -445,11 +464,12 @@ __device__ __forceinline__ void tma_retire(float *acc, float *part, uint64_t *em
  * The mainloops take turns (order barriers): tile t's starts when tile t - 1's has ended. Without
  * that, a consumer could wait on a stage's full barrier a phase early, and a parity wait cannot
  * tell that phase from the one before it (session 12: a deadlock, fp16 input at batch 32).
- * PI (lab only, session 42; the cooperative consumers too): the sums promoted to fp32 every PI stages instead of every stage (0:
- * once, at the tile's end), the stages between chained in the tensor cores' accumulator; each
- * stage's wgmma is issued before the one before it is waited for, which then hands its stage back.
- * Nsight Compute put a quarter of the 7x1 conv's stall samples on the consumers' wait for the
- * wgmma they had just issued (WARPGROUP.DEPBAR). Fewer fp32 promotions: larger rounding error. */
+ * PI (lab only, session 42; the cooperative consumers too): the sums promoted to fp32 every PI
+ * stages instead of every stage (0: once, at the tile's end), the stages between chained in the
+ * tensor cores' accumulator; each stage's wgmma is issued before the one before it is waited for,
+ * which then hands its stage back (tma_chain_step). Nsight Compute put a quarter of the 7x1 conv's
+ * stall samples on the consumers' wait for the wgmma they had just issued (WARPGROUP.DEPBAR).
+ * Fewer fp32 promotions: larger rounding error. */
 template <int BN, int S, bool RT, bool XH, int SW = FP8_BK, int PI = 1>
 __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigned char *sA, unsigned char *sB,
                                              unsigned char *sY, unsigned char *sQ, unsigned char *sR,
@@ -487,18 +507,7 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
                 tma_retire<BN, 2>(acc, part, &empty[stage]);
             } else {
                 static_assert(!XH, "chained stages: e4m3 input");
-                const bool first = PI == 0 ? kb == 0 : kb % PI == 0,
-                           last = kb == KB - 1 || (PI != 0 && kb % PI == PI - 1);
-                tma_issue<BN, 2, SW>(part, tA, tB, !first);
-                if (!first) { /* the stage before's wgmma is done: its stage goes back */
-                    wg_wait_1();
-                    mbar_arrive(&empty[prev_stage]);
-                }
-                if (last) {
-                    wg_wait_all();
-                    tma_retire<BN, 2>(acc, part, &empty[stage]);
-                }
-                prev_stage = stage;
+                tma_chain_step<BN, 2, SW, PI>(acc, part, tA, tB, kb, KB, stage, prev_stage, empty);
             }
         }
         mbar_arrive(&order[1 - c]); /* the other consumer may start tile t + 1's mainloop */
@@ -660,18 +669,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
             for (int kb = 0; kb < KB; kb++) {
                 mbar_wait(&full[stage], phase);
                 const unsigned char *tA = sA + stage * L::A + cw * 64 * SW, *tB = sB + stage * L::B;
-                const bool first = PI == 0 ? kb == 0 : kb % PI == 0,
-                           last = kb == KB - 1 || (PI != 0 && kb % PI == PI - 1);
-                tma_issue<BN, 1, SW>(part, tA, tB, !first);
-                if (!first) {
-                    wg_wait_1();
-                    mbar_arrive(&empty[prev]);
-                }
-                if (last) {
-                    wg_wait_all();
-                    tma_retire<BN>(acc, part, &empty[stage]);
-                }
-                prev = stage;
+                tma_chain_step<BN, 1, SW, PI>(acc, part, tA, tB, kb, KB, stage, prev, empty);
                 if (++stage == S) stage = 0, phase ^= 1u;
             }
         } else
