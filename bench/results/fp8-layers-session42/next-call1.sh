@@ -17,19 +17,11 @@ cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-300}
 . tools/device-call.sh
 call_setup
-lab_mode() {
-  local file=$1 shape=$2 mode=$3
-  [ "$(left)" -gt 60 ] || { echo "lab $shape skipped"; return 0; }
-  stamp "lab $shape, mode $mode"
-  FP8_LAB_SHAPE="$shape" FP8_LAB_MODE=$mode FP8_LAB_VARIANT=48,50,52,53,54,56,73,74,75,76,77,78 timeout "$(cap 60)" \
-    build-device/bin/fp8_lab >"$OUT/$file" 2>&1
-  echo "exit $?" >>"$OUT/$file"
-  grep -E "tma|WRONG|FAIL|exit" "$OUT/$file" | cut -c1-110
-}
-lab_mode lab-7x1.txt "7x1 160->192 @17 b32" 0
-lab_mode lab-1x7.txt "1x7 128->160 @17 b32" 0
-lab_mode lab-b17branch.txt "Block17 branch 1x1 1088->192 @17 b32" 0
-lab_mode lab-b17up.txt "Block17 up 1x1 384->1088 @17 b32 +res" 4
-lab_mode lab-b35up.txt "Block35 up 1x1 128->320 @35 b32 +res" 4
+V=48,50,52,53,54,56,73,74,75,76,77,78
+lab_mode_step lab-7x1.txt "7x1 160->192 @17 b32" 0 $V
+lab_mode_step lab-1x7.txt "1x7 128->160 @17 b32" 0 $V
+lab_mode_step lab-b17branch.txt "Block17 branch 1x1 1088->192 @17 b32" 0 $V
+lab_mode_step lab-b17up.txt "Block17 up 1x1 384->1088 @17 b32 +res" 4 $V
+lab_mode_step lab-b35up.txt "Block35 up 1x1 128->320 @35 b32 +res" 4 $V
 ncu_step ncu-7x1-75 "7x1 160->192 @17 b32" 0 75
 pack_call next-call1
