@@ -2,17 +2,22 @@
 """What a session's device calls measured, read back from their unpacked logs: the README's and
 docs/performance.md's figures, from the files the calls wrote (standard library only).
 
-Usage: bench/fp8_bench_summary.py CALL_DIR [CALL_DIR ...]
+Usage: bench/fp8_bench_summary.py [--shapes] CALL_DIR [CALL_DIR ...]
   e.g. bench/fp8_bench_summary.py bench/results/fp8-layers-session41/call{1,2,3,4}
+  --shapes: also each per-conv table's FP8 convs grouped by shape (filter, stride, map, channels,
+            residual), slowest first: convs, fp16 and FP8 ms in sum, x, FP8 us per conv [min,
+            max] and the FP8 kernels that ran them
 
 Reads, under each CALL_DIR:
-  */fp8_bench.md    issue 5's rows (recipe `default` against infer8 fp16) and the isolated-node
-                    profiles per layer type (tools/gpu-check fp8_bench)
+  */fp8_bench.md    issue 5's rows (recipe `default` against infer8 fp16), the isolated-node
+                    profiles per node kind and the convs per layer type (tools/gpu-check fp8_bench)
+  */fp8-layers-*.tsv  the per-conv times (--shapes)
   */fp8_bench.log   how long each graph's tuning took and whether it spent its cuDNN budget
   peers-*.json      peers_torch.py's results (torch.compile, eager kernels in a CUDA graph)
   *.times           each GPU test's start and end (tools/device-call.sh's test_times)
 Prints markdown: the rows with the torch.compile of the same model and batch (from whichever
-CALL_DIR has it, named), the profiles, the tuning times and the slowest tests.
+CALL_DIR has it, named), the profiles, the convs per layer type, the tuning times and the slowest
+tests.
 """
 import glob
 import json
@@ -22,6 +27,10 @@ import sys
 
 ROW = re.compile(r"\| (\w+) \| default \| (\d+) \| ([\d.]+) \(([\d.]+)-([\d.]+)\) \| ([\d.]+) \(([\d.]+)-([\d.]+)\) \| ([\d.]+) \|")
 PROFILE = re.compile(r"\s+profile (fp16|fp8) b(\d+) \(isolated nodes, sum ([\d.]+) ms\): (.*)")
+PER_LAYER = re.compile(r"\s+per layer b(\d+): (.+?)\s+(\d+) convs \(\s*(\d+) FP8\): fp16 ([\d.]+) ms, "
+                       r"fp8 graph ([\d.]+) ms, x ([\d.]+)")
+TSV_COLUMNS = ("name", "kh", "kw", "stride", "c_in", "c_out", "h", "w", "residual", "precision", "fp16_ms", "fp8_ms",
+               "fp8_tactic", "fp8_variant")
 TUNED = re.compile(r"batch (\d+): (\d+) conv problems tuned in ([\d.]+) s; cuDNN budget ([\d.]+) s (spent|not spent)")
 
 
@@ -29,8 +38,49 @@ def fmt(t):
     return f"{t[0]:.3f} [{t[1]:.3f}, {t[2]:.3f}]"
 
 
-def main(dirs):
-    rows, peers, profiles, tuning, tests, suites = [], {}, [], [], [], []
+def shape_groups(tsv):
+    """{shape: [convs, fp16 ms, FP8 ms, [FP8 ms per conv], {kernel: convs}]} of the FP8 convs of one
+    per-conv TSV (fp8_bench's fp8-layers-*.tsv)"""
+    groups = {}
+    with open(tsv) as f:
+        head = f.readline().rstrip("\n").split("\t")
+        missing = [c for c in TSV_COLUMNS if c not in head]
+        if missing:
+            sys.exit(f"{tsv}: not a per-conv table (no column {', '.join(missing)})")
+        col = {c: head.index(c) for c in TSV_COLUMNS}
+        for n, line in enumerate(f, 2):
+            v = line.rstrip("\n").split("\t")
+            try:
+                if v[col["precision"]] != "fp8":
+                    continue
+                kh, kw, s, h, w, ci, co = (int(v[col[c]]) for c in ("kh", "kw", "stride", "h", "w", "c_in", "c_out"))
+                f16, f8 = float(v[col["fp16_ms"]]), float(v[col["fp8_ms"]])
+            except (IndexError, ValueError) as e:
+                sys.exit(f"{tsv}:{n}: malformed row ({type(e).__name__}: {e})")
+            key = f"{kh}x{kw} s{s} @{h}x{w} {ci}->{co}" + (" +res" if v[col["residual"]] == "1" else "")
+            g = groups.setdefault(key, [0, 0.0, 0.0, [], {}])
+            kernel = f"{v[col['fp8_tactic']]} {v[col['fp8_variant']]}"
+            g[0] += 1
+            g[1] += f16
+            g[2] += f8
+            g[3].append(f8)
+            g[4][kernel] = g[4].get(kernel, 0) + 1
+    return groups
+
+
+def print_shapes(dirs):
+    for d in dirs:
+        for tsv in sorted(glob.glob(os.path.join(d, "*", "fp8-layers-*.tsv"))):
+            print(f"\nFP8 convs by shape, {os.path.relpath(tsv, os.path.dirname(os.path.normpath(d)))} (ms in sum):\n")
+            print("| shape | convs | fp16 | FP8 | x | FP8 us per conv | FP8 kernels |")
+            print("|---|---|---|---|---|---|---|")
+            for key, (n, f16, f8, each, kernels) in sorted(shape_groups(tsv).items(), key=lambda kv: -kv[1][2]):
+                ks = ", ".join(f"{k} x{c}" for k, c in sorted(kernels.items()))
+                print(f"| {key} | {n} | {f16:.3f} | {f8:.3f} | {f16 / f8:.2f} | {1000 * min(each):.1f}-{1000 * max(each):.1f} | {ks} |")
+
+
+def main(dirs, shapes=False):
+    rows, peers, profiles, layers, tuning, tests, suites = [], {}, [], [], [], [], []
     for d in dirs:
         call = os.path.basename(os.path.normpath(d))
         for md in sorted(glob.glob(os.path.join(d, "*", "fp8_bench.md"))):
@@ -45,6 +95,10 @@ def main(dirs):
                     fields = m.group(4).split()
                     profiles.append((call, step, m.group(1), int(m.group(2)), float(m.group(3)),
                                      dict(zip(fields[0::2], map(float, fields[1::2])))))
+                m = PER_LAYER.match(line)
+                if m:
+                    layers.append((call, step, int(m.group(1)), m.group(2), int(m.group(3)), int(m.group(4)),
+                                   float(m.group(5)), float(m.group(6)), float(m.group(7))))
             log = os.path.join(os.path.dirname(md), "fp8_bench.log")
             if os.path.exists(log):
                 for line in open(log):
@@ -93,6 +147,12 @@ def main(dirs):
     for call, step, prec, batch, total, kinds in profiles:
         print(f"- {call}/{step} {prec} b{batch}: sum {total:.3f}; " + ", ".join(f"{k} {v:.3f}" for k, v in kinds.items()))
 
+    if layers:
+        print("\nConvs per layer type (isolated nodes, ms in sum; fp8_bench's classes, the fp16-kept convs of a"
+              " class included):\n")
+        for call, step, batch, kind, n, n8, f16, f8, x in layers:
+            print(f"- {call}/{step} b{batch} {kind}: {n} convs ({n8} FP8), fp16 {f16:.3f} / FP8 graph {f8:.3f}, x {x:.2f}")
+
     print("\nTuning (fp8_bench tunes each run's fp16 graph, then its FP8 graph):\n")
     seen = {}
     for call, step, batch, problems, secs, budget, spent in tuning:
@@ -108,9 +168,12 @@ def main(dirs):
         print("\nSlowest GPU tests (seconds):\n")
         for secs, call, step, name in sorted(tests, reverse=True)[:12]:
             print(f"- {secs} {name} ({call}/{step})")
+    if shapes:
+        print_shapes(dirs)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
+    args = [a for a in sys.argv[1:] if a != "--shapes"]
+    if not args:
         sys.exit(__doc__)
-    main(sys.argv[1:])
+    main(args, shapes=len(args) < len(sys.argv) - 1)

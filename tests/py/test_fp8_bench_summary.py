@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """bench/fp8_bench_summary.py on two made-up device calls with hand-computed figures: the row
 paired with the torch.compile of the other call, the ratios (median / median, torch min / infer8
-max), the profile, which graph each tuning line is, the tests' times; malformed input (the file
-named, exit status 1). Env: WORK (scratch), SRC (source root)."""
+max), the profile, the convs per layer type, which graph each tuning line is, the tests' times,
+--shapes' grouping of a per-conv table; malformed input (the file named, exit status 1).
+Env: WORK (scratch), SRC (source root)."""
 import json, os, shutil, subprocess, sys
 
 SRC = os.environ.get("SRC", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -17,15 +18,24 @@ def write(path, text):
         f.write(text)
 
 
-def run(*dirs):
-    return subprocess.run([sys.executable, SCRIPT, *dirs], capture_output=True, text=True)
+def run(*args):
+    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
 
 
 a, b = os.path.join(WORK, "callA"), os.path.join(WORK, "callB")
 write(os.path.join(a, "irv2-b32", "fp8_bench.md"),
       "| model | recipe | batch | fp16 ms median (min-max) | fp8 ms | x | convs | memory |\n"
       "| inception_resnet_v2 | default | 32 | 2.000 (1.900-2.500) | 1.600 (1.500-1.700) | 1.250 | ... | ... |\n"
-      "  profile fp8 b32 (isolated nodes, sum 1.500 ms): conv-fp8 1.000 conv-fp16 0.300 maxpool 0.200\n")
+      "  profile fp8 b32 (isolated nodes, sum 1.500 ms): conv-fp8 1.000 conv-fp16 0.300 maxpool 0.200\n"
+      "  per layer b32: 1x1 + residual  40 convs ( 39 FP8): fp16 1.034 ms, fp8 graph 0.738 ms, x 1.40; tuned 1.0 / 0.7 ms, x 1.4\n")
+# three FP8 convs of two shapes and one fp16 conv (left out): 7x1 160->192 twice (fp16 0.013 + 0.012,
+# FP8 0.012 + 0.014 on two kernels), 1x1 384->1088 with a residual once
+COLS = "node\tname\tkh\tkw\tstride\tc_in\tc_out\th\tw\tresidual\tprecision\tfp16_ms\tfp8_ms\tfp16_tactic\tfp8_tactic\tfp8_variant\n"
+write(os.path.join(a, "irv2-b32", "fp8-layers-x-b32.tsv"), COLS +
+      "1\tstem\t3\t3\t2\t3\t32\t149\t149\t0\tfp16\t0.066\t0.066\tcuDNN\tcuDNN\t0\n"
+      "2\ta\t7\t1\t1\t160\t192\t17\t17\t0\tfp8\t0.013\t0.012\tcuDNN\town fp8\t56\n"
+      "3\tb\t7\t1\t1\t160\t192\t17\t17\t0\tfp8\t0.012\t0.014\tcuDNN\town fp8\t57\n"
+      "4\tc\t1\t1\t1\t384\t1088\t17\t17\t1\tfp8\t0.030\t0.020\tcuDNN\town fp8\t53\n")
 write(os.path.join(a, "irv2-b32", "fp8_bench.log"),
       "cuda: batch 32: 39 conv problems tuned in 12.5 s; cuDNN budget 60 s not spent, 0 fp16 problems after it\n"
       "cuda: batch 32: graph 2.0 ms\n"
@@ -44,10 +54,27 @@ want = ("| callA | inception_resnet_v2 | 32 | 2.000 [1.900, 2.500] | 1.600 [1.50
         "| 4.000 [3.800, 4.400] (callB) | 2.00 | 1.52 | 2.50 | 8.000 (callB) |")
 assert want in out, out
 assert "- callA/irv2-b32 fp8 b32: sum 1.500; conv-fp8 1.000, conv-fp16 0.300, maxpool 0.200" in out, out
+assert "- callA/irv2-b32 b32 1x1 + residual: 40 convs (39 FP8), fp16 1.034 / FP8 graph 0.738, x 1.40" in out, out
+assert "by shape" not in out, out  # only with --shapes
 assert "- callA/irv2-b32 batch 32 fp16: 39 problems in 12.5 s, cuDNN budget 60 s not spent" in out, out
 assert "- callA/irv2-b32 batch 32 FP8: 41 problems in 70.0 s, cuDNN budget 60 s spent" in out, out
 assert "- callA/fp8_small: 9" in out, out
 assert out.index("- 7 test_one (callA/fp8_small)") < out.index("- 2 test_two (callA/fp8_small)"), out
+
+# --shapes: slowest FP8 group first; 0.025 / 0.026 = 0.96, 12.0-14.0 us, each kernel counted
+p = run("--shapes", a, b)
+assert p.returncode == 0, p.stderr
+lines = p.stdout.splitlines()
+i = lines.index("| 7x1 s1 @17x17 160->192 | 2 | 0.025 | 0.026 | 0.96 | 12.0-14.0 | own fp8 56 x1, own fp8 57 x1 |")
+assert lines[i + 1] == "| 1x1 s1 @17x17 384->1088 +res | 1 | 0.030 | 0.020 | 1.50 | 20.0-20.0 | own fp8 53 x1 |", p.stdout
+assert "stem" not in p.stdout and "149" not in p.stdout, p.stdout
+write(os.path.join(b, "irv2-b1", "fp8-layers-x-b1.tsv"), "node\tname\tkh\n1\tx\t1\n")
+p = run("--shapes", a, b)
+assert p.returncode == 1 and "fp8-layers-x-b1.tsv" in p.stderr and "Traceback" not in p.stderr, p.stderr
+write(os.path.join(b, "irv2-b1", "fp8-layers-x-b1.tsv"), COLS + "1\ta\t7\tone\t1\t160\t192\t17\t17\t0\tfp8\t1\t1\tc\tc\t1\n")
+p = run("--shapes", a, b)
+assert p.returncode == 1 and "fp8-layers-x-b1.tsv:2" in p.stderr and "Traceback" not in p.stderr, p.stderr
+shutil.rmtree(os.path.join(b, "irv2-b1"))
 
 # without the peer's call: the row says so
 p = run(a)
