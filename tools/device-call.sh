@@ -9,11 +9,9 @@
 #   call_setup                          the GPU environment (gpu_env: carried libraries, CUDA paths)
 #                                       and the GPU's name and driver into $OUT/gpu.txt; from here on
 #                                       the call's output is also kept, as output.txt in the archive
-#   lab_step FILE SHAPE [VAR=VALUE...]  fp8_lab on SHAPE (mode 0, the environment given) appended to
-#                                       $OUT/FILE, and its best / wrong lines, when 20 s are left
-#   lab_mode_step FILE SHAPE MODE [VARIANTS]  fp8_lab on SHAPE in MODE (0-5), only VARIANTS when given
-#                                       ("48,52,..."), into $OUT/FILE, and its tma / wrong lines, when 60 s are
-#                                       left (session 42's calls 2 and 3 had it as lab_mode)
+#   lab_step FILE SHAPE [VAR=VALUE...]  fp8_lab on SHAPE with the environment given (FP8_LAB_MODE=4,
+#                                       FP8_LAB_VARIANT=48,52; mode 0 unless given) appended to $OUT/FILE,
+#                                       and its kernels' and verdict lines, when 30 s are left
 #   check_step STEP CAP                 tools/gpu-check STEP (cuda_tests, calib_tests, ...) at a 4 s
 #                                       cuDNN budget, and its verdict lines (and the profile's agreement
 #                                       with the tuner, which test_cuda_backend prints)
@@ -79,21 +77,13 @@ call_setup() {
 lab_step() {
   local file=$1 shape=$2
   shift 2
-  if [ "$(left)" -lt 20 ]; then echo "lab $shape $* skipped"; return 0; fi
+  if [ "$(left)" -lt 30 ]; then echo "lab $shape $* skipped: $(left) s left"; return 0; fi
   stamp "lab $shape $*"
-  { echo "### $shape $*"; env "$@" FP8_LAB_SHAPE="$shape" FP8_LAB_MODE=0 timeout "$(cap 40)" build-device/bin/fp8_lab; echo "exit $?"; } \
+  # FP8_LAB_MODE=0 first: a mode among the caller's VAR=VALUE pairs overrides it
+  { echo "### $shape $*"; env FP8_LAB_MODE=0 "$@" FP8_LAB_SHAPE="$shape" timeout "$(cap 60)" build-device/bin/fp8_lab; echo "exit $?"; } \
     >"/tmp/lab-part.txt" 2>&1
   cat /tmp/lab-part.txt >>"$OUT/$file"
-  grep -E "tma128x.*m k|best|WRONG|FAIL|exit [1-9]" /tmp/lab-part.txt | head -4
-}
-lab_mode_step() {
-  local file=$1 shape=$2 mode=$3 variants=${4:-}
-  [ "$(left)" -gt 60 ] || { echo "lab $shape skipped: $(left) s left"; return 0; }
-  stamp "lab $shape, mode $mode"
-  env ${variants:+FP8_LAB_VARIANT="$variants"} FP8_LAB_SHAPE="$shape" FP8_LAB_MODE="$mode" timeout "$(cap 60)" \
-    build-device/bin/fp8_lab >"$OUT/$file" 2>&1
-  echo "exit $?" >>"$OUT/$file"
-  grep -E "tma|WRONG|FAIL|exit" "$OUT/$file" | cut -c1-110
+  grep -E "tma|abl-|best|WRONG|FAIL|exit [1-9]" /tmp/lab-part.txt | cut -c1-110 | head -20
 }
 check_step() {
   stamp "$1"

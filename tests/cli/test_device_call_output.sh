@@ -2,8 +2,7 @@
 # tools/device-call.sh keeps a device call's printed output: from call_setup on, everything the
 # call script prints (stdout and stderr) still reaches the console and also lands in output.txt
 # inside the archive pack_call makes, down to pack_call's own "== end" stamp; what is printed
-# after pack_call is not in it; lab_mode_step runs fp8_lab with the shape, mode and variant list it
-# is given. A stub call script stands in for bench/results/*/callN.sh (no GPU:
+# after pack_call is not in it; lab_step runs fp8_lab with the shape and environment it is given. A stub call script stands in for bench/results/*/callN.sh (no GPU:
 # call_setup's gpu_env and nvidia-smi fail quietly here, as they may).
 . "$SRC/tests/lib/common.sh"
 out="$WORK/out"
@@ -36,16 +35,21 @@ grep -q "after the pack" "$kept" && fail "output.txt holds what was printed afte
   fail "console output incomplete: $(tail -3 "$WORK/console.txt")"
 [ -z "$(ls -A "$WORK/tmp")" ] || fail "temporary copy left behind: $(ls "$WORK/tmp")" # pack_call removes it
 
-# lab_mode_step hands fp8_lab its shape, mode and variant list (a stand-in fp8_lab prints them)
+# lab_step hands fp8_lab the shape and the caller's environment, mode 0 unless the caller gives one,
+# and appends each run under a header (a stand-in fp8_lab prints what it was given)
 root="$WORK/root"
 mkdir -p "$root/build-device/bin" "$WORK/out2" && ln -s "$SRC/tools" "$root/tools"
 printf '#!/bin/sh\necho "tma shape=$FP8_LAB_SHAPE mode=$FP8_LAB_MODE variants=${FP8_LAB_VARIANT-unset}"\n' >"$root/build-device/bin/fp8_lab"
 chmod +x "$root/build-device/bin/fp8_lab"
 (cd "$root" && OUT="$WORK/out2" TMPDIR="$WORK/tmp" CALL_SECONDS=100 bash -c '. tools/device-call.sh
-  lab_mode_step a.txt "7x1 160->192 @17 b32" 4 48,73
-  lab_mode_step b.txt "1x7" 0') >"$WORK/lab.txt" 2>&1 || fail "lab_mode_step failed: $(cat "$WORK/lab.txt")"
-grep -qx 'tma shape=7x1 160->192 @17 b32 mode=4 variants=48,73' "$WORK/out2/a.txt" && grep -qx 'exit 0' "$WORK/out2/a.txt" ||
-  fail "lab_mode_step a.txt: $(cat "$WORK/out2/a.txt")"
-grep -qx 'tma shape=1x7 mode=0 variants=unset' "$WORK/out2/b.txt" || fail "lab_mode_step without variants: $(cat "$WORK/out2/b.txt")"
-grep -q 'variants=48,73' "$WORK/lab.txt" || fail "lab_mode_step printed no summary: $(cat "$WORK/lab.txt")"
-echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_mode_step passes shape, mode, variants"
+  lab_step a.txt "7x1 160->192 @17 b32" FP8_LAB_MODE=4 FP8_LAB_VARIANT=48,73
+  lab_step a.txt "1x7"') >"$WORK/lab.txt" 2>&1 || fail "lab_step failed: $(cat "$WORK/lab.txt")"
+want='### 7x1 160->192 @17 b32 FP8_LAB_MODE=4 FP8_LAB_VARIANT=48,73
+tma shape=7x1 160->192 @17 b32 mode=4 variants=48,73
+exit 0
+### 1x7 
+tma shape=1x7 mode=0 variants=unset
+exit 0'
+[ "$(cat "$WORK/out2/a.txt")" = "$want" ] || fail "lab_step's file: $(cat "$WORK/out2/a.txt")"
+grep -q 'mode=4 variants=48,73' "$WORK/lab.txt" || fail "lab_step printed no kernel line: $(cat "$WORK/lab.txt")"
+echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants"

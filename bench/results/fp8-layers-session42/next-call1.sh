@@ -18,10 +18,10 @@ CALL_SECONDS=${CALL_SECONDS:-300}
 . tools/device-call.sh
 call_setup
 V=48,50,52,53,54,56,73,74,75,76,77,78
-lab_mode_step lab-7x1.txt "7x1 160->192 @17 b32" 0 $V
-lab_mode_step lab-1x7.txt "1x7 128->160 @17 b32" 0 $V
-lab_mode_step lab-b17branch.txt "Block17 branch 1x1 1088->192 @17 b32" 0 $V
-lab_mode_step lab-b17up.txt "Block17 up 1x1 384->1088 @17 b32 +res" 4 $V
-lab_mode_step lab-b35up.txt "Block35 up 1x1 128->320 @35 b32 +res" 4 $V
+lab_step lab-7x1.txt "7x1 160->192 @17 b32" FP8_LAB_VARIANT=$V
+lab_step lab-1x7.txt "1x7 128->160 @17 b32" FP8_LAB_VARIANT=$V
+lab_step lab-b17branch.txt "Block17 branch 1x1 1088->192 @17 b32" FP8_LAB_VARIANT=$V
+lab_step lab-b17up.txt "Block17 up 1x1 384->1088 @17 b32 +res" FP8_LAB_MODE=4 FP8_LAB_VARIANT=$V
+lab_step lab-b35up.txt "Block35 up 1x1 128->320 @35 b32 +res" FP8_LAB_MODE=4 FP8_LAB_VARIANT=$V
 ncu_step ncu-7x1-75 "7x1 160->192 @17 b32" 0 75
 pack_call next-call1

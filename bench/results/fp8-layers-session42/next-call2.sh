@@ -20,9 +20,9 @@ call_setup
 suites_split_step 330
 bench_step irv2-b32 inception_resnet_v2 32 130
 V=48,50,54,56,63,64,65
-lab_mode_step lab-7x1.txt "7x1 160->192 @17 b32" 0 $V
-lab_mode_step lab-b17branch.txt "Block17 branch 1x1 1088->192 @17 b32" 0 $V
-lab_mode_step lab-b17up.txt "Block17 up 1x1 384->1088 @17 b32 +res" 4 $V
+lab_step lab-7x1.txt "7x1 160->192 @17 b32" FP8_LAB_VARIANT=$V
+lab_step lab-b17branch.txt "Block17 branch 1x1 1088->192 @17 b32" FP8_LAB_VARIANT=$V
+lab_step lab-b17up.txt "Block17 up 1x1 384->1088 @17 b32 +res" FP8_LAB_MODE=4 FP8_LAB_VARIANT=$V
 bench_step v4-b32 inception_v4 32 80
 grep -h "profile " "$OUT"/*/fp8_bench.md 2>/dev/null
 pack_call next-call2
