@@ -415,11 +415,9 @@ __device__ __forceinline__ void tma_quantize_rows(const unsigned char *boxes, un
  * kb's wgmma run while stage kb - 1's sums are added, two register arrays taking turns. */
 __device__ __forceinline__ void wg_wait_1(void) { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
 /* SW: the stage's K slice as FP8_BK / SW sub-tiles of SW-byte rows (A: TMA_BM rows each, B: BN
- * rows; 128: one, the 128-byte swizzle), each k32 step in its sub-tile at byte kk % SW of a row.
- * chain: the slice's products added to the sums part holds (else part starts from zero). */
+ * rows; 128: one, the 128-byte swizzle), each k32 step in its sub-tile at byte kk % SW of a row */
 template <int BN, int HALVES = 1, int SW = FP8_BK>
-__device__ __forceinline__ void tma_issue(float *part, const unsigned char *tA, const unsigned char *tB,
-                                          bool chain = false) {
+__device__ __forceinline__ void tma_issue(float *part, const unsigned char *tA, const unsigned char *tB) {
     wg_fence();
     const uint64_t da0 = wg_desc_sw<SW>(tA), db0 = wg_desc_sw<SW>(tB);
 #pragma unroll
@@ -428,8 +426,8 @@ __device__ __forceinline__ void tma_issue(float *part, const unsigned char *tA, 
         for (int h = 0; h < HALVES; h++) {
             const uint64_t da = wg_desc_add(da0, (kk / SW) * TMA_BM * SW + h * 64 * SW + kk % SW),
                            db = wg_desc_add(db0, (kk / SW) * BN * SW + kk % SW);
-            if (BN == 64) wgmma_n64(part + h * BN / 2, da, db, chain || kk > 0);
-            else wgmma_n128(part + h * BN / 2, da, db, chain || kk > 0);
+            if (BN == 64) wgmma_n64(part + h * BN / 2, da, db, kk > 0);
+            else wgmma_n128(part + h * BN / 2, da, db, kk > 0);
         }
     wg_commit();
 }
@@ -438,39 +436,14 @@ __device__ __forceinline__ void tma_retire(float *acc, float *part, uint64_t *em
     wg_promote<HALVES * BN / 2>(acc, part);
     mbar_arrive(empty_bar);
 }
-/* One stage step of the chained schedule (PI != 1, lab only; tma_pingpong says why): stage kb's
- * wgmma added to the sums part holds unless it starts a group of PI stages (PI 0: one group a
- * tile); then the wgmma issued before it (stage prev) is waited for and its stage handed back;
- * at a group's end part goes into acc in fp32 and this stage goes back too. */
-template <int BN, int HALVES, int SW, int PI>
-__device__ __forceinline__ void tma_chain_step(float *acc, float *part, const unsigned char *tA, const unsigned char *tB,
-                                               int kb, int KB, int stage, int &prev, uint64_t *empty) {
-    const bool first = PI == 0 ? kb == 0 : kb % PI == 0, last = kb == KB - 1 || (PI != 0 && kb % PI == PI - 1);
-    tma_issue<BN, HALVES, SW>(part, tA, tB, !first);
-    if (!first) {
-        wg_wait_1();
-        mbar_arrive(&empty[prev]);
-    }
-    if (last) {
-        wg_wait_all();
-        tma_retire<BN, HALVES>(acc, part, &empty[stage]);
-    }
-    prev = stage;
-}
 
 /* Ping-pong consumer c (0 or 1) of tma_fp8_kernel<..., PP = true>: the CTA's tiles t = c, c + 2, ...
  * whole (both 64-row halves: two wgmma per K step), each in its own staging rows. The producer
  * fills the stages in tile order, so tile t's K slice kb is stage sequence number t * KB + kb.
  * The mainloops take turns (order barriers): tile t's starts when tile t - 1's has ended. Without
  * that, a consumer could wait on a stage's full barrier a phase early, and a parity wait cannot
- * tell that phase from the one before it (session 12: a deadlock, fp16 input at batch 32).
- * PI (lab only, session 42; the cooperative consumers too): the sums promoted to fp32 every PI
- * stages instead of every stage (0: once, at the tile's end), the stages between chained in the
- * tensor cores' accumulator; each stage's wgmma is issued before the one before it is waited for,
- * which then hands its stage back (tma_chain_step). Nsight Compute put a quarter of the 7x1 conv's
- * stall samples on the consumers' wait for the wgmma they had just issued (WARPGROUP.DEPBAR).
- * Fewer fp32 promotions: larger rounding error. */
-template <int BN, int S, bool RT, bool XH, int SW = FP8_BK, int PI = 1>
+ * tell that phase from the one before it (session 12: a deadlock, fp16 input at batch 32). */
+template <int BN, int S, bool RT, bool XH, int SW = FP8_BK>
 __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigned char *sA, unsigned char *sB,
                                              unsigned char *sY, unsigned char *sQ, unsigned char *sR,
                                              unsigned char *sA8, float *sMB, uint64_t *full, uint64_t *empty,
@@ -487,7 +460,6 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
         for (int i = 0; i < BN; i++) acc[i] = 0.0f;
         const float2 mb = tma_chan_load<BN>(p.a, n0);
         if (t >= 1) mbar_wait(&order[c], (((t + c) >> 1) - 1) & 1); /* the other's mainloop of tile t - 1 ended */
-        int prev_stage = 0; /* PI != 1: the stage of the wgmma issued before */
         for (int kb = 0; kb < KB; kb++) {
             const unsigned seq = (unsigned)t * KB + kb;
             const int stage = seq % S;
@@ -501,14 +473,9 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
                 wg_bar(1 + c);
                 tA = myA8;
             }
-            if constexpr (PI == 1) {
-                tma_issue<BN, 2, SW>(part, tA, tB);
-                wg_wait_all();
-                tma_retire<BN, 2>(acc, part, &empty[stage]);
-            } else {
-                static_assert(!XH, "chained stages: e4m3 input");
-                tma_chain_step<BN, 2, SW, PI>(acc, part, tA, tB, kb, KB, stage, prev_stage, empty);
-            }
+            tma_issue<BN, 2, SW>(part, tA, tB);
+            wg_wait_all();
+            tma_retire<BN, 2>(acc, part, &empty[stage]);
         }
         mbar_arrive(&order[1 - c]); /* the other consumer may start tile t + 1's mainloop */
         tma_chan_stage<BN>(myMB, mb, 1 + c);
@@ -528,10 +495,8 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
  * 2 the epilogue without its global stores; 3 no wgmma; 4 no TMA loads (the producer only
  * arrives, the consumers multiply whatever the stages hold). Cooperative kernels only. */
 enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS };
-template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
-          int PI = 1>
+template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false>
 __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
-    static_assert(PI == 1 || (!XH && !W1 && AB == AB_NONE && !MO), "chained stages (PI): e4m3 input, lab schedules apart");
     static_assert(SW == FP8_BK || (!XH && !W1), "narrow sub-slices: e4m3 input, no lab schedules");
     static_assert(!MO || (!RT && !XH && !PP && AB == AB_NONE && !W1 && SW == FP8_BK), "sibling outputs: the plain 1x1 kernel");
     typedef tma_smem<BN, S, RT, XH, PP> L;
@@ -625,7 +590,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
     }
     if constexpr (PP) { /* ping-pong: consumer warpgroup c computes whole tiles t = c, c + 2, ... (CTA-local
                * order), so one warpgroup's epilogue overlaps the other's wgmma */
-        tma_pingpong<BN, S, RT, XH, SW, PI>(p, wg - 1, sA, sB, sY, sQ, sR, sA8, sMB, full, empty, res_full, res_empty, order,
+        tma_pingpong<BN, S, RT, XH, SW>(p, wg - 1, sA, sB, sY, sQ, sR, sA8, sMB, full, empty, res_full, res_empty, order,
                                     res_tma, KB);
         return;
     }
@@ -663,15 +628,6 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
             wg_wait_all();
             if ((KB - 1) & 1) tma_retire<BN>(acc, part2, &empty[prev]);
             else tma_retire<BN>(acc, part, &empty[prev]);
-        } else if constexpr (PI != 1) { /* chained stages, as tma_pingpong's PI */
-            static_assert(!XH && AB == AB_NONE, "PI: e4m3 input, no ablation");
-            int prev = 0;
-            for (int kb = 0; kb < KB; kb++) {
-                mbar_wait(&full[stage], phase);
-                const unsigned char *tA = sA + stage * L::A + cw * 64 * SW, *tB = sB + stage * L::B;
-                tma_chain_step<BN, 1, SW, PI>(acc, part, tA, tB, kb, KB, stage, prev, empty);
-                if (++stage == S) stage = 0, phase ^= 1u;
-            }
         } else
         for (int kb = 0; kb < KB; kb++) {
             mbar_wait(&full[stage], phase);
@@ -797,10 +753,9 @@ extern "C" int i8_cuda_conv_fp8_tma_store_fits(const i8_cuda_fp8_conv_args *a) {
 }
 
 /* the kernel's dynamic shared memory allowance (once per process and device, not during capture) */
-template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
-          int PI = 1>
+template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false>
 static int tma_set_smem(void) {
-    return (int)cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW, MO, PI>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    return (int)cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW, MO>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      tma_smem<BN, S, RT, XH, PP>::BYTES);
 }
 
@@ -808,8 +763,7 @@ static int tma_set_smem(void) {
  * tile; a fits tma_fits (i8_cuda_conv_fp8 and the lab check it first). Up to 16 blocks per SM,
  * freeing SMs early for concurrent branches, ran IRv2's batch-32 FP8 graph slower (5.05 against
  * 4.19 ms, session 18). */
-template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
-          int PI = 1>
+template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false>
 static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2col = false,
                       const i8_cuda_fp8_outs *outs = nullptr) {
     typedef tma_smem<BN, S, RT, XH, PP> L;
@@ -845,7 +799,7 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2co
         p.tma_store = !encode_2d(encode, &p.tq, a->yq, 1, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->y_ld, 16, BN);
     const int tiles = p.m_tiles * p.n_tiles, grid = tiles < sm_count ? tiles : sm_count;
     void *args[] = {&p};
-    return (int)launch_pdl((const void *)tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW, MO, PI>, dim3(grid), dim3(TMA_THREADS), L::BYTES, s,
+    return (int)launch_pdl((const void *)tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW, MO>, dim3(grid), dim3(TMA_THREADS), L::BYTES, s,
                            a->pdl, args);
 }
 
