@@ -438,6 +438,8 @@ static int im2col_teardown(void **state) {
     unsetenv("INFER8_CUDA_TMA_STORE");
     unsetenv("INFER8_CUDA_PDL");
     unsetenv("INFER8_CUDA_GRAPH_CHOICE");
+    unsetenv("INFER8_CUDA_TACTIC");
+    unsetenv("INFER8_CUDA_LOSSY_ENGINES");
     return 0;
 }
 
@@ -827,94 +829,139 @@ static void test_fp8_pdl(void **state) {
 }
 
 /* NaN in, NaN out wherever the CPU reference has it: its relu and max pool keep NaN, as torch's do
- * (ref_ops.c), and so must every own kernel (relu_f32, the pool's max; fmaxf drops NaN). One input
- * pixel is NaN in every channel, one at a corner (the padded taps) and one inside, with a third
- * image clean; the graph has FP8 convs (the first quantizing the fp16 input on load, 1x1 and 3x3
- * with padding, relu on each), a 3x3 max pool and a concat. Each pass forces one kernel family on
- * every conv it fits (INFER8_CUDA_FP8_VARIANT; the others tuned freely) and keeps the graph as
- * tuned (INFER8_CUDA_GRAPH_CHOICE=0: the whole-graph choices could move a TMA or halo conv to
- * another kernel); the outputs that are NaN must be exactly the reference's, and the others within
- * the per-op bounds. */
+ * (ref_ops.c), and so must every kernel the convs can run on: the own ones (relu_f32, the pool's
+ * max; fmaxf drops NaN) and the libraries' fused relu (cuDNN's RELU_FWD pointwise node in fp16 and
+ * e4m3 graphs, cuBLASLt's RELU_BIAS epilogue). One input pixel is NaN in every channel, one at a
+ * corner (the padded taps) and one inside, with a third image clean; the graph has four convs (the
+ * first reading the fp16 input, 1x1 and 3x3 with padding, relu on each), a 3x3 max pool and a
+ * concat. Each pass puts the convs on one kernel family: an own FP8 family through
+ * INFER8_CUDA_FP8_VARIANT (cuDNN e4m3 off), or a library through INFER8_CUDA_TACTIC (the four convs
+ * FP8 for cuDNN e4m3, fp16 for the others), and keeps the graph as tuned
+ * (INFER8_CUDA_GRAPH_CHOICE=0: the whole-graph choices could move a conv to another kernel). The
+ * outputs that are NaN must be exactly the reference's, and the others within the per-op bounds.
+ * Every pass runs before the first assertion, so a failure names all the families at fault. */
+typedef struct nan_pass {
+    const char *label;
+    int fp8;                  /* the four convs FP8 (else fp16, binary16 weights) */
+    const char *tactic;       /* INFER8_CUDA_TACTIC, or NULL */
+    const char *variants[2];  /* INFER8_CUDA_FP8_VARIANT's kernels, or none */
+    int kind, fits_at_least;  /* the tactic kind that must run at least that many of the four convs */
+    int lossy;                /* INFER8_CUDA_LOSSY_ENGINES=1: cuBLASLt's fp16 GEMMs take an fp16 bias
+                               * (cuda_conv.c, lt_setup: none offer an fp32 one, so without it the
+                               * fp16 1x1 convs never run there) */
+} nan_pass;
+
+typedef struct nan_result {
+    int on_family;
+    size_t nan_ref[3], nan_mismatch, outliers;
+    double rel;
+} nan_result;
+
+static nan_result run_nan_pass(const nan_pass *ps, uint64_t seed) {
+    char val[64] = "";
+    for (int k = 0; k < 2 && ps->variants[k]; k++)
+        snprintf(val + strlen(val), sizeof val - strlen(val), "%s%d", k ? "," : "", variant_named(ps->variants[k]));
+    if (*val) assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
+    else unsetenv("INFER8_CUDA_FP8_VARIANT");
+    assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", ps->kind == I8_CUDA_TACTIC_FP8_DNN ? "1" : "0", 1), 0);
+    if (ps->tactic) assert_int_equal(setenv("INFER8_CUDA_TACTIC", ps->tactic, 1), 0);
+    else unsetenv("INFER8_CUDA_TACTIC");
+    if (ps->lossy) assert_int_equal(setenv("INFER8_CUDA_LOSSY_ENGINES", "1", 1), 0);
+    else unsetenv("INFER8_CUDA_LOSSY_ENGINES");
+    tg t;
+    tg_init(&t, 3, 17, 17, seed);
+    int f[4];
+    f[0] = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    f[1] = tg_conv(&t, "b1x1", f[0], 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    f[2] = tg_conv(&t, "b3x3", f[1], 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    const int pool = tg_pool(&t, "pool", I8_OP_MAXPOOL, f[0], 3, 1, 1, 0);
+    const int cat = tg_concat(&t, "cat", 2, (int[]){f[2], pool});
+    f[3] = tg_conv(&t, "out", cat, 32, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    tg_finish(&t, f[3]);
+    float *in = quantize_case(&t, f, NULL, ps->fp8 ? 4 : 0); /* scales from 8 clean images */
+    i8_graph *g = &t.g;
+    enum { N = 3 };
+    const size_t per = (size_t)3 * 17 * 17, plane = (size_t)17 * 17, outc = (size_t)32 * 17 * 17;
+    float *x = in + per * 8;
+    for (int ch = 0; ch < 3; ch++) { /* NCHW: image 0 at (0, 0), image 1 at (8, 11) */
+        x[ch * plane] = NAN;
+        x[per + ch * plane + 8 * 17 + 11] = NAN;
+    }
+    float *want = emulation_logits(g, x, N, N, 0), *got = malloc(sizeof(float) * outc * N);
+    assert_non_null(got);
+    i8_backend_options co = {.max_batch = N};
+    i8_err err = {0};
+    void *cc = NULL;
+    infer8_status st = i8_backend_cuda.prepare(&cc, g, &co, &err);
+    if (st) fprintf(stderr, "  %s: cuda prepare: %s\n", ps->label, err.msg);
+    assert_int_equal(st, INFER8_OK);
+    memset(got, 0, sizeof(float) * outc * N);
+    assert_int_equal(i8_backend_cuda.run(cc, N, x, got, &err), INFER8_OK);
+    const i8_cuda_tactic *tac = NULL;
+    assert_int_equal(i8_cuda_tactics(cc, N, &tac, &err), INFER8_OK);
+    nan_result r = {0};
+    for (int k = 0; k < 4; k++) {
+        if (tac[f[k]].kind != ps->kind) continue;
+        int named = !ps->variants[0];
+        for (int j = 0; j < 2 && ps->variants[j]; j++) named |= !strcmp(i8_cuda_conv_fp8_name(tac[f[k]].variant), ps->variants[j]);
+        r.on_family += named;
+    }
+    double maxr = 0, maxd = 0;
+    for (size_t i = 0; i < outc * N; i++)
+        if (!isnan(want[i]) && fabs(want[i]) > maxr) maxr = fabs(want[i]);
+    for (size_t i = 0; i < outc * N; i++) {
+        r.nan_ref[i / outc] += isnan(want[i]) != 0;
+        if (isnan(want[i]) != isnan(got[i])) {
+            r.nan_mismatch++;
+        } else if (!isnan(want[i])) {
+            const double d = fabs((double)got[i] - want[i]);
+            if (d > maxd) maxd = d;
+            r.outliers += d > 2e-2 * maxr;
+        }
+    }
+    r.rel = maxd / maxr;
+    fprintf(stderr,
+            "  %s: %d of 4 convs on it; NaN outputs in the reference %zu / %zu / %zu, %zu positions where the GPU "
+            "differs in NaN-ness; elsewhere max rel %.3g, %zu beyond 2e-2\n",
+            ps->label, r.on_family, r.nan_ref[0], r.nan_ref[1], r.nan_ref[2], r.nan_mismatch, r.rel, r.outliers);
+    i8_backend_cuda.destroy(cc);
+    free(in), free(want), free(got);
+    i8_graph_free(g);
+    return r;
+}
+
 static void test_fp8_nan(void **state) {
     (void)state;
-    /* each family's variants, and how many of the four convs they fit at least (the stem reads the
-     * fp16 input: no wgmma (c_in 3), TMA or halo; halo: spatial convs only; TMA: the 1x1s) */
-    static const char *const families[4][2] = {
-        {"qmma64x64", NULL}, {"wgmma128x64", NULL}, {"tma128x64s4", "tma128x64s4c"}, {"halo64x64", NULL}};
-    static const int fits_at_least[4] = {4, 3, 2, 1};
+    /* how many of the four convs each family fits at least: the stem reads the fp16 input (no
+     * wgmma, c_in 3, TMA or halo); halo: spatial convs only; TMA and cuBLASLt: the 1x1s; cuDNN's
+     * e4m3 graphs: the convs that read an e4m3 copy */
+    static const nan_pass passes[] = {
+        {"qmma64x64", 1, NULL, {"qmma64x64", NULL}, I8_CUDA_TACTIC_FP8, 4, 0},
+        {"wgmma128x64", 1, NULL, {"wgmma128x64", NULL}, I8_CUDA_TACTIC_FP8, 3, 0},
+        {"tma128x64s4", 1, NULL, {"tma128x64s4", "tma128x64s4c"}, I8_CUDA_TACTIC_FP8, 2, 0},
+        {"halo64x64", 1, NULL, {"halo64x64", NULL}, I8_CUDA_TACTIC_FP8, 1, 0},
+        {"cuDNN e4m3", 1, "cudnn", {NULL, NULL}, I8_CUDA_TACTIC_FP8_DNN, 3, 0},
+        {"cuDNN fp16", 0, "cudnn", {NULL, NULL}, I8_CUDA_TACTIC_CUDNN, 4, 0},
+        {"cuBLASLt fp16", 0, "cublaslt", {NULL, NULL}, I8_CUDA_TACTIC_CUBLASLT, 2, 1},
+        {"own fp16", 0, "own", {NULL, NULL}, I8_CUDA_TACTIC_OWN, 4, 0},
+    };
+    enum { PASSES = sizeof passes / sizeof passes[0] };
+    nan_result r[PASSES];
     assert_int_equal(setenv("INFER8_CUDA_GRAPH_CHOICE", "0", 1), 0);
-    for (int pass = 0; pass < 4; pass++) {
-        char val[64] = "";
-        for (int k = 0; k < 2 && families[pass][k]; k++)
-            snprintf(val + strlen(val), sizeof val - strlen(val), "%s%d", k ? "," : "", variant_named(families[pass][k]));
-        assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
-        assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-        tg t;
-        tg_init(&t, 3, 17, 17, 97 + (uint64_t)pass);
-        int f[4];
-        f[0] = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-        f[1] = tg_conv(&t, "b1x1", f[0], 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-        f[2] = tg_conv(&t, "b3x3", f[1], 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-        const int pool = tg_pool(&t, "pool", I8_OP_MAXPOOL, f[0], 3, 1, 1, 0);
-        const int cat = tg_concat(&t, "cat", 2, (int[]){f[2], pool});
-        f[3] = tg_conv(&t, "out", cat, 32, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-        tg_finish(&t, f[3]);
-        float *in = quantize_case(&t, f, NULL, 4); /* scales from 8 clean images */
-        i8_graph *g = &t.g;
-        enum { N = 3 };
-        const size_t per = (size_t)3 * 17 * 17, plane = (size_t)17 * 17, outc = (size_t)32 * 17 * 17;
-        float *x = in + per * 8;
-        for (int ch = 0; ch < 3; ch++) { /* NCHW: image 0 at (0, 0), image 1 at (8, 11) */
-            x[ch * plane] = NAN;
-            x[per + ch * plane + 8 * 17 + 11] = NAN;
-        }
-        float *want = emulation_logits(g, x, N, N, 0), *got = malloc(sizeof(float) * outc * N);
-        assert_non_null(got);
-        i8_backend_options co = {.max_batch = N};
-        i8_err err = {0};
-        void *cc = NULL;
-        assert_int_equal(i8_backend_cuda.prepare(&cc, g, &co, &err), INFER8_OK);
-        memset(got, 0, sizeof(float) * outc * N);
-        assert_int_equal(i8_backend_cuda.run(cc, N, x, got, &err), INFER8_OK);
-        const i8_cuda_tactic *tac = NULL;
-        assert_int_equal(i8_cuda_tactics(cc, N, &tac, &err), INFER8_OK);
-        int on_family = 0;
-        for (int k = 0; k < 4; k++)
-            for (int j = 0; j < 2 && families[pass][j]; j++)
-                on_family += tac[f[k]].kind == I8_CUDA_TACTIC_FP8 &&
-                             !strcmp(i8_cuda_conv_fp8_name(tac[f[k]].variant), families[pass][j]);
-        double maxr = 0, maxd = 0;
-        size_t nan_ref[N] = {0}, nan_mismatch = 0, outliers = 0;
-        for (size_t i = 0; i < outc * N; i++)
-            if (!isnan(want[i]) && fabs(want[i]) > maxr) maxr = fabs(want[i]);
-        for (size_t i = 0; i < outc * N; i++) {
-            nan_ref[i / outc] += isnan(want[i]) != 0;
-            if (isnan(want[i]) != isnan(got[i])) {
-                nan_mismatch++;
-            } else if (!isnan(want[i])) {
-                const double d = fabs((double)got[i] - want[i]);
-                if (d > maxd) maxd = d;
-                outliers += d > 2e-2 * maxr;
-            }
-        }
-        fprintf(stderr,
-                "  %s: %d of 4 convs on it; NaN outputs in the reference %zu / %zu / %zu, %zu positions where the GPU "
-                "differs in NaN-ness; elsewhere max rel %.3g, %zu beyond 2e-2\n",
-                families[pass][0], on_family, nan_ref[0], nan_ref[1], nan_ref[2], nan_mismatch, maxd / maxr, outliers);
-        assert_true(on_family >= fits_at_least[pass]);
+    for (int pass = 0; pass < PASSES; pass++) r[pass] = run_nan_pass(&passes[pass], 97 + (uint64_t)pass);
+    unsetenv("INFER8_CUDA_TACTIC");
+    unsetenv("INFER8_CUDA_LOSSY_ENGINES");
+    for (int pass = 0; pass < PASSES; pass++) {
+        assert_true(r[pass].on_family >= passes[pass].fits_at_least);
         /* the reference's NaN covers the pixels within two taps of the NaN one (two 3x3 convs, or
          * the stem and the 3x3 pool), in all 32 output channels (relu keeps NaN): 3 x 3 at the
          * corner, 5 x 5 inside, none in the clean image */
-        assert_int_equal(nan_ref[0], 3 * 3 * 32);
-        assert_int_equal(nan_ref[1], 5 * 5 * 32);
-        assert_int_equal(nan_ref[2], 0);
-        assert_int_equal(nan_mismatch, 0);
-        assert_true(maxd <= 0.125 * maxr && outliers <= outc * N / 1000);
-        i8_backend_cuda.destroy(cc);
-        free(in), free(want), free(got);
-        i8_graph_free(g);
+        assert_int_equal(r[pass].nan_ref[0], 3 * 3 * 32);
+        assert_int_equal(r[pass].nan_ref[1], 5 * 5 * 32);
+        assert_int_equal(r[pass].nan_ref[2], 0);
+        assert_int_equal(r[pass].nan_mismatch, 0);
+        assert_true(r[pass].rel <= 0.125 && r[pass].outliers <= (size_t)32 * 17 * 17 * 3 / 1000);
     }
-    unsetenv("INFER8_CUDA_GRAPH_CHOICE");
 }
 
 /* A residual block's branches in small: one FP8 1x1 (p) read by three sibling FP8 1x1s, one of
