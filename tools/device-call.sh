@@ -12,6 +12,9 @@
 #   lab_step FILE SHAPE [VAR=VALUE...]  fp8_lab on SHAPE with the environment given (FP8_LAB_MODE=4,
 #                                       FP8_LAB_VARIANT=48,52; mode 0 unless given) appended to $OUT/FILE,
 #                                       and its kernels' and verdict lines, when 30 s are left
+#   peers_step ARCH BATCH NEED          peers_torch.py (tools/gpu-check bench_peers) on ARCH's snapshot at
+#                                       BATCH when more than NEED seconds are left, capped at NEED: its
+#                                       figures (peers-ARCH-bBATCH.json) in the same call as infer8's
 #   check_step STEP CAP                 tools/gpu-check STEP (cuda_tests, calib_tests, ...) at a 4 s
 #                                       cuDNN budget, and its verdict lines (and the profile's agreement
 #                                       with the tuner, which test_cuda_backend prints)
@@ -84,6 +87,12 @@ lab_step() {
     >"/tmp/lab-part.txt" 2>&1
   cat /tmp/lab-part.txt >>"$OUT/$file"
   grep -E "tma|abl-|best|WRONG|FAIL|exit [1-9]" /tmp/lab-part.txt | cut -c1-110 | head -20
+}
+peers_step() {
+  local arch=$1 batch=$2 need=$3
+  if [ "$(left)" -le "$need" ]; then echo "peers $arch b$batch skipped: $(left) s left"; return 0; fi
+  stamp "peers $arch b$batch"
+  BENCH_ARCHES=$arch BENCH_BATCHES=$batch timeout "$(cap "$need")" "${GPU_CHECK:-tools/gpu-check}" bench_peers 2>&1 | tail -4
 }
 check_step() {
   stamp "$1"

@@ -55,4 +55,14 @@ tma shape=1x7 mode=0 variants=unset
 exit 0'
 [ "$(cat "$WORK/out2/a.txt")" = "$want" ] || fail "lab_step's file: $(cat "$WORK/out2/a.txt")"
 grep -q 'mode=4 variants=48,73' "$WORK/lab.txt" || fail "lab_step printed no kernel line: $(cat "$WORK/lab.txt")"
-echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants"
+# peers_step runs bench_peers on one model and batch when the time it needs is left (a stand-in
+# gpu-check prints what it was given), and says so when it is not
+printf '#!/bin/sh\necho "$1 arches=$BENCH_ARCHES batches=$BENCH_BATCHES"\n' >"$WORK/gpu-check"
+chmod +x "$WORK/gpu-check"
+(cd "$root" && GPU_CHECK="$WORK/gpu-check" OUT="$WORK/out2" CALL_SECONDS=100 bash -c '. tools/device-call.sh
+  peers_step inception_v4 32 60
+  peers_step inception_v3 1 150') >"$WORK/peers.txt" 2>&1 || fail "peers_step failed: $(cat "$WORK/peers.txt")"
+grep -q '^bench_peers arches=inception_v4 batches=32$' "$WORK/peers.txt" || fail "peers_step did not run bench_peers: $(cat "$WORK/peers.txt")"
+grep -q '^peers inception_v3 b1 skipped: ' "$WORK/peers.txt" && ! grep -q 'arches=inception_v3' "$WORK/peers.txt" ||
+  fail "peers_step ran without the time it needs: $(cat "$WORK/peers.txt")"
+echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; peers_step runs and skips"
