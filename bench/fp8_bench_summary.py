@@ -39,8 +39,8 @@ def fmt(t):
 
 
 def shape_groups(tsv):
-    """{shape: [convs, fp16 ms, FP8 ms, [FP8 ms per conv], {kernel: convs}]} of the FP8 convs of one
-    per-conv TSV (fp8_bench's fp8-layers-*.tsv)"""
+    """{shape: ([(fp16 ms, FP8 ms) per conv], {kernel: convs})} of the FP8 convs of one per-conv TSV
+    (fp8_bench's fp8-layers-*.tsv)"""
     groups = {}
     with open(tsv) as f:
         head = f.readline().rstrip("\n").split("\t")
@@ -58,13 +58,10 @@ def shape_groups(tsv):
             except (IndexError, ValueError) as e:
                 sys.exit(f"{tsv}:{n}: malformed row ({type(e).__name__}: {e})")
             key = f"{kh}x{kw} s{s} @{h}x{w} {ci}->{co}" + (" +res" if v[col["residual"]] == "1" else "")
-            g = groups.setdefault(key, [0, 0.0, 0.0, [], {}])
+            times, kernels = groups.setdefault(key, ([], {}))
             kernel = f"{v[col['fp8_tactic']]} {v[col['fp8_variant']]}"
-            g[0] += 1
-            g[1] += f16
-            g[2] += f8
-            g[3].append(f8)
-            g[4][kernel] = g[4].get(kernel, 0) + 1
+            times.append((f16, f8))
+            kernels[kernel] = kernels.get(kernel, 0) + 1
     return groups
 
 
@@ -74,9 +71,13 @@ def print_shapes(dirs):
             print(f"\nFP8 convs by shape, {os.path.relpath(tsv, os.path.dirname(os.path.normpath(d)))} (ms in sum):\n")
             print("| shape | convs | fp16 | FP8 | x | FP8 us per conv | FP8 kernels |")
             print("|---|---|---|---|---|---|---|")
-            for key, (n, f16, f8, each, kernels) in sorted(shape_groups(tsv).items(), key=lambda kv: -kv[1][2]):
+            groups = shape_groups(tsv)
+            fp8_sum = {key: sum(t[1] for t in times) for key, (times, _) in groups.items()}
+            for key in sorted(groups, key=lambda k: -fp8_sum[k]):
+                times, kernels = groups[key]
+                f16, f8, each = sum(t[0] for t in times), fp8_sum[key], [t[1] for t in times]
                 ks = ", ".join(f"{k} x{c}" for k, c in sorted(kernels.items()))
-                print(f"| {key} | {n} | {f16:.3f} | {f8:.3f} | {f16 / f8:.2f} | {1000 * min(each):.1f}-{1000 * max(each):.1f} | {ks} |")
+                print(f"| {key} | {len(times)} | {f16:.3f} | {f8:.3f} | {f16 / f8:.2f} | {1000 * min(each):.1f}-{1000 * max(each):.1f} | {ks} |")
 
 
 def main(dirs, shapes=False):
@@ -176,4 +177,4 @@ if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if a != "--shapes"]
     if not args:
         sys.exit(__doc__)
-    main(args, shapes=len(args) < len(sys.argv) - 1)
+    main(args, shapes="--shapes" in sys.argv[1:])

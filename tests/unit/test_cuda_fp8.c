@@ -842,13 +842,9 @@ static void test_fp8_pdl(void **state) {
  * Every pass runs before the first assertion, so a failure names all the families at fault. */
 typedef struct nan_pass {
     const char *label;
-    int fp8;                  /* the four convs FP8 (else fp16, binary16 weights) */
-    const char *tactic;       /* INFER8_CUDA_TACTIC, or NULL */
-    const char *variants[2];  /* INFER8_CUDA_FP8_VARIANT's kernels, or none */
-    int kind, fits_at_least;  /* the tactic kind that must run at least that many of the four convs */
-    int lossy;                /* INFER8_CUDA_LOSSY_ENGINES=1: cuBLASLt's fp16 GEMMs take an fp16 bias
-                               * (cuda_conv.c, lt_setup: none offer an fp32 one, so without it the
-                               * fp16 1x1 convs never run there) */
+    const char *variants[2];  /* an own FP8 family: INFER8_CUDA_FP8_VARIANT's kernels */
+    int kind, fits_at_least;  /* the tactic kind that must run at least that many of the four convs;
+                               * a library's kind is forced through INFER8_CUDA_TACTIC */
 } nan_pass;
 
 typedef struct nan_result {
@@ -858,15 +854,22 @@ typedef struct nan_result {
 } nan_result;
 
 static nan_result run_nan_pass(const nan_pass *ps, uint64_t seed) {
+    const int fp8 = ps->kind == I8_CUDA_TACTIC_FP8 || ps->kind == I8_CUDA_TACTIC_FP8_DNN; /* else fp16 convs */
+    const char *tactic = ps->kind == I8_CUDA_TACTIC_CUDNN || ps->kind == I8_CUDA_TACTIC_FP8_DNN ? "cudnn"
+                         : ps->kind == I8_CUDA_TACTIC_CUBLASLT                                ? "cublaslt"
+                         : ps->kind == I8_CUDA_TACTIC_OWN                                     ? "own"
+                                                                                              : NULL;
     char val[64] = "";
     for (int k = 0; k < 2 && ps->variants[k]; k++)
         snprintf(val + strlen(val), sizeof val - strlen(val), "%s%d", k ? "," : "", variant_named(ps->variants[k]));
     if (*val) assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
     else unsetenv("INFER8_CUDA_FP8_VARIANT");
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", ps->kind == I8_CUDA_TACTIC_FP8_DNN ? "1" : "0", 1), 0);
-    if (ps->tactic) assert_int_equal(setenv("INFER8_CUDA_TACTIC", ps->tactic, 1), 0);
+    if (tactic) assert_int_equal(setenv("INFER8_CUDA_TACTIC", tactic, 1), 0);
     else unsetenv("INFER8_CUDA_TACTIC");
-    if (ps->lossy) assert_int_equal(setenv("INFER8_CUDA_LOSSY_ENGINES", "1", 1), 0);
+    /* cuBLASLt offers no fp16 GEMM with an fp32 bias (cuda_conv.c, lt_setup): only with lossy
+     * engines, which read the bias's fp16 copy, do the fp16 1x1 convs run there */
+    if (ps->kind == I8_CUDA_TACTIC_CUBLASLT) assert_int_equal(setenv("INFER8_CUDA_LOSSY_ENGINES", "1", 1), 0);
     else unsetenv("INFER8_CUDA_LOSSY_ENGINES");
     tg t;
     tg_init(&t, 3, 17, 17, seed);
@@ -878,7 +881,7 @@ static nan_result run_nan_pass(const nan_pass *ps, uint64_t seed) {
     const int cat = tg_concat(&t, "cat", 2, (int[]){f[2], pool});
     f[3] = tg_conv(&t, "out", cat, 32, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
     tg_finish(&t, f[3]);
-    float *in = quantize_case(&t, f, NULL, ps->fp8 ? 4 : 0); /* scales from 8 clean images */
+    float *in = quantize_case(&t, f, NULL, fp8 ? 4 : 0); /* scales from 8 clean images */
     i8_graph *g = &t.g;
     enum { N = 3 };
     const size_t per = (size_t)3 * 17 * 17, plane = (size_t)17 * 17, outc = (size_t)32 * 17 * 17;
@@ -936,21 +939,19 @@ static void test_fp8_nan(void **state) {
      * wgmma, c_in 3, TMA or halo); halo: spatial convs only; TMA and cuBLASLt: the 1x1s; cuDNN's
      * e4m3 graphs: the convs that read an e4m3 copy */
     static const nan_pass passes[] = {
-        {"qmma64x64", 1, NULL, {"qmma64x64", NULL}, I8_CUDA_TACTIC_FP8, 4, 0},
-        {"wgmma128x64", 1, NULL, {"wgmma128x64", NULL}, I8_CUDA_TACTIC_FP8, 3, 0},
-        {"tma128x64s4", 1, NULL, {"tma128x64s4", "tma128x64s4c"}, I8_CUDA_TACTIC_FP8, 2, 0},
-        {"halo64x64", 1, NULL, {"halo64x64", NULL}, I8_CUDA_TACTIC_FP8, 1, 0},
-        {"cuDNN e4m3", 1, "cudnn", {NULL, NULL}, I8_CUDA_TACTIC_FP8_DNN, 3, 0},
-        {"cuDNN fp16", 0, "cudnn", {NULL, NULL}, I8_CUDA_TACTIC_CUDNN, 4, 0},
-        {"cuBLASLt fp16", 0, "cublaslt", {NULL, NULL}, I8_CUDA_TACTIC_CUBLASLT, 2, 1},
-        {"own fp16", 0, "own", {NULL, NULL}, I8_CUDA_TACTIC_OWN, 4, 0},
+        {"qmma64x64", {"qmma64x64", NULL}, I8_CUDA_TACTIC_FP8, 4},
+        {"wgmma128x64", {"wgmma128x64", NULL}, I8_CUDA_TACTIC_FP8, 3},
+        {"tma128x64s4", {"tma128x64s4", "tma128x64s4c"}, I8_CUDA_TACTIC_FP8, 2},
+        {"halo64x64", {"halo64x64", NULL}, I8_CUDA_TACTIC_FP8, 1},
+        {"cuDNN e4m3", {NULL, NULL}, I8_CUDA_TACTIC_FP8_DNN, 3},
+        {"cuDNN fp16", {NULL, NULL}, I8_CUDA_TACTIC_CUDNN, 4},
+        {"cuBLASLt fp16", {NULL, NULL}, I8_CUDA_TACTIC_CUBLASLT, 2},
+        {"own fp16", {NULL, NULL}, I8_CUDA_TACTIC_OWN, 4},
     };
     enum { PASSES = sizeof passes / sizeof passes[0] };
     nan_result r[PASSES];
     assert_int_equal(setenv("INFER8_CUDA_GRAPH_CHOICE", "0", 1), 0);
     for (int pass = 0; pass < PASSES; pass++) r[pass] = run_nan_pass(&passes[pass], 97 + (uint64_t)pass);
-    unsetenv("INFER8_CUDA_TACTIC");
-    unsetenv("INFER8_CUDA_LOSSY_ENGINES");
     for (int pass = 0; pass < PASSES; pass++) {
         assert_true(r[pass].on_family >= passes[pass].fits_at_least);
         /* the reference's NaN covers the pixels within two taps of the NaN one (two 3x3 convs, or
