@@ -40,6 +40,7 @@ static double log_sum_exp(const float *x, size_t n) {
 }
 
 double i8_kl_logits(const float *ref, const float *var, size_t n) {
+    if (n == 0) return NAN; /* no distribution to compare */
     for (size_t i = 0; i < n; i++)
         if (!isfinite(ref[i])) return NAN;
     for (size_t i = 0; i < n; i++)

@@ -49,7 +49,7 @@ infer8_status i8_metrics_add(i8_metrics *m, const float *ref, const float *var, 
 void i8_metrics_summarize(const i8_metrics *m, i8_metrics_summary *out);
 
 /* KL(softmax(ref) || softmax(var)) in double with log-sum-exp; +Inf when var is not all finite,
- * NaN when ref is not. n >= 1. Never negative (rounding below 0 is returned as 0). */
+ * NaN when ref is not or n = 0. Never negative (rounding below 0 is returned as 0). */
 double i8_kl_logits(const float *ref, const float *var, size_t n);
 /* Index of the largest value (NaN lowest, first index on ties). */
 size_t i8_argmax(const float *x, size_t n);

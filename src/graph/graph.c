@@ -478,8 +478,9 @@ infer8_status i8_graph_critical_path(const i8_graph *g, const double *cost, doub
                                      int *count, double *longest_out, i8_err *err) {
     const int n = g->n_nodes;
     /* head[i]: the longest chain ending with i; tail[i]: the longest starting with it */
-    double *head = i8_calloc((size_t)(n ? n : 1) * 2, sizeof(double), err), *tail = head + n, longest = 0.0;
+    double *head = i8_calloc((size_t)(n ? n : 1) * 2, sizeof(double), err), longest = 0.0;
     if (!head) return INFER8_E_NOMEM;
+    double *tail = head + n;
     for (int i = 0; i < n; i++) { /* inputs come before their readers (i8_graph_validate) */
         const i8_node *nd = &g->nodes[i];
         for (int k = 0; k < nd->n_inputs; k++)

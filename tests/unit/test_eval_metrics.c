@@ -37,6 +37,7 @@ static void kl_known(void **state) {
     float vn[2] = {0.0f, NAN};
     assert_true(isinf(i8_kl_logits(r, vn, 2)));
     assert_true(isnan(i8_kl_logits(vn, r, 2)));
+    assert_true(isnan(i8_kl_logits(r, v, 0))); /* no classes: no distribution */
 }
 
 static void ranking(void **state) {
