@@ -50,12 +50,14 @@ int cmd_calibrate(int argc, char **argv) {
         if (cli_opt_value(&a, "--images", &o.images, &error)) continue;
         if (cli_opt_value(&a, "-o", &out, &error) || cli_opt_value(&a, "--output", &out, &error)) continue;
         if (cli_opt_value(&a, "--count", &v, &error)) {
-            if (!error && !cli_parse_int("calibrate", "--count", v, 0, 100000000, &num)) return EXIT_USAGE;
+            if (error) break;
+            if (!cli_parse_int("calibrate", "--count", v, 0, 100000000, &num)) return EXIT_USAGE;
             o.count = (int)num;
             continue;
         }
         if (cli_opt_value(&a, "--batch", &v, &error)) {
-            if (!error && !cli_parse_int("calibrate", "--batch", v, 1, 4096, &num)) return EXIT_USAGE;
+            if (error) break;
+            if (!cli_parse_int("calibrate", "--batch", v, 1, 4096, &num)) return EXIT_USAGE;
             o.batch = (int)num;
             continue;
         }

@@ -190,7 +190,10 @@ int cmd_classify(int argc, char **argv) {
     infer8_context *ctx = infer8_context_new();
     infer8_model *model = NULL;
     int rc = 0;
-    if (!ctx) return EXIT_RUNTIME;
+    if (!ctx) {
+        free(images);
+        return EXIT_RUNTIME;
+    }
     if (cli_open_model(ctx, model_path, &mo, &model)) {
         rc = cli_fail(ctx, "classify");
         goto out;

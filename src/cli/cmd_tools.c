@@ -37,20 +37,25 @@ int cmd_synth(int argc, char **argv) {
         if (cli_opt_value(&a, "--arch", &o.arch, &error)) continue;
         if (cli_opt_value(&a, "-o", &out, &error) || cli_opt_value(&a, "--output", &out, &error)) continue;
         if (cli_opt_value(&a, "--seed", &v, &error)) {
-            char *end;
+            if (error) break; /* no value: v is not set */
+            char *end = NULL;
             errno = 0;
-            unsigned long long s = strtoull(v, &end, 10);
-            if (!error && (*end || !*v || errno)) return cli_usage_error("synth", "--seed expects an integer, got '%s'", v);
+            /* digits only: strtoull would take a sign ("-1" wraps) or leading blanks */
+            unsigned long long s = *v >= '0' && *v <= '9' ? strtoull(v, &end, 10) : 0;
+            if (!end || *end || errno)
+                return cli_usage_error("synth", "--seed expects a non-negative integer, got '%s'", v);
             o.seed = s;
             continue;
         }
         if (cli_opt_value(&a, "--calib-images", &v, &error)) {
-            if (!error && !cli_parse_int("synth", "--calib-images", v, 1, 4096, &num)) return EXIT_USAGE;
+            if (error) break;
+            if (!cli_parse_int("synth", "--calib-images", v, 1, 4096, &num)) return EXIT_USAGE;
             o.calibration_images = (int)num;
             continue;
         }
         if (cli_opt_value(&a, "--threads", &v, &error)) {
-            if (!error && !cli_parse_int("synth", "--threads", v, 0, 4096, &num)) return EXIT_USAGE;
+            if (error) break;
+            if (!cli_parse_int("synth", "--threads", v, 0, 4096, &num)) return EXIT_USAGE;
             o.threads = (int)num;
             continue;
         }
@@ -80,6 +85,23 @@ static const char *const gen_images_help =
     "  --size WxH         fixed size\n"
     "  -o, --output DIR   output folder (created if missing)\n";
 
+/* "WxH", each side 1..16384 in decimal digits, nothing else (strtol: no sign, no overflow, no
+ * trailing text, as sscanf would let through) */
+static int parse_size(const char *text, int *width, int *height) {
+    long side[2];
+    const char *p = text;
+    for (int i = 0; i < 2; i++) {
+        if (*p < '0' || *p > '9') return 0;
+        char *end = NULL;
+        errno = 0;
+        side[i] = strtol(p, &end, 10);
+        if (errno || side[i] < 1 || side[i] > 16384 || *end != (i == 0 ? 'x' : '\0')) return 0;
+        p = end + 1;
+    }
+    *width = (int)side[0], *height = (int)side[1];
+    return 1;
+}
+
 int cmd_gen_images(int argc, char **argv) {
     cli_args a = {argc, argv, 1, "gen-images"};
     const char *out = NULL, *v = NULL;
@@ -100,8 +122,7 @@ int cmd_gen_images(int argc, char **argv) {
             continue;
         }
         if (cli_opt_value(&a, "--size", &v, &error)) {
-            if (!error && (sscanf(v, "%dx%d", &width, &height) != 2 || width < 1 || height < 1 || width > 16384 ||
-                           height > 16384))
+            if (!error && !parse_size(v, &width, &height))
                 return cli_usage_error("gen-images", "--size expects WxH (1..16384), got '%s'", v);
             continue;
         }

@@ -27,6 +27,15 @@ expect_fail 64 "unknown command" "$INFER8" frobnicate
 expect_fail 64 "opt-level expects an integer in \\[0, 3\\], got '4'" "$INFER8" classify "$good" --opt-level 4
 expect_fail 64 "opt-level expects an integer in \\[0, 3\\]" "$INFER8" build "$good" --opt-level x -o "$WORK/x.bundle"
 expect_fail 64 "opt-level expects an integer in \\[0, 3\\]" "$INFER8" study "$good" --images "$WORK" --opt-level -1 -o "$WORK/s"
+# --size is exactly WxH in 1..16384: trailing text, a sign, overflow and a missing side are refused
+for bad in 64x48junk 64x 0x48 +64x48 64x-48 99999999999x1 64x16385 x48 " 64x48"; do
+  expect_fail 64 "--size expects WxH \\(1..16384\\), got '" "$INFER8" gen-images --count 1 --size "$bad" -o "$WORK/sz"
+  grep -qF -- "got '$bad'" "$WORK/stderr" || fail "the --size error does not quote '$bad': $(cat "$WORK/stderr")"
+done
+[ ! -e "$WORK/sz" ] || fail "gen-images wrote images for a bad --size"
+"$INFER8" gen-images --count 1 --size 16384x1 -o "$WORK/sz-ok" >/dev/null || fail "gen-images --size 16384x1"
+/usr/bin/python3 -c "from PIL import Image; import sys, glob; im = Image.open(glob.glob(sys.argv[1] + '/*')[0]); assert im.size == (16384, 1), im.size" "$WORK/sz-ok" ||
+  fail "gen-images --size 16384x1 did not write a 16384x1 image"
 # the bare file with --arch loads
 "$INFER8" inspect "$good/model.safetensors" --arch inception_v3 | grep -q "convolutions" || fail "bare safetensors with --arch"
 # a corrupt image among good ones: reported, named, exit 2, the good one still classified
