@@ -20,7 +20,7 @@ libdir=$(pc --variable=libdir infer8)
 # that link fails, libinfer8.a is linked with its Requires.private modules as shared libraries
 # plus its Libs.private.
 mods=$(pc --print-requires-private infer8 | awk '{print $1}' | tr '\n' ' ')
-extra=$(pc --static --libs infer8 | tr ' ' '\n' | grep -E -- '^(-ljpeg|-lm|-lpthread|-fopenmp|-ldnnl|-lcudart|-lcublasLt|-lcudnn|-lstdc\+\+|/.*\.so|-L.*)$' | tr '\n' ' ')
+extra=$(pc --static --libs infer8 | tr ' ' '\n' | grep -E -- '^(-ljpeg|-lm|-lpthread|-fopenmp|-ldnnl|-lcudart|-lcudnn|-ldl|-lstdc\+\+|/.*\.so|-L.*)$' | tr '\n' ' ')
 cc "$SRC/examples/classify.c" -o "$WORK/classify_static" $(pc --cflags infer8) "$libdir/libinfer8.a" \
   $(pc --static --libs infer8 | sed 's/-linfer8//') 2>"$WORK/static.log" ||
   cc "$SRC/examples/classify.c" -o "$WORK/classify_static" $(pc --cflags infer8) "$libdir/libinfer8.a" \

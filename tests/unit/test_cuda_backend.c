@@ -188,7 +188,7 @@ static void check_graph_b(tg *t, const int *ns, int count, double tol, const cha
             const char *own_only = getenv("INFER8_CUDA_OWN_VARIANT");
             if (own_only && g->nodes[g->nodes[i].inputs[0]].op == I8_OP_INPUT && g->input_c <= 8)
                 assert_int_equal(tac[i].variant, atoi(own_only)); /* the padded input: c_in 8, it fits */
-            const int lossy = i8_cuda_tactic_lossy_reduction(&tac[i]);
+            const int lossy = i8_cuda_tactic_lossy_reduction(cc, &tac[i]);
             if (lossy) fprintf(stderr, "  %s n=%d: cuBLASLt reduction %s\n", g->nodes[i].name, ns[k], lossy < 0 ? "unreadable" : "in fp16");
             assert_true(lossy >= 0 && (lossy_ok || !lossy));
         }

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Prepared in session 44, which was lent no device machine: the check owed since session 43, to run
 # first in the next session that gets one. The final test binaries (test_fp8_nan's pass table as
-# refactored in ab402af) have not run on a GPU; this runs both GPU suites on them, then issue 5's
-# IRv2 batch-32 row and its PyTorch peer, in one call (about 470 s after the start).
+# refactored in ab402af) have not run on a GPU, nor has session 44's change of the CUDA backend:
+# cuBLASLt opened with each context (dlopen) instead of linked (cuda_cublaslt.c; cuda_tests force
+# cuBLASLt tactics, test_fp8_nan runs a cuBLASLt pass). This runs both GPU suites on them, then
+# issue 5's IRv2 batch-32 row and its PyTorch peer, in one call (about 470 s after the start).
 #   suites     test_cuda_fp8 (all tests, three processes by name) beside cuda_tests
 #   irv2-b32   recipe `default` against infer8 fp16, same process, 7 interleaved rounds
 #   peers      peers_torch.py on the IRv2 snapshot at batch 32 (eager in a CUDA graph, torch.compile)

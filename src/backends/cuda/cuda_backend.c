@@ -1009,7 +1009,8 @@ static void cuda_destroy(void *vctx) {
     cudaFree(c->in_stage);
     cudaFree(c->out_stage);
     if (c->dnn) cudnnDestroy(c->dnn);
-    if (c->lt) cublasLtDestroy(c->lt);
+    if (c->lt) c->lt_fn.destroy(c->lt);
+    i8_cublaslt_close(&c->lt_fn);
     free(c->ev);
     free(c->rt);
     free(c->views);
@@ -1126,7 +1127,8 @@ static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_opti
     cudnnStatus_t ds = cudnnCreate(&c->dnn);
     if (ds != CUDNN_STATUS_SUCCESS)
         return i8_fail(err, INFER8_E_DEVICE, "cuda: cudnnCreate: %s", cudnnGetErrorString(ds));
-    if (cublasLtCreate(&c->lt) != CUBLAS_STATUS_SUCCESS)
+    if ((rc = i8_cublaslt_open(&c->lt_fn, NULL, err))) return rc;
+    if (c->lt_fn.create(&c->lt) != CUBLAS_STATUS_SUCCESS)
         return i8_fail(err, INFER8_E_DEVICE, "cuda: cublasLtCreate failed");
     int least_prio = 0, greatest_prio = 0;
     CU_TRY(cudaDeviceGetStreamPriorityRange(&least_prio, &greatest_prio));
@@ -1343,7 +1345,8 @@ static void cuda_describe_device(void *vctx, char *buf, size_t size) {
     if (cudaGetDeviceProperties(&prop, dev) != cudaSuccess) snprintf(prop.name, sizeof prop.name, "unknown GPU");
     cudaDriverGetVersion(&drv);
     cudaRuntimeGetVersion(&rt);
-    size_t dnn = cudnnGetVersion(), lt = cublasLtGetVersion();
+    /* cuBLASLt's version is known once a context has opened it (0: not opened) */
+    size_t dnn = cudnnGetVersion(), lt = c && c->lt_fn.lib ? c->lt_fn.get_version() : 0;
     snprintf(buf, size, "%s (sm_%d%d, %d SMs), driver %d.%d, CUDA runtime %d.%d, cuDNN %zu.%zu.%zu, cuBLASLt %zu",
              prop.name, prop.major, prop.minor, prop.multiProcessorCount, drv / 1000, (drv % 1000) / 10, rt / 1000,
              (rt % 1000) / 10, dnn / 10000, (dnn % 10000) / 100, dnn % 100, lt);

@@ -109,9 +109,9 @@ typedef struct i8_cuda_stats {
 } i8_cuda_stats;
 void i8_cuda_get_stats(const void *ctx, int n, i8_cuda_stats *stats);
 
-/* 1 when t is a cuBLASLt tactic whose split-K adds partial sums in the output type (fp16), which
- * the tuner leaves out unless INFER8_CUDA_LOSSY_ENGINES=1; 0 otherwise; -1 when its algorithm
- * cannot be read. */
-int i8_cuda_tactic_lossy_reduction(const i8_cuda_tactic *t);
+/* 1 when t (a tactic of context ctx, whose cuBLASLt reads it) is a cuBLASLt tactic whose split-K
+ * adds partial sums in the output type (fp16), which the tuner leaves out unless
+ * INFER8_CUDA_LOSSY_ENGINES=1; 0 otherwise; -1 when its algorithm cannot be read. */
+int i8_cuda_tactic_lossy_reduction(const void *ctx, const i8_cuda_tactic *t);
 
 #endif

@@ -84,13 +84,13 @@ static int run_plan(cu_ctx *c, int n, cu_conv_plan *p, int node, cudaStream_t s,
     case I8_CUDA_TACTIC_CUBLASLT: {
         const void *bias = lt_bias(c, node);
         cublasStatus_t st =
-            cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias);
+            c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias);
         if (st != CUBLAS_STATUS_SUCCESS) return (int)st;
         float alpha = 1.0f, beta = g->has_res ? 1.0f : 0.0f;
         cublasLtMatmulAlgo_t algo;
         memcpy(&algo, p->tac.algo, sizeof algo);
-        st = cublasLtMatmul(c->lt, p->mm, &alpha, c->rt[node].w16, p->la, x, p->lb, &beta, g->has_res ? res : y,
-                            p->lc, y, p->ld, &algo, ws, CU_WORKSPACE_BYTES, s);
+        st = c->lt_fn.matmul(c->lt, p->mm, &alpha, c->rt[node].w16, p->la, x, p->lb, &beta, g->has_res ? res : y,
+                             p->lc, y, p->ld, &algo, ws, CU_WORKSPACE_BYTES, s);
         return (int)st;
     }
     case I8_CUDA_TACTIC_CUDNN:
@@ -178,13 +178,15 @@ static float time_variant(cu_ctx *c, int n, const cu_conv_plan *p, int node, int
 /* ---------------------------------------------------------------- cuBLASLt */
 
 static void lt_destroy(cu_conv_plan *p) {
-    if (p->la) cublasLtMatrixLayoutDestroy(p->la);
-    if (p->lb) cublasLtMatrixLayoutDestroy(p->lb);
-    if (p->lc) cublasLtMatrixLayoutDestroy(p->lc);
-    if (p->ld) cublasLtMatrixLayoutDestroy(p->ld);
-    if (p->mm) cublasLtMatmulDescDestroy(p->mm);
+    if (!p->lt_fn) return; /* no cuBLASLt descriptor was made */
+    if (p->la) p->lt_fn->layout_destroy(p->la);
+    if (p->lb) p->lt_fn->layout_destroy(p->lb);
+    if (p->lc) p->lt_fn->layout_destroy(p->lc);
+    if (p->ld) p->lt_fn->layout_destroy(p->ld);
+    if (p->mm) p->lt_fn->desc_destroy(p->mm);
     p->la = p->lb = p->lc = p->ld = NULL;
     p->mm = NULL;
+    p->lt_fn = NULL;
 }
 
 static int lt_fits(const cu_conv_sig *g) {
@@ -205,16 +207,17 @@ static int lt_setup(cu_ctx *c, int n, cu_conv_plan *p, int node, cublasLtMatmulH
     cublasLtEpilogue_t epi = g->relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
     const int32_t bias_t = c->cudnn_lossy_ok ? CUDA_R_16F : CUDA_R_32F;
     const void *bias = lt_bias(c, node);
-    if (cublasLtMatmulDescCreate(&p->mm, CUBLAS_COMPUTE_32F, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS ||
-        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) ||
-        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) ||
-        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi) ||
-        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) ||
-        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_t, sizeof bias_t) ||
-        cublasLtMatrixLayoutCreate(&p->la, CUDA_R_16F, k, co, (int64_t)k) ||
-        cublasLtMatrixLayoutCreate(&p->lb, CUDA_R_16F, k, m, g->x_ld) ||
-        cublasLtMatrixLayoutCreate(&p->lc, CUDA_R_16F, co, m, g->has_res ? g->res_ld : g->y_ld) ||
-        cublasLtMatrixLayoutCreate(&p->ld, CUDA_R_16F, co, m, g->y_ld))
+    p->lt_fn = &c->lt_fn;
+    if (c->lt_fn.desc_create(&p->mm, CUBLAS_COMPUTE_32F, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS ||
+        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) ||
+        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) ||
+        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi) ||
+        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) ||
+        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_t, sizeof bias_t) ||
+        c->lt_fn.layout_create(&p->la, CUDA_R_16F, k, co, (int64_t)k) ||
+        c->lt_fn.layout_create(&p->lb, CUDA_R_16F, k, m, g->x_ld) ||
+        c->lt_fn.layout_create(&p->lc, CUDA_R_16F, co, m, g->has_res ? g->res_ld : g->y_ld) ||
+        c->lt_fn.layout_create(&p->ld, CUDA_R_16F, co, m, g->y_ld))
         return 0;
     return i8_cuda_lt_heuristic(c, p, 16, (uint32_t)g->align_x, (uint32_t)(g->has_res ? g->align_r : g->align_y),
                                 (uint32_t)g->align_y, res, max);
@@ -228,14 +231,15 @@ static uint32_t lt_reduction_schemes(const cu_ctx *c) {
     return c->cudnn_lossy_ok ? (uint32_t)CUBLASLT_REDUCTION_SCHEME_MASK : (uint32_t)CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
 }
 
-int i8_cuda_tactic_lossy_reduction(const i8_cuda_tactic *t) {
+int i8_cuda_tactic_lossy_reduction(const void *ctx, const i8_cuda_tactic *t) {
+    const cu_ctx *c = ctx;
     if (t->kind != I8_CUDA_TACTIC_CUBLASLT && t->kind != I8_CUDA_TACTIC_FP8_LT) return 0;
     cublasLtMatmulAlgo_t algo;
     memcpy(&algo, t->algo, sizeof algo);
     uint32_t scheme = CUBLASLT_REDUCTION_SCHEME_NONE;
     size_t written = 0;
-    if (cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme, sizeof scheme,
-                                             &written) != CUBLAS_STATUS_SUCCESS)
+    if (c->lt_fn.algo_config_get_attribute(&algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme, sizeof scheme,
+                                           &written) != CUBLAS_STATUS_SUCCESS)
         return -1;
     return scheme == CUBLASLT_REDUCTION_SCHEME_INPLACE || scheme == CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE;
 }
@@ -246,17 +250,17 @@ int i8_cuda_lt_heuristic(cu_ctx *c, cu_conv_plan *p, uint32_t al_a, uint32_t al_
     const uint32_t schemes = lt_reduction_schemes(c);
     cublasLtMatmulPreference_t pref = NULL;
     int found = 0;
-    if (cublasLtMatmulPreferenceCreate(&pref) ||
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb) ||
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &schemes, sizeof schemes) ||
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al_a, sizeof al_a) ||
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al_b, sizeof al_b) ||
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_c, sizeof al_c) ||
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_d, sizeof al_d) ||
-        cublasLtMatmulAlgoGetHeuristic(c->lt, p->mm, p->la, p->lb, p->lc, p->ld, pref, max, res, &found) !=
+    if (c->lt_fn.preference_create(&pref) ||
+        c->lt_fn.preference_set_attribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb) ||
+        c->lt_fn.preference_set_attribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &schemes, sizeof schemes) ||
+        c->lt_fn.preference_set_attribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al_a, sizeof al_a) ||
+        c->lt_fn.preference_set_attribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al_b, sizeof al_b) ||
+        c->lt_fn.preference_set_attribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_c, sizeof al_c) ||
+        c->lt_fn.preference_set_attribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_d, sizeof al_d) ||
+        c->lt_fn.algo_get_heuristic(c->lt, p->mm, p->la, p->lb, p->lc, p->ld, pref, max, res, &found) !=
             CUBLAS_STATUS_SUCCESS)
         found = 0;
-    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    if (pref) c->lt_fn.preference_destroy(pref);
     return found;
 }
 
@@ -788,7 +792,7 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
      * against the own kernel's output before it is timed */
     if (p->tac.kind != I8_CUDA_TACTIC_FP8 || !i8_cuda_fp8_lt_fits(c, &p->sig)) return 0;
     cu_conv_plan lt = *p;
-    lt.mm = NULL, lt.la = lt.lb = lt.lc = lt.ld = NULL;
+    lt.lt_fn = NULL, lt.mm = NULL, lt.la = lt.lb = lt.lc = lt.ld = NULL;
     cublasLtMatmulHeuristicResult_t res[MAX_LT_ALGOS];
     int nres = i8_cuda_fp8_lt_setup(c, b->n, &lt, node, res, MAX_LT_ALGOS), won = 0, checked_bad = 0;
     const float own_ms = best;

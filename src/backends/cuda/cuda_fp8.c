@@ -481,21 +481,22 @@ int i8_cuda_fp8_lt_setup(cu_ctx *c, int n, cu_conv_plan *p, int node, cublasLtMa
     const void *bias = rt->b16, *as = rt->mult, *bs = c->ones, *ds = rt->dscale;
     const int e4m3_out = g->out_q;
     const int64_t ldc = e4m3_out ? (int64_t)co : g->res_mode == I8_FP8_RES_F16 ? g->res_ld : g->y_ld;
-    if (cublasLtMatmulDescCreate(&p->mm, CUBLAS_COMPUTE_32F, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS ||
-        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) ||
-        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) ||
-        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi) ||
-        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) ||
-        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_t, sizeof bias_t) ||
-        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &vec, sizeof vec) ||
-        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &vec, sizeof vec) ||
-        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &as, sizeof as) ||
-        cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &bs, sizeof bs) ||
-        (e4m3_out && cublasLtMatmulDescSetAttribute(p->mm, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &ds, sizeof ds)) ||
-        cublasLtMatrixLayoutCreate(&p->la, CUDA_R_8F_E4M3, k, co, (int64_t)k) ||
-        cublasLtMatrixLayoutCreate(&p->lb, CUDA_R_8F_E4M3, k, m, g->x_ld) ||
-        cublasLtMatrixLayoutCreate(&p->lc, CUDA_R_16F, co, m, ldc) ||
-        cublasLtMatrixLayoutCreate(&p->ld, e4m3_out ? CUDA_R_8F_E4M3 : CUDA_R_16F, co, m, g->y_ld))
+    p->lt_fn = &c->lt_fn;
+    if (c->lt_fn.desc_create(&p->mm, CUBLAS_COMPUTE_32F, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS ||
+        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) ||
+        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) ||
+        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi) ||
+        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) ||
+        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_t, sizeof bias_t) ||
+        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &vec, sizeof vec) ||
+        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &vec, sizeof vec) ||
+        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &as, sizeof as) ||
+        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &bs, sizeof bs) ||
+        (e4m3_out && c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &ds, sizeof ds)) ||
+        c->lt_fn.layout_create(&p->la, CUDA_R_8F_E4M3, k, co, (int64_t)k) ||
+        c->lt_fn.layout_create(&p->lb, CUDA_R_8F_E4M3, k, m, g->x_ld) ||
+        c->lt_fn.layout_create(&p->lc, CUDA_R_16F, co, m, ldc) ||
+        c->lt_fn.layout_create(&p->ld, e4m3_out ? CUDA_R_8F_E4M3 : CUDA_R_16F, co, m, g->y_ld))
         return 0;
     uint32_t al_b = (uint32_t)i8_cuda_align_of(i8_cuda_view_qptr(c, nd->inputs[0]));
     uint32_t al_d = (uint32_t)i8_cuda_align_of(e4m3_out ? i8_cuda_view_qptr(c, node) : i8_cuda_view_ptr(c, node));
@@ -513,8 +514,8 @@ int i8_cuda_fp8_lt_launch(cu_ctx *c, int n, const cu_conv_plan *p, int node, cud
     float alpha = 1.0f, beta = !g->out_q && g->res_mode == I8_FP8_RES_F16 ? 1.0f : 0.0f;
     cublasLtMatmulAlgo_t algo;
     memcpy(&algo, p->tac.algo, sizeof algo);
-    return (int)cublasLtMatmul(c->lt, p->mm, &alpha, a, p->la, x, p->lb, &beta, cm, p->lc, d, p->ld, &algo, c->ws[wsi],
-                               CU_WORKSPACE_BYTES, s);
+    return (int)c->lt_fn.matmul(c->lt, p->mm, &alpha, a, p->la, x, p->lb, &beta, cm, p->lc, d, p->ld, &algo,
+                                c->ws[wsi], CU_WORKSPACE_BYTES, s);
 }
 
 /* Copies node's output slice (n images) to host: its e4m3 codes (q) or its fp16 halves. */

@@ -8,6 +8,7 @@
 #include <cudnn.h>
 
 #include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/cuda_cublaslt.h"
 #include "backends/cuda/cuda_fp8.h"
 #include "backends/cuda/cuda_kernels.h"
 
@@ -49,6 +50,7 @@ typedef struct cu_conv_sig {
 typedef struct cu_conv_plan {
     cu_conv_sig sig;
     i8_cuda_tactic tac;
+    const i8_cublaslt *lt_fn;    /* the context's cuBLASLt entry points, set with mm (NULL: none made) */
     cublasLtMatmulDesc_t mm;
     cublasLtMatrixLayout_t la, lb, lc, ld;
     cudnnBackendDescriptor_t plan;
@@ -115,6 +117,7 @@ typedef struct cu_ctx {
     int max_batch;
     int device;
     cudnnHandle_t dnn;
+    i8_cublaslt lt_fn;           /* cuBLASLt, opened with the context (cuda_cublaslt.h) */
     cublasLtHandle_t lt;
     cudaStream_t streams[CU_STREAMS];
     /* the same lanes at the device's greatest stream priority (NULL where it has none): a node
