@@ -29,7 +29,8 @@ typedef struct cli_args {
     int i;              /* next index */
     const char *cmd;
 } cli_args;
-/* Returns 1 if argv[i] is option `name` taking a value; stores it (or reports a missing value). */
+/* Returns 1 if argv[i] is option `name` taking a value; stores it, or reports a missing or empty
+ * value as a usage error and sets *error (the value is then not to be read). */
 int cli_opt_value(cli_args *a, const char *name, const char **value, int *error);
 int cli_opt_flag(cli_args *a, const char *name);
 int cli_parse_int(const char *cmd, const char *opt, const char *text, long min, long max, long *out);

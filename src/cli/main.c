@@ -104,17 +104,23 @@ int cli_opt_value(cli_args *a, const char *name, const char **value, int *error)
     if (arg[n] == '=') {
         *value = arg + n + 1;
         a->i++;
-        return 1;
-    }
-    if (arg[n] != 0) return 0;
-    if (a->i + 1 >= a->argc) {
+    } else if (arg[n] != 0) {
+        return 0;
+    } else if (a->i + 1 >= a->argc) {
         cli_usage_error(a->cmd, "option %s needs a value", name);
         *error = 1;
         a->i++;
         return 1;
+    } else {
+        *value = a->argv[a->i + 1];
+        a->i += 2;
     }
-    *value = a->argv[a->i + 1];
-    a->i += 2;
+    /* no option takes an empty value: an empty path or name is a slip (an unset shell variable),
+     * better named here than after the work, as a failed rename of "" */
+    if (!**value) {
+        cli_usage_error(a->cmd, "option %s needs a value, got an empty one", name);
+        *error = 1;
+    }
     return 1;
 }
 

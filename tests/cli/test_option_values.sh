@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every option that each command's --help lists, given as the last argument with nothing after it:
 # a usage error (exit 64; "option X needs a value" for those --help shows with a value), never a
-# crash. `infer8 synth --seed` read the missing value through a NULL pointer until session 44.
+# crash; and those with a value given an empty one (--opt= or --opt ""): exit 64 before any work. `infer8 synth --seed` read the missing value through a NULL pointer until session 44.
 . "$SRC/tests/lib/common.sh"
 commands=$("$INFER8" --help | awk '/^commands:/ { f = 1; next } f && /^  [a-z]/ { print $1 } f && /^$/ { f = 0 }')
 [ "$(echo "$commands" | wc -w)" -ge 10 ] || fail "infer8 --help lists too few commands: $commands"
@@ -20,6 +20,14 @@ for c in $commands; do
       grep -qF -- "option $o needs a value" "$WORK/err.txt" ||
         fail "infer8 $c $o: no 'needs a value' message: $(head -c 300 "$WORK/err.txt")"
       valued=$((valued + 1))
+      # an empty value, either way it can be written, is named as such before any work
+      for form in equals separate; do
+        rc=0
+        if [ $form = equals ]; then set -- "$o="; else set -- "$o" ""; fi
+        (cd "$WORK" && "$INFER8" "$c" "$@") >"$WORK/out.txt" 2>"$WORK/err.txt" || rc=$?
+        [ "$rc" -eq 64 ] && grep -qF -- "option $o needs a value, got an empty one" "$WORK/err.txt" ||
+          fail "infer8 $c $o with an empty value ($form): exit $rc: $(head -c 300 "$WORK/err.txt")"
+      done
     fi
   done
 done
