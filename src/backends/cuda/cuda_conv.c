@@ -189,6 +189,19 @@ static void lt_destroy(cu_conv_plan *p) {
     p->lt_fn = NULL;
 }
 
+int i8_cuda_lt_desc(cu_ctx *c, cu_conv_plan *p, int relu, const void *bias, int32_t bias_type) {
+    const i8_cublaslt *lt = &c->lt_fn;
+    const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    const cublasLtEpilogue_t epi = relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
+    p->lt_fn = lt;
+    return lt->desc_create(&p->mm, CUBLAS_COMPUTE_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS &&
+           !lt->desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) &&
+           !lt->desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) &&
+           !lt->desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi) &&
+           !lt->desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) &&
+           !lt->desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type);
+}
+
 static int lt_fits(const cu_conv_sig *g) {
     return g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
 }
@@ -203,17 +216,7 @@ static int lt_fits(const cu_conv_sig *g) {
 static int lt_setup(cu_ctx *c, int n, cu_conv_plan *p, int node, cublasLtMatmulHeuristicResult_t *res, int max) {
     const cu_conv_sig *g = &p->sig;
     uint64_t m = (uint64_t)n * g->h * g->w, k = (uint64_t)g->c_in, co = (uint64_t)g->c_out;
-    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    cublasLtEpilogue_t epi = g->relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
-    const int32_t bias_t = c->cudnn_lossy_ok ? CUDA_R_16F : CUDA_R_32F;
-    const void *bias = lt_bias(c, node);
-    p->lt_fn = &c->lt_fn;
-    if (c->lt_fn.desc_create(&p->mm, CUBLAS_COMPUTE_32F, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS ||
-        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) ||
-        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) ||
-        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi) ||
-        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) ||
-        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_t, sizeof bias_t) ||
+    if (!i8_cuda_lt_desc(c, p, g->relu, lt_bias(c, node), c->cudnn_lossy_ok ? CUDA_R_16F : CUDA_R_32F) ||
         c->lt_fn.layout_create(&p->la, CUDA_R_16F, k, co, (int64_t)k) ||
         c->lt_fn.layout_create(&p->lb, CUDA_R_16F, k, m, g->x_ld) ||
         c->lt_fn.layout_create(&p->lc, CUDA_R_16F, co, m, g->has_res ? g->res_ld : g->y_ld) ||

@@ -475,19 +475,11 @@ int i8_cuda_fp8_lt_setup(cu_ctx *c, int n, cu_conv_plan *p, int node, cublasLtMa
     const i8_node *nd = &c->g->nodes[node];
     uint64_t m = (uint64_t)n * g->h * g->w, k = (uint64_t)g->c_in, co = (uint64_t)g->c_out;
     if (m > c->n_ones || !rt->b16 || !rt->dscale) return 0;
-    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    cublasLtEpilogue_t epi = g->relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
-    int32_t vec = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, bias_t = CUDA_R_16F;
-    const void *bias = rt->b16, *as = rt->mult, *bs = c->ones, *ds = rt->dscale;
+    int32_t vec = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+    const void *as = rt->mult, *bs = c->ones, *ds = rt->dscale;
     const int e4m3_out = g->out_q;
     const int64_t ldc = e4m3_out ? (int64_t)co : g->res_mode == I8_FP8_RES_F16 ? g->res_ld : g->y_ld;
-    p->lt_fn = &c->lt_fn;
-    if (c->lt_fn.desc_create(&p->mm, CUBLAS_COMPUTE_32F, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS ||
-        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) ||
-        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) ||
-        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi) ||
-        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) ||
-        c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_t, sizeof bias_t) ||
+    if (!i8_cuda_lt_desc(c, p, g->relu, rt->b16, CUDA_R_16F) ||
         c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &vec, sizeof vec) ||
         c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &vec, sizeof vec) ||
         c->lt_fn.desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &as, sizeof as) ||

@@ -216,6 +216,10 @@ int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *sig, int node, int v
 int i8_cuda_fp8_fits(const cu_ctx *c, int n, const cu_conv_sig *sig, int node, int variant);
 /* Largest power of two (<= 256) dividing the address. */
 int i8_cuda_align_of(const void *p);
+/* Creates p's cuBLASLt matmul descriptor as every conv GEMM here has it: D = W^T X in fp32
+ * compute, bias (of bias_type, at device address bias) and relu in the epilogue; 1 on success.
+ * The caller adds its scales and layouts; lt_destroy frees whatever was made. */
+int i8_cuda_lt_desc(cu_ctx *c, cu_conv_plan *p, int relu, const void *bias, int32_t bias_type);
 /* Asks cuBLASLt for up to max algorithms for p's descriptors with the backend's workspace and
  * the given minimum alignments (bytes) of A, B, C, D; returns how many (0 on any failure). */
 int i8_cuda_lt_heuristic(cu_ctx *c, cu_conv_plan *p, uint32_t al_a, uint32_t al_b, uint32_t al_c, uint32_t al_d,
