@@ -31,6 +31,13 @@ PY
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
     echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
     ldd build-device/tests/test_cuda_backend | grep -E 'cud|cublas|nvrtc|not found'
+    # cuBLASLt is opened at run time (src/backends/cuda/cuda_cublaslt.c), so ldd does not list it:
+    # the first copy on the library path is the one dlopen takes
+    local d lt_found=""
+    for d in ${LD_LIBRARY_PATH//:/ }; do
+      if [ -e "$d/libcublasLt.so.13" ]; then lt_found="$d/libcublasLt.so.13"; break; fi
+    done
+    echo "	libcublasLt.so.13 (opened at run time) => ${lt_found:-not on LD_LIBRARY_PATH (ld.so.cache decides)}"
   } >"$OUT/cuda_env.txt" 2>&1
   cat "$OUT/cuda_env.txt"
 }
