@@ -27,6 +27,11 @@ expect_fail 64 "unknown command" "$INFER8" frobnicate
 expect_fail 64 "opt-level expects an integer in \\[0, 3\\], got '4'" "$INFER8" classify "$good" --opt-level 4
 expect_fail 64 "opt-level expects an integer in \\[0, 3\\]" "$INFER8" build "$good" --opt-level x -o "$WORK/x.bundle"
 expect_fail 64 "opt-level expects an integer in \\[0, 3\\]" "$INFER8" study "$good" --images "$WORK" --opt-level -1 -o "$WORK/s"
+# --seed is a non-negative integer: a sign (which strtoull would wrap), trailing text and overflow
+for bad in -1 " 1" 1x 18446744073709551616; do
+  expect_fail 64 "--seed expects a non-negative integer, got '" "$INFER8" synth --arch inception_v3 --seed "$bad" -o "$WORK/sd"
+done
+[ ! -e "$WORK/sd" ] || fail "synth wrote a snapshot for a bad --seed"
 # --size is exactly WxH in 1..16384: trailing text, a sign, overflow and a missing side are refused
 for bad in 64x48junk 64x 0x48 +64x48 64x-48 99999999999x1 64x16385 x48 " 64x48"; do
   expect_fail 64 "--size expects WxH \\(1..16384\\), got '" "$INFER8" gen-images --count 1 --size "$bad" -o "$WORK/sz"
