@@ -959,7 +959,7 @@ static void cuda_destroy(void *vctx) {
             if (b->varpack)
                 for (int i = 0; i < c->g->n_nodes; i++)
                     if (b->varpack[i]) cudnnBackendDestroyDescriptor(b->varpack[i]);
-            i8_cuda_conv_free_batch(b);
+            i8_cuda_conv_free_batch(c, b);
             free(b->node_plan);
             free(b->varpack);
             free(b->tactics);

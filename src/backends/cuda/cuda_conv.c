@@ -177,23 +177,20 @@ static float time_variant(cu_ctx *c, int n, const cu_conv_plan *p, int node, int
 
 /* ---------------------------------------------------------------- cuBLASLt */
 
-static void lt_destroy(cu_conv_plan *p) {
-    if (!p->lt_fn) return; /* no cuBLASLt descriptor was made */
-    if (p->la) p->lt_fn->layout_destroy(p->la);
-    if (p->lb) p->lt_fn->layout_destroy(p->lb);
-    if (p->lc) p->lt_fn->layout_destroy(p->lc);
-    if (p->ld) p->lt_fn->layout_destroy(p->ld);
-    if (p->mm) p->lt_fn->desc_destroy(p->mm);
+static void lt_destroy(const cu_ctx *c, cu_conv_plan *p) {
+    if (p->la) c->lt_fn.layout_destroy(p->la);
+    if (p->lb) c->lt_fn.layout_destroy(p->lb);
+    if (p->lc) c->lt_fn.layout_destroy(p->lc);
+    if (p->ld) c->lt_fn.layout_destroy(p->ld);
+    if (p->mm) c->lt_fn.desc_destroy(p->mm);
     p->la = p->lb = p->lc = p->ld = NULL;
     p->mm = NULL;
-    p->lt_fn = NULL;
 }
 
 int i8_cuda_lt_desc(cu_ctx *c, cu_conv_plan *p, int relu, const void *bias, int32_t bias_type) {
     const i8_cublaslt *lt = &c->lt_fn;
     const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     const cublasLtEpilogue_t epi = relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
-    p->lt_fn = lt;
     return lt->desc_create(&p->mm, CUBLAS_COMPUTE_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS &&
            !lt->desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) &&
            !lt->desc_set_attribute(p->mm, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) &&
@@ -691,13 +688,13 @@ fail:
 
 /* ---------------------------------------------------------------- setup per node */
 
-static void plan_release(cu_conv_plan *p) {
-    lt_destroy(p);
+static void plan_release(const cu_ctx *c, cu_conv_plan *p) {
+    lt_destroy(c, p);
     dnn_destroy(p);
 }
 
-void i8_cuda_conv_free_batch(cu_batch *b) {
-    for (int i = 0; i < b->n_plans; i++) plan_release(&b->plans[i]);
+void i8_cuda_conv_free_batch(const cu_ctx *c, cu_batch *b) {
+    for (int i = 0; i < b->n_plans; i++) plan_release(c, &b->plans[i]);
     free(b->plans);
     b->plans = NULL;
     b->n_plans = b->cap_plans = 0;
@@ -795,7 +792,7 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
      * against the own kernel's output before it is timed */
     if (p->tac.kind != I8_CUDA_TACTIC_FP8 || !i8_cuda_fp8_lt_fits(c, &p->sig)) return 0;
     cu_conv_plan lt = *p;
-    lt.lt_fn = NULL, lt.mm = NULL, lt.la = lt.lb = lt.lc = lt.ld = NULL;
+    lt.mm = NULL, lt.la = lt.lb = lt.lc = lt.ld = NULL;
     cublasLtMatmulHeuristicResult_t res[MAX_LT_ALGOS];
     int nres = i8_cuda_fp8_lt_setup(c, b->n, &lt, node, res, MAX_LT_ALGOS), won = 0, checked_bad = 0;
     const float own_ms = best;
@@ -824,7 +821,7 @@ static int tune_fp8(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
                 c->g->nodes[node].name, b->n, b->n * p->sig.h * p->sig.w, p->sig.c_in, p->sig.c_out,
                 p->sig.out_q ? "e4m3" : "fp16", nres, checked_bad, (double)lt_best, (double)own_ms, won ? " (won)" : "");
     if (won) p->mm = lt.mm, p->la = lt.la, p->lb = lt.lb, p->lc = lt.lc, p->ld = lt.ld;
-    else lt_destroy(&lt);
+    else lt_destroy(c, &lt);
     return 0;
 }
 
@@ -873,7 +870,7 @@ static void tune_plan(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
         lt_n = lt_setup(c, b->n, p, node, lt_res, MAX_LT_ALGOS);
         p->tac = *pre;
         if (p->mm && time_plan(c, b->n, p, node, NULL) >= 0.0f) return;
-        lt_destroy(p);
+        lt_destroy(c, p);
     } else if (pre && pre->kind == I8_CUDA_TACTIC_CUDNN) {
         dnn_tune(c, b, p, node, &best, pre->variant, pre->engine);
         if (p->plan) return;
@@ -913,7 +910,7 @@ static void tune_plan(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node) {
                 if (ms >= 0.0f && ms < best) best = ms, p->tac = t;
             }
     }
-    if (p->tac.kind != I8_CUDA_TACTIC_CUBLASLT) lt_destroy(p);
+    if (p->tac.kind != I8_CUDA_TACTIC_CUBLASLT) lt_destroy(c, p);
     if (p->tac.kind != I8_CUDA_TACTIC_CUDNN) dnn_destroy(p);
 }
 

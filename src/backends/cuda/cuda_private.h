@@ -50,7 +50,6 @@ typedef struct cu_conv_sig {
 typedef struct cu_conv_plan {
     cu_conv_sig sig;
     i8_cuda_tactic tac;
-    const i8_cublaslt *lt_fn;    /* the context's cuBLASLt entry points, set with mm (NULL: none made) */
     cublasLtMatmulDesc_t mm;
     cublasLtMatrixLayout_t la, lb, lc, ld;
     cudnnBackendDescriptor_t plan;
@@ -281,6 +280,6 @@ infer8_status i8_cuda_conv_restore(cu_ctx *c, cu_batch *b, const i8_cuda_tactic 
  * stream index ws_index (only one launch at a time may use them).
  * Returns 0 or a nonzero library status. */
 int i8_cuda_conv_launch(cu_ctx *c, cu_batch *b, int node, cudaStream_t s, int ws_index);
-void i8_cuda_conv_free_batch(cu_batch *b);
+void i8_cuda_conv_free_batch(const cu_ctx *c, cu_batch *b);
 
 #endif
