@@ -34,6 +34,7 @@
 #   pack_call NAME                      everything under $OUT into $OUT/NAME.tgz (the device returns
 #                                       at most 8 files)
 export GPU_CHECK_PACK=never
+GPU_CHECK=${GPU_CHECK:-tools/gpu-check} # every step's gpu-check (a test puts a stand-in here)
 call_t0=$SECONDS
 left() { echo $((${CALL_SECONDS:-540} - (SECONDS - call_t0))); }
 cap() { local l; l=$(left); echo $(( $1 < l ? $1 : (l > 1 ? l : 1) )); }
@@ -43,7 +44,7 @@ bench_step() {
   if [ "$(left)" -lt "$need" ]; then echo "$name skipped: $(left) s left, $need needed"; return 0; fi
   stamp "$name"
   FP8_BENCH_INTO=$name INFER8_FP8_BENCH_ARCHES=$arch INFER8_FP8_BENCH_BATCHES=$batches \
-    FP8_BENCH_TIMEOUT=$(cap $((need + 30))) tools/gpu-check fp8_bench 2>&1 | tail -8
+    FP8_BENCH_TIMEOUT=$(cap $((need + 30))) "$GPU_CHECK" fp8_bench 2>&1 | tail -8
   grep -E "own-kernel choice|convs on own kernels|graph as tuned" "$OUT/$name/fp8_bench.log" | head -6
 }
 fp8_tests_step() {
@@ -82,21 +83,24 @@ lab_step() {
   shift 2
   if [ "$(left)" -lt 30 ]; then echo "lab $shape $* skipped: $(left) s left"; return 0; fi
   stamp "lab $shape $*"
+  local part
+  part=$(mktemp -t lab-part.XXXXXX)
   # FP8_LAB_MODE=0 first: a mode among the caller's VAR=VALUE pairs overrides it
   { echo "### $shape $*"; env FP8_LAB_MODE=0 "$@" FP8_LAB_SHAPE="$shape" timeout "$(cap 60)" build-device/bin/fp8_lab; echo "exit $?"; } \
-    >"/tmp/lab-part.txt" 2>&1
-  cat /tmp/lab-part.txt >>"$OUT/$file"
-  grep -E "tma|abl-|best|WRONG|FAIL|exit [1-9]" /tmp/lab-part.txt | cut -c1-110 | head -20
+    >"$part" 2>&1
+  cat "$part" >>"$OUT/$file"
+  grep -E "tma|abl-|best|WRONG|FAIL|exit [1-9]" "$part" | cut -c1-110 | head -20
+  rm -f "$part"
 }
 peers_step() {
   local arch=$1 batch=$2 need=$3
   if [ "$(left)" -le "$need" ]; then echo "peers $arch b$batch skipped: $(left) s left"; return 0; fi
   stamp "peers $arch b$batch"
-  BENCH_ARCHES=$arch BENCH_BATCHES=$batch timeout "$(cap "$need")" "${GPU_CHECK:-tools/gpu-check}" bench_peers 2>&1 | tail -4
+  BENCH_ARCHES=$arch BENCH_BATCHES=$batch timeout "$(cap "$need")" "$GPU_CHECK" bench_peers 2>&1 | tail -4
 }
 check_step() {
   stamp "$1"
-  INFER8_CUDA_CUDNN_BUDGET=4 timeout "$(cap "$2")" tools/gpu-check "$1" 2>&1 | grep -E "PASSED|FAILED|exit" | tail -3
+  INFER8_CUDA_CUDNN_BUDGET=4 timeout "$(cap "$2")" "$GPU_CHECK" "$1" 2>&1 | grep -E "PASSED|FAILED|exit" | tail -3
   grep -h "profile .* over the tuned convs" "$OUT/$1.log" 2>/dev/null | head -4
 }
 # test_cuda_fp8 processes, one per PART "NAME CAP [FILTER]" (fp8_tests_step), beside cuda_tests
