@@ -9,12 +9,26 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Scratch files made by this process (one per suffix), removed at exit. */
+static char fuzz_scratch_paths[8][256];
+
+static void fuzz_scratch_remove(void) {
+    for (int i = 0; i < 8; i++)
+        if (fuzz_scratch_paths[i][0]) unlink(fuzz_scratch_paths[i]);
+}
+
 /* Writes data to the scratch file named with `suffix` and returns its path (static buffer);
  * NULL if it could not be written (the target then skips the input). */
 static const char *fuzz_scratch_file(const uint8_t *data, size_t size, const char *suffix) {
     static char path[256];
     const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     snprintf(path, sizeof path, "%s/infer8-fuzz-%ld%s", dir, (long)getpid(), suffix);
+    int slot = 0;
+    while (slot < 8 && fuzz_scratch_paths[slot][0] && strcmp(fuzz_scratch_paths[slot], path) != 0) slot++;
+    if (slot < 8 && !fuzz_scratch_paths[slot][0]) {
+        if (slot == 0) atexit(fuzz_scratch_remove);
+        memcpy(fuzz_scratch_paths[slot], path, sizeof path);
+    }
     FILE *f = fopen(path, "wb");
     if (!f) return NULL;
     int ok = size == 0 || fwrite(data, 1, size, f) == size;

@@ -475,8 +475,11 @@ infer8_status i8_st_open_index(i8_safetensors *st, const char *index_path, const
     qsort(all, (size_t)n_all, sizeof *all, cmp_tensor_name);
     for (int i = 1; i < n_all; i++) {
         if (strcmp(all[i - 1].name, all[i].name) == 0) {
-            s = i8_fail(err, INFER8_E_FORMAT, "%s: tensor '%s' is in two shards, '%s' and '%s'", index_path, all[i].name,
-                        shards.names[all[i - 1].file_index], shards.names[all[i].file_index]);
+            char shown[300], shown_a[128], shown_b[128];
+            s = i8_fail(err, INFER8_E_FORMAT, "%s: tensor '%s' is in two shards, '%s' and '%s'", index_path,
+                        i8_fmt_show(all[i].name, shown, sizeof shown),
+                        i8_fmt_show(shards.names[all[i - 1].file_index], shown_a, sizeof shown_a),
+                        i8_fmt_show(shards.names[all[i].file_index], shown_b, sizeof shown_b));
             goto done;
         }
     }
@@ -484,10 +487,12 @@ infer8_status i8_st_open_index(i8_safetensors *st, const char *index_path, const
     for (const cJSON *c = wm->child; c; c = c->next) {
         const i8_st_tensor *t = i8_st_find(&merged, c->string);
         if (!t || strcmp(shards.names[t->file_index], c->valuestring) != 0) {
-            char shown[300];
+            char shown[300], shown_shard[128], shown_found[128]; /* names from the file: shown escaped */
             s = i8_fail(err, INFER8_E_MISSING_KEY, "%s: tensor '%s' is not in its shard '%s'%s%s%s", index_path,
-                        i8_fmt_show(c->string, shown, sizeof shown), c->valuestring, t ? " (found in '" : "",
-                        t ? shards.names[t->file_index] : "", t ? "')" : "");
+                        i8_fmt_show(c->string, shown, sizeof shown),
+                        i8_fmt_show(c->valuestring, shown_shard, sizeof shown_shard), t ? " (found in '" : "",
+                        t ? i8_fmt_show(shards.names[t->file_index], shown_found, sizeof shown_found) : "",
+                        t ? "')" : "");
             goto done;
         }
     }

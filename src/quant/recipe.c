@@ -4,6 +4,8 @@
 
 #include <cjson/cJSON.h>
 #include <fnmatch.h>
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +115,17 @@ static infer8_status string_list(const cJSON *root, const char *key, const char 
     return INFER8_OK;
 }
 
+/* 1 and *out = j's value when j is a JSON number holding an integer in [lo, hi]. The range is
+ * checked on the double, before any conversion: casting a double outside int's range is
+ * undefined behaviour (fuzz_recipe found "version": 666666666666666661). */
+static int json_int(const cJSON *j, int lo, int hi, int *out) {
+    if (!j || !cJSON_IsNumber(j)) return 0;
+    double v = j->valuedouble;
+    if (!(v >= lo && v <= hi) || v != floor(v)) return 0;
+    *out = (int)v;
+    return 1;
+}
+
 infer8_status i8_fp8_recipe_parse_json(const char *text, size_t size, const char *name, i8_fp8_recipe *out,
                                        i8_err *err) {
     if (!name) name = "recipe";
@@ -159,13 +172,14 @@ infer8_status i8_fp8_recipe_parse_json(const char *text, size_t size, const char
         st = i8_fail(err, INFER8_E_MISSING_KEY, "%s: version: missing (expected 1)", name);
         goto done;
     }
-    if (!cJSON_IsNumber(it) || it->valuedouble != (double)(int)it->valuedouble) {
+    int version = 0;
+    if (!json_int(it, INT_MIN, INT_MAX, &version)) {
         st = i8_fail(err, INFER8_E_FORMAT, "%s: version: expected an integer", name);
         goto done;
     }
-    if (it->valueint != 1) {
+    if (version != 1) {
         st = i8_fail(err, INFER8_E_UNSUPPORTED, "%s: version: %d is not supported (this build reads version 1)", name,
-                     it->valueint);
+                     version);
         goto done;
     }
     it = cJSON_GetObjectItemCaseSensitive(root, "base");
@@ -190,14 +204,13 @@ infer8_status i8_fp8_recipe_parse_json(const char *text, size_t size, const char
     if (it && !cJSON_IsNull(it)) {
         const cJSON *a = cJSON_IsArray(it) && cJSON_GetArraySize(it) == 2 ? cJSON_GetArrayItem(it, 0) : NULL;
         const cJSON *b = a ? cJSON_GetArrayItem(it, 1) : NULL;
-        if (!a || !b || !cJSON_IsNumber(a) || !cJSON_IsNumber(b) || a->valuedouble != (double)(int)a->valuedouble ||
-            b->valuedouble != (double)(int)b->valuedouble || a->valueint < 0 || b->valueint < a->valueint ||
-            b->valueint > 9999) {
+        int first = 0, last = 0;
+        if (!json_int(a, 0, 9999, &first) || !json_int(b, first, 9999, &last)) {
             st = i8_fail(err, INFER8_E_FORMAT, "%s: residual_fp8: expected [first, last] with 0 <= first <= last", name);
             goto done;
         }
-        r.residual_first = a->valueint;
-        r.residual_last = b->valueint;
+        r.residual_first = first;
+        r.residual_last = last;
     }
 done:
     cJSON_Delete(root);

@@ -26,6 +26,7 @@ run_kind() {
     scales)
       "$INFER8" classify "$good" --precision fp8 --scales "$f" --image "$ok" >"$WORK/stdout" 2>"$WORK/stderr" || rc=$? ;;
     bundle) "$INFER8" inspect "$f" >"$WORK/stdout" 2>"$WORK/stderr" || rc=$? ;;
+    recipe) "$INFER8" recipe "$good" --recipe "$f" >"$WORK/stdout" 2>"$WORK/stderr" || rc=$? ;;
     *) fail "unknown kind $kind" ;;
   esac
 }
@@ -41,14 +42,14 @@ while IFS=$'\t' read -r file kind regex; do
   echo "ok: $file ($kind): $(head -c 160 "$WORK/stderr" | head -1)"
   n=$((n + 1))
 done < "$CORPUS/MANIFEST"
-[ "$n" -ge 40 ] || fail "only $n corpus entries ran"
+[ "$n" -ge 80 ] || fail "only $n corpus entries ran"
 
 # fuzzer regression inputs: any outcome but a signal or an exit other than 0/2
 for d in "$SRC"/fuzz/regressions/*/; do
   [ -d "$d" ] || continue
   t=$(basename "$d")
   case "$t" in safetensors) kind=st ;; config) kind=config ;; image) kind=image ;; scales) kind=scales ;;
-               bundle) kind=bundle ;; *) continue ;; esac
+               bundle) kind=bundle ;; recipe) kind=recipe ;; *) continue ;; esac
   for f in "$d"*; do
     run_kind "$kind" "$f"
     [ "$rc" -eq 0 ] || [ "$rc" -eq 2 ] || { cat "$WORK/stderr" >&2; fail "regression $t/$(basename "$f"): exit $rc"; }

@@ -10,6 +10,7 @@ MANIFEST format (tab-separated): file  kind  regex
   kind image   infer8 preprocess SNAPSHOT --image FILE -o out.npy --max-image-pixels 1048576
   kind scales  infer8 classify SNAPSHOT --precision fp8 --scales FILE --image ok.png
   kind bundle  infer8 inspect FILE
+  kind recipe  infer8 recipe SNAPSHOT --recipe FILE                (SNAPSHOT: synth inception_v3)
 """
 import json, os, struct, sys, zlib
 
@@ -141,6 +142,23 @@ sc("scales_amax_string.json", lambda c: list(c["tensors"].values())[0].update(am
 sc("scales_method.json", lambda c: c.update(method="magic"), "method")
 sc("scales_tensors_list.json", lambda c: c.update(tensors=[1]), "tensors")
 put("scales_not_json.json", b'{"format": "infer8-scales", "version": 1,', "scales", "(JSON|offset|byte)")
+
+# ---- recipe files (read by recipe / build / classify --recipe FILE) ----
+def rc(name, doc, regex):
+    put(name, doc if isinstance(doc, bytes) else json.dumps(doc).encode(), "recipe", regex)
+R = {"format": "infer8-recipe", "version": 1, "base": "none"}
+rc("recipe_not_json.json", b'{"format": "infer8-recipe", "version": 1, "include": [', "recipe_not_json.json: malformed JSON near byte")
+rc("recipe_array.json", [R], "expected a JSON object")
+rc("recipe_format.json", dict(R, format="infer8-scales"), "format: expected .infer8-recipe.")
+rc("recipe_no_base.json", {"format": "infer8-recipe", "version": 1}, "base: missing")
+rc("recipe_base.json", dict(R, base="fp8"), "base: expected")
+rc("recipe_version.json", dict(R, version=2), "version: 2 is not supported")
+rc("recipe_include_number.json", dict(R, include=["Mixed_5b.*", 3]), r"include\[1\]: expected a non-empty string")
+rc("recipe_exclude_empty.json", dict(R, exclude=[""]), r"exclude\[0\]: expected a non-empty string")
+rc("recipe_include_nomatch.json", dict(R, include=["Mixed_5b.*", "Mixed_9z.*"]), r"include\[1\] .Mixed_9z\.\*. matches no convolution")
+rc("recipe_residual_order.json", dict(R, residual_fp8=[9, 3]), r"residual_fp8: expected \[first, last\]")
+rc("recipe_residual_none.json", dict(R, residual_fp8=[0, 39]), "no fused residual convolution in blocks 0..39")
+rc("recipe_unknown_key.json", dict(R, exlude=["x"]), "unknown key .exlude.")
 
 # ---- bundles: damaged copies of a tiny valid bundle (when the seed exists) ----
 bpath = os.path.join(seeds, "bundle", "tiny.bundle")

@@ -198,6 +198,20 @@ static void test_recipe_errors(void **state) {
                        INFER8_E_FORMAT, "residual_fp8: expected [first, last]");
     expect_parse_error("{\"format\":\"infer8-recipe\",\"version\":1,\"base\":\"none\",\"residual\":[1,2]}",
                        INFER8_E_FORMAT, "unknown key \"residual\"");
+    /* numbers beyond int: refused as such (the range is checked before the conversion, which
+     * fuzz_recipe found undefined under UBSan) */
+    expect_parse_error("{\"format\":\"infer8-recipe\",\"version\":666666666666666661,\"base\":\"none\"}",
+                       INFER8_E_FORMAT, "version: expected an integer");
+    expect_parse_error("{\"format\":\"infer8-recipe\",\"version\":-1e300,\"base\":\"none\"}", INFER8_E_FORMAT,
+                       "version: expected an integer");
+    expect_parse_error("{\"format\":\"infer8-recipe\",\"version\":1.5,\"base\":\"none\"}", INFER8_E_FORMAT,
+                       "version: expected an integer");
+    expect_parse_error("{\"format\":\"infer8-recipe\",\"version\":1,\"base\":\"none\",\"residual_fp8\":[0,3e9]}",
+                       INFER8_E_FORMAT, "residual_fp8: expected [first, last]");
+    expect_parse_error("{\"format\":\"infer8-recipe\",\"version\":1,\"base\":\"none\",\"residual_fp8\":[-4294967296,2]}",
+                       INFER8_E_FORMAT, "residual_fp8: expected [first, last]");
+    expect_parse_error("{\"format\":\"infer8-recipe\",\"version\":1,\"base\":\"none\",\"residual_fp8\":[1,2,3]}",
+                       INFER8_E_FORMAT, "residual_fp8: expected [first, last]");
     i8_fp8_recipe r;
     i8_err err = {0};
     memset(&r, 0, sizeof r);

@@ -37,6 +37,15 @@
 #define LLVMFuzzerTestOneInput fuzz_tar_one
 #include "../../fuzz/fuzz_tar.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_st_index_one
+#include "../../fuzz/fuzz_st_index.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_dataset_text_one
+#include "../../fuzz/fuzz_dataset_text.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_recipe_one
+#include "../../fuzz/fuzz_recipe.c"
+#undef LLVMFuzzerTestOneInput
 
 typedef int (*fuzz_fn)(const uint8_t *, size_t);
 static const struct {
@@ -48,6 +57,8 @@ static const struct {
     {"image", fuzz_image_one, NULL},                      {"preprocess", fuzz_preprocess_one, NULL},
     {"npy", fuzz_npy_one, ".npy"},                        {"scales", fuzz_scales_one, NULL},
     {"bundle", fuzz_bundle_one, ".bundle"},               {"tar", fuzz_tar_one, ".tar"},
+    {"st_index", fuzz_st_index_one, NULL},            {"recipe", fuzz_recipe_one, NULL},
+    {"dataset_text", fuzz_dataset_text_one, NULL},
 };
 
 static size_t replay_dir(const char *dir, const char *suffix, fuzz_fn fn, const char *prefix) {
@@ -95,8 +106,9 @@ static void test_replay(void **state) {
     total += replay_dir(dir, NULL, fuzz_image_one, "img_");
     total += replay_dir(dir, NULL, fuzz_config_one, "config_");
     total += replay_dir(dir, NULL, fuzz_scales_one, "scales_");
+    total += replay_dir(dir, NULL, fuzz_recipe_one, "recipe_");
     printf("replayed %zu inputs\n", total);
-    assert_true(total >= 60);
+    assert_true(total >= 73);
 }
 
 int main(void) {

@@ -2,6 +2,7 @@
  * message naming the node; stats against hand-computed MACs and parameters; the critical
  * path against hand-computed chains; describe JSON parses back with one entry per node. */
 #include <setjmp.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -179,6 +180,20 @@ static void test_rejects_pool_size(void **state) {
     expect_invalid(&g, INFER8_E_SHAPE, "'pool'");
 }
 
+/* Padding read from a bundle may be any int: fuzz_bundle found 2 * ph overflowing for a pool
+ * (1610612737); both are refused as invalid shapes, without overflow (the sanitizer build's
+ * UBSan aborts on signed overflow). */
+static void test_rejects_huge_padding(void **state) {
+    (void)state;
+    i8_graph g = {0};
+    build_small(&g);
+    g.nodes[4].ph = 1610612737;
+    expect_invalid(&g, INFER8_E_INTERNAL, "pool 'pool' kernel 3x3 stride 1x1 padding 1610612737x1 invalid");
+    build_small(&g);
+    g.nodes[1].ph = g.nodes[1].pw = INT_MAX; /* conv: the output size is computed in 64 bits */
+    expect_invalid(&g, INFER8_E_SHAPE, "'stem' output 4x4, expected 2147483651x2147483651");
+}
+
 static void test_rejects_input_count(void **state) {
     (void)state;
     i8_graph g = {0};
@@ -273,6 +288,7 @@ int main(void) {
         cmocka_unit_test(test_rejects_weight_shape),
         cmocka_unit_test(test_rejects_conv_size),
         cmocka_unit_test(test_rejects_pool_size),
+        cmocka_unit_test(test_rejects_huge_padding),
         cmocka_unit_test(test_rejects_input_count),
         cmocka_unit_test(test_rejects_bad_output),
         cmocka_unit_test(test_rejects_bad_residual),

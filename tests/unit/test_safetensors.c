@@ -445,6 +445,12 @@ static void test_sharded(void **state) {
     assert_non_null(strstr(err.msg, "'c'"));
     assert_non_null(strstr(err.msg, "model-00001-of-00002.safetensors"));
     assert_null(st.tensors);
+    /* a shard name from the file is shown escaped in the message (an ESC byte here) */
+    assert_int_equal(i8_st_write(i8_test_work_path("esc\x1b.safetensors"), e3, 1, NULL, &err), INFER8_OK);
+    write_text(index, "{\"weight_map\": {\"c\": \"esc\\u001b.safetensors\"}}");
+    assert_int_equal(i8_st_open_index(&st, index, NULL, &err), INFER8_E_MISSING_KEY);
+    assert_non_null(strstr(err.msg, "tensor 'c' is not in its shard 'esc\\x1b.safetensors'"));
+    assert_null(strchr(err.msg, '\x1b'));
     /* a key present in two shards */
     write_text(index, "{\"weight_map\": {\"a\": \"model-00001-of-00002.safetensors\", \"b\": "
                       "\"model-00001-of-00002.safetensors\", \"x\": \"other.safetensors\"}}");
