@@ -6,7 +6,7 @@
  * errors or crashes, and a yielded label must be -1 or within the bound. (A list may name any
  * absolute path, as a user's list may; members are capped at 4 KiB and must be regular files.) */
 #include "fuzz_util.h"
-#include "eval/dataset.h"
+#include "fuzz_dataset.h"
 
 #include <sys/stat.h>
 
@@ -32,16 +32,12 @@ static void remove_text_dir(void) {
 static int put_file(const char *name, const void *data, size_t size) {
     char path[300];
     text_path(path, sizeof path, name);
-    FILE *f = fopen(path, "wb");
-    if (!f) return 0;
-    int ok = size == 0 || fwrite(data, 1, size, f) == size;
-    return fclose(f) == 0 && ok;
+    return fuzz_write_file(path, data, size);
 }
 
 static int make_folder(void) {
     if (text_dir[0]) return 1;
-    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    snprintf(text_dir, sizeof text_dir, "%s/infer8-fuzz-text-XXXXXX", base);
+    snprintf(text_dir, sizeof text_dir, "%s/infer8-fuzz-text-XXXXXX", fuzz_scratch_base());
     if (!mkdtemp(text_dir)) return 0;
     atexit(remove_text_dir);
     char path[300];
@@ -67,22 +63,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     o.max_member_bytes = 4096;
     o.num_classes = (size & 2) ? 10 : 0;
     o.every = (size & 4) ? 2 : 1;
-    const int bound = o.num_classes ? o.num_classes : I8_DATASET_MAX_LABEL;
-    i8_dataset *ds = NULL;
-    i8_err err = {0};
-    if (i8_dataset_open(&ds, src, &o, &err) != INFER8_OK) {
-        if (!err.msg[0]) abort();
-        return 0;
-    }
-    for (int pass = 0; pass < 2; pass++) {
-        int has = 1;
-        while (has) {
-            i8_sample s;
-            if (i8_dataset_next(ds, &s, &has, &err) != INFER8_OK) abort(); /* only NOMEM may fail */
-            if (has && (!s.key || s.size > o.max_member_bytes || s.label < -1 || s.label >= bound)) abort();
-        }
-        if (pass == 0 && i8_dataset_rewind(ds, &err) != INFER8_OK) abort();
-    }
-    i8_dataset_close(ds);
+    fuzz_dataset_iterate(src, &o);
     return 0;
 }

@@ -33,18 +33,13 @@ static int write_shard(const char *name, const char *header, const void *payload
     memcpy(buf + 8, header, hlen);
     memset(buf + 8 + hlen, ' ', padded - hlen);
     memcpy(buf + 8 + padded, payload, payload_size);
-    size_t total = 8 + padded + payload_size;
     snprintf(path, sizeof path, "%s/%s", index_dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f) return 0;
-    int ok = fwrite(buf, 1, total, f) == total;
-    return fclose(f) == 0 && ok;
+    return fuzz_write_file(path, buf, 8 + padded + payload_size);
 }
 
 static int make_shards(void) {
     if (index_dir[0]) return 1;
-    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    snprintf(index_dir, sizeof index_dir, "%s/infer8-fuzz-index-XXXXXX", base);
+    snprintf(index_dir, sizeof index_dir, "%s/infer8-fuzz-index-XXXXXX", fuzz_scratch_base());
     if (!mkdtemp(index_dir)) return 0;
     atexit(remove_index_dir);
     const float xa[2] = {1.5f, -2.0f};
@@ -66,10 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!make_shards()) return 0;
     char path[300];
     snprintf(path, sizeof path, "%s/model.safetensors.index.json", index_dir);
-    FILE *f = fopen(path, "wb");
-    if (!f) return 0;
-    int ok = size == 0 || fwrite(data, 1, size, f) == size;
-    if (fclose(f) != 0 || !ok) return 0;
+    if (!fuzz_write_file(path, data, size)) return 0;
     i8_limits limits;
     i8_limits_default(&limits);
     limits.max_json_bytes = 1 << 20;

@@ -3,7 +3,7 @@
  * members capped at 64 KiB), then rewind and iterate again; data problems must be issues,
  * never errors or crashes. */
 #include "fuzz_util.h"
-#include "eval/dataset.h"
+#include "fuzz_dataset.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *path = fuzz_scratch_file(data, size, ".tar");
@@ -14,26 +14,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     o.max_member_bytes = 65536;
     o.num_classes = (size & 1) ? 10 : 0;
     o.every = (size & 2) ? 2 : 1;
-    i8_dataset *ds = NULL;
-    i8_err err = {0};
-    if (i8_dataset_open(&ds, path, &o, &err) != INFER8_OK) {
-        if (!err.msg[0]) abort();
-        return 0;
-    }
-    for (int pass = 0; pass < 2; pass++) {
-        int has = 1;
-        while (has) {
-            i8_sample s;
-            if (i8_dataset_next(ds, &s, &has, &err) != INFER8_OK) abort(); /* only NOMEM may fail */
-            if (has) {
-                if (s.size > o.max_member_bytes || !s.key) abort();
-                volatile uint8_t x = 0;
-                for (size_t i = 0; i < s.size; i++) x ^= s.data[i];
-                (void)x;
-            }
-        }
-        if (pass == 0 && i8_dataset_rewind(ds, &err) != INFER8_OK) abort();
-    }
-    i8_dataset_close(ds);
+    fuzz_dataset_iterate(path, &o);
     return 0;
 }

@@ -9,6 +9,17 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Where scratch files go: /dev/shm when writable (in memory), else /tmp. */
+static const char *fuzz_scratch_base(void) { return access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"; }
+
+/* Writes size bytes to path; 1 on success. */
+static int fuzz_write_file(const char *path, const void *data, size_t size) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return 0;
+    int ok = size == 0 || fwrite(data, 1, size, f) == size;
+    return fclose(f) == 0 && ok;
+}
+
 /* Scratch files made by this process (one per suffix), removed at exit. */
 static char fuzz_scratch_paths[8][256];
 
@@ -21,19 +32,14 @@ static void fuzz_scratch_remove(void) {
  * NULL if it could not be written (the target then skips the input). */
 static const char *fuzz_scratch_file(const uint8_t *data, size_t size, const char *suffix) {
     static char path[256];
-    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    snprintf(path, sizeof path, "%s/infer8-fuzz-%ld%s", dir, (long)getpid(), suffix);
+    snprintf(path, sizeof path, "%s/infer8-fuzz-%ld%s", fuzz_scratch_base(), (long)getpid(), suffix);
     int slot = 0;
     while (slot < 8 && fuzz_scratch_paths[slot][0] && strcmp(fuzz_scratch_paths[slot], path) != 0) slot++;
     if (slot < 8 && !fuzz_scratch_paths[slot][0]) {
         if (slot == 0) atexit(fuzz_scratch_remove);
         memcpy(fuzz_scratch_paths[slot], path, sizeof path);
     }
-    FILE *f = fopen(path, "wb");
-    if (!f) return NULL;
-    int ok = size == 0 || fwrite(data, 1, size, f) == size;
-    if (fclose(f) != 0) ok = 0;
-    return ok ? path : NULL;
+    return fuzz_write_file(path, data, size) ? path : NULL;
 }
 
 #endif
