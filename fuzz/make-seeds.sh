@@ -9,7 +9,7 @@ BUILD=${1:?build dir}
 OUT=${2:?output dir}
 INFER8="$BUILD/bin/infer8"
 SEED="$BUILD/tests/tools/i8_fuzz_seed"
-for t in safetensors st_index config image preprocess npy scales recipe bundle tar dataset_text; do mkdir -p "$OUT/$t"; done
+for t in safetensors st_index config image preprocess npy scales recipe bundle tar dataset_text shard_pattern; do mkdir -p "$OUT/$t"; done
 # absolute: the tar seeds are written from a scratch folder (`make fuzz` passes build-fuzz/seeds)
 OUT=$(cd "$OUT" && pwd)
 
@@ -40,6 +40,10 @@ printf '{"weight_map": {"x": "../a.safetensors"}}' > "$OUT/st_index/path.json"
 # one as the flat folder's labels.txt (each seed padded to its parity)
 printf 'flat/a.png 3\nflat/b.jpg\n# comment\nflat/c.webp 2\nflat/sub/d.png 12\nmissing.png 1\n' > "$OUT/dataset_text/list.txt"
 printf 'a.png 1\nb.jpg 7\nc.webp 0\nsub/d.png 2\nnone.png 3\n\n' > "$OUT/dataset_text/labels.txt"
+# shard patterns: a range, zero padding, alternatives, several groups, commas
+printf 'shard-{000..009}.tar' > "$OUT/shard_pattern/range"
+printf 'a/{train,val}-{1..3}.tar,b.tar' > "$OUT/shard_pattern/groups"
+printf '{08..11}{x,y}' > "$OUT/shard_pattern/pad"
 # recipe files (docs/fp8.md's format); the globs name convs of fuzz_recipe's small graph
 printf '{"format": "infer8-recipe", "version": 1, "base": "default"}' > "$OUT/recipe/default.json"
 printf '{"format": "infer8-recipe", "version": 1, "base": "none", "include": ["repeat.*", "mixed_5b.*"],

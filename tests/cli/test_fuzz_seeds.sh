@@ -7,7 +7,7 @@
 [ -x "$BUILD/tests/tools/i8_fuzz_seed" ] || fail "no $BUILD/tests/tools/i8_fuzz_seed"
 (cd "$WORK" && bash "$SRC/fuzz/make-seeds.sh" "$BUILD" seeds) >"$WORK/make-seeds.log" 2>&1 ||
   { cat "$WORK/make-seeds.log" >&2; fail "make-seeds.sh with a relative output folder"; }
-for t in safetensors st_index config image preprocess npy scales recipe bundle tar dataset_text; do
+for t in safetensors st_index config image preprocess npy scales recipe bundle tar dataset_text shard_pattern; do
   n=$(find "$WORK/seeds/$t" -type f | wc -l)
   [ "$n" -ge 1 ] || fail "no seeds for fuzz_$t"
 done

@@ -43,6 +43,9 @@
 #define LLVMFuzzerTestOneInput fuzz_dataset_text_one
 #include "../../fuzz/fuzz_dataset_text.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_shard_pattern_one
+#include "../../fuzz/fuzz_shard_pattern.c"
+#undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_recipe_one
 #include "../../fuzz/fuzz_recipe.c"
 #undef LLVMFuzzerTestOneInput
@@ -58,7 +61,7 @@ static const struct {
     {"npy", fuzz_npy_one, ".npy"},                        {"scales", fuzz_scales_one, NULL},
     {"bundle", fuzz_bundle_one, ".bundle"},               {"tar", fuzz_tar_one, ".tar"},
     {"st_index", fuzz_st_index_one, NULL},            {"recipe", fuzz_recipe_one, NULL},
-    {"dataset_text", fuzz_dataset_text_one, NULL},
+    {"dataset_text", fuzz_dataset_text_one, NULL},    {"shard_pattern", fuzz_shard_pattern_one, NULL},
 };
 
 static size_t replay_dir(const char *dir, const char *suffix, fuzz_fn fn, const char *prefix) {
