@@ -207,20 +207,37 @@ void i8_limits_default(i8_limits *l) {
 
 /* ---- files ---- */
 
-infer8_status i8_read_file(const char *path, uint64_t max_bytes, uint8_t **data, size_t *size, i8_err *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return i8_fail(err, INFER8_E_IO, "%s: cannot open: %s", path, strerror(errno));
+infer8_status i8_open_regular(const char *path, int *fd, uint64_t *size, i8_err *err) {
+    /* O_NONBLOCK: opening a FIFO without a writer would otherwise wait forever; it has no
+     * effect on reads of regular files, the only kind kept */
+    int d = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (d < 0) return i8_fail(err, INFER8_E_IO, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
+    if (fstat(d, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(d);
         return i8_fail(err, INFER8_E_IO, "%s: not a regular file", path);
     }
-    if ((uint64_t)st.st_size > max_bytes) {
-        fclose(f);
-        return i8_fail(err, INFER8_E_LIMIT, "%s: file is %lld bytes, above the limit of %llu bytes", path,
-                       (long long)st.st_size, (unsigned long long)max_bytes);
+    *fd = d;
+    if (size) *size = (uint64_t)st.st_size;
+    return INFER8_OK;
+}
+
+infer8_status i8_read_file(const char *path, uint64_t max_bytes, uint8_t **data, size_t *size, i8_err *err) {
+    uint64_t file_size = 0;
+    int fd = -1;
+    infer8_status st = i8_open_regular(path, &fd, &file_size, err);
+    if (st) return st;
+    if (file_size > max_bytes || file_size > SIZE_MAX - 1) {
+        close(fd);
+        return i8_fail(err, INFER8_E_LIMIT, "%s: file is %llu bytes, above the limit of %llu bytes", path,
+                       (unsigned long long)file_size, (unsigned long long)max_bytes);
     }
-    size_t n = (size_t)st.st_size;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return i8_fail(err, INFER8_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    }
+    size_t n = (size_t)file_size;
     uint8_t *buf = i8_malloc(n + 1, err);
     if (!buf) {
         fclose(f);
@@ -322,14 +339,16 @@ infer8_status i8_write_file_atomic(const char *path, const void *data, size_t si
 }
 
 infer8_status i8_map_file(const char *path, i8_mapped_file *out, i8_err *err) {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return i8_fail(err, INFER8_E_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    uint64_t file_size = 0;
+    int fd = -1;
+    infer8_status st = i8_open_regular(path, &fd, &file_size, err);
+    if (st) return st;
+    if (file_size > SIZE_MAX) {
         close(fd);
-        return i8_fail(err, INFER8_E_IO, "%s: not a regular file", path);
+        return i8_fail(err, INFER8_E_LIMIT, "%s: file of %llu bytes cannot be mapped", path,
+                       (unsigned long long)file_size);
     }
-    size_t size = (size_t)st.st_size;
+    size_t size = (size_t)file_size;
     const uint8_t *data = NULL;
     if (size > 0) {
         void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);

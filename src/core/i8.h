@@ -50,6 +50,12 @@ typedef struct i8_limits {
 } i8_limits;
 void i8_limits_default(i8_limits *limits);
 
+/* Opens path read-only as a regular file: *fd (close-on-exec; the caller closes it) and *size
+ * (may be NULL). Errors: INFER8_E_IO ("cannot open: ...", "not a regular file"). The open does
+ * not block: a FIFO or device named where a file is expected is refused instead of waiting
+ * for a writer forever. */
+infer8_status i8_open_regular(const char *path, int *fd, uint64_t *size, i8_err *err);
+
 /* Whole-file reads and atomic writes (temporary file in the same folder, fsync, rename). */
 infer8_status i8_read_file(const char *path, uint64_t max_bytes, uint8_t **data, size_t *size, i8_err *err);
 infer8_status i8_write_file_atomic(const char *path, const void *data, size_t size, i8_err *err);

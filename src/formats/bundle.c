@@ -2,10 +2,12 @@
  * are little-endian and read/written byte by byte, so the format does not depend on the host's
  * struct layout or byte order. Checksums: XXH3-64 (Debian libxxhash); provenance: SHA-256
  * (Debian nettle). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <nettle/sha2.h>
 #include <xxhash.h>
@@ -51,12 +53,12 @@ static uint64_t align_up(uint64_t x) { return (x + I8_BUNDLE_ALIGN - 1) & ~(uint
 int i8_bundle_has_magic(const void *data, size_t size) { return size >= 8 && memcmp(data, I8_BUNDLE_MAGIC, 8) == 0; }
 
 int i8_bundle_path_has_magic(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
+    int fd = -1;
+    if (i8_open_regular(path, &fd, NULL, NULL) != INFER8_OK) return 0;
     uint8_t m[8];
-    size_t got = fread(m, 1, 8, f);
-    fclose(f);
-    return i8_bundle_has_magic(m, got);
+    ssize_t got = read(fd, m, sizeof m);
+    close(fd);
+    return got > 0 && i8_bundle_has_magic(m, (size_t)got);
 }
 
 /* ---- container reader ---- */
@@ -217,8 +219,14 @@ infer8_status i8_bundle_writer_write(i8_bundle_writer *w, const char *path, i8_e
 /* ---- SHA-256 ---- */
 
 infer8_status i8_sha256_file(const char *path, char hex[65], i8_err *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return i8_fail(err, INFER8_E_IO, "%s: cannot open for SHA-256", path);
+    int fd = -1;
+    infer8_status st = i8_open_regular(path, &fd, NULL, err);
+    if (st) return st;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return i8_fail(err, INFER8_E_IO, "%s: cannot open for SHA-256: %s", path, strerror(errno));
+    }
     struct sha256_ctx c;
     sha256_init(&c);
     uint8_t *buf = malloc(1 << 20);

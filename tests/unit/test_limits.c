@@ -9,8 +9,11 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/i8.h"
+#include "formats/bundle.h"
 #include "formats/config.h"
 #include "formats/safetensors.h"
 #include "image/image.h"
@@ -162,6 +165,32 @@ static void test_json_readers(void **state) {
     i8_scales_free(&s);
 }
 
+/* A FIFO (or device) where a file is expected is refused at once: the open does not wait for a
+ * writer (alarm: a regression would hang here, so it ends the test instead). */
+static void test_fifo_refused(void **state) {
+    (void)state;
+    const char *path = i8_test_work_path("not_a_file.fifo");
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    alarm(20);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    i8_err err = {0};
+    assert_int_equal(i8_read_file(path, 1 << 20, &data, &size, &err), INFER8_E_IO);
+    assert_non_null(strstr(err.msg, "not_a_file.fifo: not a regular file"));
+    i8_mapped_file m;
+    memset(&m, 0, sizeof m);
+    err.msg[0] = 0;
+    assert_int_equal(i8_map_file(path, &m, &err), INFER8_E_IO);
+    assert_non_null(strstr(err.msg, "not a regular file"));
+    assert_int_equal(i8_bundle_path_has_magic(path), 0);
+    char hex[65];
+    assert_int_equal(i8_sha256_file(path, hex, &err), INFER8_E_IO);
+    assert_int_equal(i8_read_file("/dev/null", 1 << 20, &data, &size, &err), INFER8_E_IO); /* a device */
+    alarm(0);
+    unlink(path);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_strbuf_growth),
@@ -169,6 +198,7 @@ int main(void) {
         cmocka_unit_test(test_image_bytes_and_pixels),
         cmocka_unit_test(test_safetensors_json_and_count),
         cmocka_unit_test(test_json_readers),
+        cmocka_unit_test(test_fifo_refused),
     };
     return cmocka_run_group_tests(tests, setup_work, NULL);
 }
