@@ -1,18 +1,32 @@
 /* Subcommands that work on a model: inspect, classify, preprocess. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 
-/* Reads a whole file for classify, at most max_bytes + 1 bytes (0 = the library's default
- * max_image_bytes, 256 MiB, see infer8.h): the library then refuses an oversized image with its
- * limit message, and nothing larger is ever buffered. */
-static int read_all(const char *path, uint64_t max_bytes, unsigned char **data, size_t *size) {
+/* Reads a whole image file for classify / preprocess ("-": standard input), at most
+ * max_bytes + 1 bytes (0 = the library's default max_image_bytes, 256 MiB, see infer8.h): the
+ * library then refuses an oversized image with its limit message, and nothing larger is ever
+ * buffered. Streams are allowed (a pipe, /dev/stdin). On failure why holds the reason. */
+static int read_all(const char *path, uint64_t max_bytes, unsigned char **data, size_t *size, char *why,
+                    size_t why_size) {
     if (!max_bytes) max_bytes = (uint64_t)256 << 20;
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
+    const int from_stdin = strcmp(path, "-") == 0;
+    FILE *f = from_stdin ? stdin : fopen(path, "rb");
+    if (!f) {
+        snprintf(why, why_size, "cannot open: %s", strerror(errno));
+        return 0;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (!from_stdin) fclose(f);
+        snprintf(why, why_size, "is a folder, not an image file");
+        return 0;
+    }
     size_t cap = 1 << 16, len = 0;
     unsigned char *buf = malloc(cap);
     while (buf) {
@@ -33,10 +47,12 @@ static int read_all(const char *path, uint64_t max_bytes, unsigned char **data, 
         buf = grown;
         cap *= 2;
     }
-    int ok = buf && !ferror(f);
-    fclose(f);
-    if (!ok) {
+    const int read_error = ferror(f);
+    const int read_errno = errno;
+    if (!from_stdin) fclose(f);
+    if (!buf || read_error) {
         free(buf);
+        snprintf(why, why_size, "%s", !buf ? "out of memory" : strerror(read_errno));
         return 0;
     }
     *data = buf;
@@ -137,7 +153,8 @@ static const char *const classify_help =
     "Classifies JPEG, PNG or WebP images with timm's eval preprocessing (resize, center crop,\n"
     "normalize, from the model's pretrained_cfg). Prints the top-k classes with probabilities.\n"
     "\n"
-    "  --image FILE       an image (repeatable); further bare arguments are images too\n"
+    "  --image FILE       an image (repeatable; - reads standard input); further bare arguments\n"
+    "                     are images too\n"
     "  --topk K           classes to print per image (default 5)\n"
     "  --json             one JSON object per line and image: file, top-k and all logits\n"
     "  --batch N          images per forward pass (default: all given, up to --max-batch)\n" CLI_MODEL_OPTIONS_HELP;
@@ -217,9 +234,10 @@ int cmd_classify(int argc, char **argv) {
     for (int first = 0; first < n_images; first += (int)batch) {
         int n = n_images - first < batch ? n_images - first : (int)batch;
         for (int i = 0; i < n; i++) {
-            ok[i] = read_all(images[first + i], mo.limits.max_image_bytes, &data[i], &sizes[i]);
+            char why[256];
+            ok[i] = read_all(images[first + i], mo.limits.max_image_bytes, &data[i], &sizes[i], why, sizeof why);
             if (!ok[i]) {
-                fprintf(stderr, "infer8 classify: error (i/o error): %s: cannot read\n", images[first + i]);
+                fprintf(stderr, "infer8 classify: error (i/o error): %s: %s\n", images[first + i], why);
                 rc = EXIT_INPUT;
             }
         }
@@ -291,7 +309,7 @@ static const char *const preprocess_help =
     "Pillow-exact resampling, center crop, normalize) and writes the float32 tensor [1,3,H,W]\n"
     "(NCHW) as a NumPy .npy file.\n"
     "\n"
-    "  --image FILE       the image (JPEG, PNG, WebP)\n"
+    "  --image FILE       the image (JPEG, PNG, WebP; - reads standard input)\n"
     "  -o, --output FILE  the .npy file to write (atomically)\n" CLI_MODEL_OPTIONS_HELP;
 
 int cmd_preprocess(int argc, char **argv) {
@@ -329,8 +347,9 @@ int cmd_preprocess(int argc, char **argv) {
     infer8_model_info info;
     infer8_model_info_init(&info);
     infer8_model_get_info(model, &info);
-    if (!read_all(image, mo.limits.max_image_bytes, &data, &size)) {
-        fprintf(stderr, "infer8 preprocess: error (i/o error): %s: cannot read\n", image);
+    char why[256];
+    if (!read_all(image, mo.limits.max_image_bytes, &data, &size, why, sizeof why)) {
+        fprintf(stderr, "infer8 preprocess: error (i/o error): %s: %s\n", image, why);
         rc = EXIT_INPUT;
         goto done;
     }

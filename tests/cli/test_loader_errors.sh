@@ -48,4 +48,18 @@ done
 head -c 300 "$WORK/img/img_000005.png" > "$WORK/img/cut.png"
 expect_fail 2 "cut.png" "$INFER8" classify "$good" "$WORK/img/img_000005.png" "$WORK/img/cut.png"
 grep -q "img_000005.png" "$WORK/stdout" || fail "good image not classified next to a bad one"
+# an unreadable image names the reason; a folder is not an image file
+expect_fail 2 "nope.png: cannot open: No such file or directory" "$INFER8" classify "$good" --image "$WORK/img/nope.png"
+expect_fail 2 "img: is a folder, not an image file" "$INFER8" classify "$good" --image "$WORK/img"
+expect_fail 2 "img: is a folder" "$INFER8" preprocess "$good" --image "$WORK/img" -o "$WORK/p.npy"
+# "-" reads the image from standard input (a pipe here): the same logits as the file, named "-"
+"$INFER8" classify "$good" --json --image "$WORK/img/img_000005.png" > "$WORK/file.jsonl"
+cat "$WORK/img/img_000005.png" | "$INFER8" classify "$good" --json --image - > "$WORK/stdin.jsonl" ||
+  fail "classify --image - from a pipe"
+grep -q '^{"image": "-", ' "$WORK/stdin.jsonl" || fail "stdin image not named '-': $(head -c 80 "$WORK/stdin.jsonl")"
+cmp <(sed 's/^{"image": "[^"]*", //' "$WORK/file.jsonl") <(sed 's/^{"image": "[^"]*", //' "$WORK/stdin.jsonl") ||
+  fail "classify --image - gives other logits than the file"
+"$INFER8" preprocess "$good" --image - -o "$WORK/stdin.npy" < "$WORK/img/img_000005.png" || fail "preprocess --image -"
+"$INFER8" preprocess "$good" --image "$WORK/img/img_000005.png" -o "$WORK/file.npy"
+cmp "$WORK/stdin.npy" "$WORK/file.npy" || fail "preprocess --image - differs from the file"
 echo "loader errors: all cases ok"
