@@ -105,7 +105,8 @@ typedef struct infer8_open_options {
     infer8_device device;      /* executor used by classify calls (default CPU reference) */
     int accumulate_fp64;       /* reference executor: accumulate in double (other devices refuse it) */
     int threads;               /* CPU threads; 0 = all available */
-    int max_batch;             /* largest batch per classify call (default 32) */
+    int max_batch;             /* largest batch run at once, 1..4096 (0 = the default, 32); larger
+                                * classify calls run in batches of this size */
     /* appended in 0.1 for FP8 emulation of a checkpoint (docs/fp8.md); bundles carry their own.
      * precision INFER8_PRECISION_FP8 applies fp8_recipe (NULL = "default"; see
      * infer8_fp8_recipe_describe) with the activation scales of fp8_scales_path (scales.json
@@ -158,7 +159,9 @@ void infer8_open_options_init(infer8_open_options *options);
 /* Opens a Hugging Face snapshot directory (config.json + model.safetensors or a sharded
  * model.safetensors.index.json), a bare .safetensors file (options->arch required), or a
  * bundle written by infer8_build. The model owns everything it needs; close it with
- * infer8_model_close. */
+ * infer8_model_close. options NULL = the defaults; options not set up by
+ * infer8_open_options_init (struct_size too small) or out of range (device, threads < 0,
+ * max_batch outside 0..4096) give INFER8_E_INVALID_ARGUMENT. */
 infer8_status infer8_model_open(infer8_context *ctx, const char *path, const infer8_open_options *options,
                                 infer8_model **out);
 void infer8_model_close(infer8_model *model);

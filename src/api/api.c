@@ -52,6 +52,7 @@ EXPORT const char *infer8_errmsg(const infer8_context *ctx) { return ctx ? ctx->
 EXPORT infer8_status infer8_errcode(const infer8_context *ctx) { return ctx ? ctx->err.code : INFER8_E_INVALID_ARGUMENT; }
 
 EXPORT void infer8_set_log(infer8_context *ctx, infer8_log_fn fn, void *user, int max_level) {
+    if (!ctx) return;
     ctx->log_fn = fn;
     ctx->log_user = user;
     ctx->log_max_level = max_level;
@@ -140,6 +141,7 @@ static infer8_status bad_arg(infer8_context *ctx, const char *what) {
 }
 
 EXPORT void infer8_limits_init(infer8_limits *l) {
+    if (!l) return;
     memset(l, 0, sizeof *l);
     l->struct_size = sizeof *l;
 }
@@ -157,6 +159,7 @@ EXPORT infer8_status infer8_set_limits(infer8_context *ctx, const infer8_limits 
 /* ---- models ---- */
 
 EXPORT void infer8_open_options_init(infer8_open_options *o) {
+    if (!o) return;
     memset(o, 0, sizeof *o);
     o->struct_size = sizeof *o;
     o->device = INFER8_DEVICE_CPU_REFERENCE;
@@ -196,6 +199,27 @@ static void model_free(infer8_model *m) {
 }
 
 /* Shared by infer8_model_open (path) and infer8_model_open_memory (data, size; path NULL). */
+/* The caller's options (given, struct_size as the caller compiled it) and their copy over the
+ * defaults (copy): a struct older than the first release's base fields, or values out of range,
+ * are refused rather than run with a guess. */
+static infer8_status check_open_options(const infer8_open_options *given, const infer8_open_options *copy, i8_err *err) {
+    const size_t base = offsetof(infer8_open_options, max_batch) + sizeof(int);
+    if (given->struct_size < base)
+        return i8_fail(err, INFER8_E_INVALID_ARGUMENT,
+                       "infer8_model_open: options struct_size %u is below the smallest layout (%zu bytes); "
+                       "call infer8_open_options_init first",
+                       given->struct_size, base);
+    if ((int)copy->device < INFER8_DEVICE_CPU_REFERENCE || copy->device > INFER8_DEVICE_CUDA)
+        return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "infer8_model_open: device %d unknown", (int)copy->device);
+    if (copy->threads < 0)
+        return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "infer8_model_open: threads %d is negative (0 = all cores)",
+                       copy->threads);
+    if (copy->max_batch < 0 || copy->max_batch > 4096)
+        return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "infer8_model_open: max_batch %d is not in 1..4096 (0 = 32)",
+                       copy->max_batch);
+    return INFER8_OK;
+}
+
 static infer8_status model_open(infer8_context *ctx, const char *path, const void *data, size_t size,
                                 const infer8_open_options *options, infer8_model **out) {
     i8_err err;
@@ -204,15 +228,17 @@ static infer8_status model_open(infer8_context *ctx, const char *path, const voi
     if (!m) return i8_ctx_fail(ctx, &err);
     pthread_mutex_init(&m->lock, NULL);
     infer8_open_options_init(&m->options);
+    infer8_status s = INFER8_OK;
     if (options) {
         size_t n = options->struct_size < sizeof m->options ? options->struct_size : sizeof m->options;
         memcpy(&m->options, options, n);
         m->options.struct_size = sizeof m->options;
-        if (m->options.max_batch <= 0) m->options.max_batch = 32;
+        s = check_open_options(options, &m->options, &err);
+        if (m->options.max_batch == 0) m->options.max_batch = 32;
     }
     m->limits = ctx->limits;
     m->source = i8_strdup(path ? path : "(memory)", &err);
-    infer8_status s = m->source ? INFER8_OK : INFER8_E_NOMEM;
+    if (!s && !m->source) s = INFER8_E_NOMEM;
     if (!s) s = i8_opt_level_check(m->options.opt_level, "open", &err);
     if (!s) s = check_reference_only(m, &err);
     if (!s && !path) {
@@ -259,6 +285,7 @@ EXPORT infer8_status infer8_model_open_memory(infer8_context *ctx, const void *d
 EXPORT void infer8_model_close(infer8_model *model) { model_free(model); }
 
 EXPORT void infer8_model_info_init(infer8_model_info *info) {
+    if (!info) return;
     memset(info, 0, sizeof *info);
     info->struct_size = sizeof *info;
 }
@@ -378,6 +405,8 @@ static infer8_status describe_text(const infer8_model *m, char **out, i8_err *er
 EXPORT infer8_status infer8_model_describe(infer8_context *ctx, const infer8_model *m, infer8_describe_format format,
                                            char **out) {
     if (!ctx || !m || !out) return bad_arg(ctx, "infer8_model_describe: NULL argument");
+    if (format != INFER8_DESCRIBE_TEXT && format != INFER8_DESCRIBE_JSON)
+        return bad_arg(ctx, "infer8_model_describe: format is neither INFER8_DESCRIBE_TEXT nor INFER8_DESCRIBE_JSON");
     i8_err err;
     i8_err_clear(&err);
     char *doc = NULL;

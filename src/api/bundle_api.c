@@ -362,6 +362,7 @@ infer8_status i8_bundle_after_prepare(infer8_model *m, i8_err *err) {
 /* ---- build ---- */
 
 EXPORT void infer8_build_options_init(infer8_build_options *o) {
+    if (!o) return;
     memset(o, 0, sizeof *o);
     o->struct_size = sizeof *o;
     o->precision = INFER8_PRECISION_FP32;

@@ -202,6 +202,7 @@ static infer8_status load_image(infer8_context *ctx, const infer8_model *m, cons
 /* ---- calibration (histograms fed by i8_calib_collect_hook, quant/calibrate.h) ---- */
 
 EXPORT void infer8_calibrate_options_init(infer8_calibrate_options *o) {
+    if (!o) return;
     memset(o, 0, sizeof *o);
     o->struct_size = sizeof *o;
     o->count = 500;
@@ -231,6 +232,7 @@ infer8_status i8_calib_backend(int cuda, i8_calib_collector *c, i8_backend_optio
 }
 
 EXPORT void infer8_calibrate_report_init(infer8_calibrate_report *r) {
+    if (!r) return;
     memset(r, 0, sizeof *r);
     r->struct_size = sizeof *r;
 }

@@ -186,11 +186,13 @@ static void dataset_issue(void *user, const char *message) {
 /* ---- options ---- */
 
 EXPORT void infer8_study_summary_init(infer8_study_summary *s) {
+    if (!s) return;
     memset(s, 0, sizeof *s);
     s->struct_size = sizeof *s;
 }
 
 EXPORT void infer8_study_options_init(infer8_study_options *o) {
+    if (!o) return;
     memset(o, 0, sizeof *o);
     o->struct_size = sizeof *o;
     o->take = 2000;

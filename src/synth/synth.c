@@ -269,6 +269,7 @@ static infer8_status synth_hook_fn(void *user, i8_graph *g, int index, int n, co
 }
 
 EXPORT void infer8_synth_options_init(infer8_synth_options *o) {
+    if (!o) return;
     memset(o, 0, sizeof *o);
     o->struct_size = sizeof *o;
     o->calibration_images = 32;
@@ -404,6 +405,10 @@ EXPORT infer8_status infer8_generate_image_png(infer8_context *ctx, uint64_t see
                                                const char *out_path) {
     i8_err err;
     i8_err_clear(&err);
+    if (!out_path) {
+        i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "infer8_generate_image_png: out_path is NULL");
+        return i8_ctx_fail(ctx, &err);
+    }
     i8_image im = {0};
     infer8_status s = i8_image_generate(&im, seed, width, height, &err);
     if (!s) s = i8_image_save_png(&im, out_path, &err);

@@ -435,6 +435,105 @@ static void test_opt_level_range(void **state) {
     infer8_context_free(ctx);
 }
 
+/* Open options out of range or not initialised are refused, naming the field; 0 and 4096 are
+ * valid max_batch values (0 = 32). */
+static void test_open_options_range(void **state) {
+    (void)state;
+    char path[1100];
+    bundle_path(path, sizeof path, "small.bundle");
+    infer8_context *ctx = infer8_context_new();
+    const struct {
+        const char *what, *message;
+        int struct_size, device, threads, max_batch;
+    } cases[] = {
+        {"struct_size 3", "options struct_size 3 is below the smallest layout", 3, 0, 0, 32},
+        {"device 77", "device 77 unknown", -1, 77, 0, 32},
+        {"device -1", "device -1 unknown", -1, -1, 0, 32},
+        {"threads -5", "threads -5 is negative", -1, 0, -5, 32},
+        {"max_batch -1", "max_batch -1 is not in 1..4096", -1, 0, 0, -1},
+        {"max_batch 4097", "max_batch 4097 is not in 1..4096", -1, 0, 0, 4097},
+        {"max_batch 0", NULL, -1, 0, 0, 0},
+        {"max_batch 4096", NULL, -1, 0, 0, 4096},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        infer8_open_options oo;
+        infer8_open_options_init(&oo);
+        if (cases[i].struct_size >= 0) oo.struct_size = (uint32_t)cases[i].struct_size;
+        oo.device = (infer8_device)cases[i].device;
+        oo.threads = cases[i].threads;
+        oo.max_batch = cases[i].max_batch;
+        infer8_model *m = NULL;
+        infer8_status s = infer8_model_open(ctx, path, &oo, &m);
+        if (!cases[i].message) {
+            if (s) fail_msg("%s: %s", cases[i].what, infer8_errmsg(ctx));
+            infer8_model_close(m);
+            continue;
+        }
+        if (s != INFER8_E_INVALID_ARGUMENT || m || !strstr(infer8_errmsg(ctx), cases[i].message))
+            fail_msg("%s: status %d, message '%s'", cases[i].what, s, infer8_errmsg(ctx));
+    }
+    infer8_context_free(ctx);
+}
+
+/* Every entry point given NULL where it needs a pointer returns INFER8_E_INVALID_ARGUMENT (or
+ * does nothing, for the void ones) and never dereferences it. */
+static void test_null_arguments(void **state) {
+    (void)state;
+    infer8_context *ctx = infer8_context_new();
+    infer8_model *m = open_bundle(ctx, "small.bundle");
+    infer8_set_log(NULL, NULL, NULL, 0);
+    infer8_limits_init(NULL);
+    infer8_open_options_init(NULL);
+    infer8_model_info_init(NULL);
+    infer8_build_options_init(NULL);
+    infer8_synth_options_init(NULL);
+    infer8_calibrate_options_init(NULL);
+    infer8_calibrate_report_init(NULL);
+    infer8_study_summary_init(NULL);
+    infer8_study_options_init(NULL);
+    infer8_model_close(NULL);
+    infer8_context_free(NULL);
+    infer8_free(NULL);
+    assert_int_equal(infer8_errcode(NULL), INFER8_E_INVALID_ARGUMENT);
+    assert_string_equal(infer8_errmsg(NULL), "no context");
+    const infer8_status bad = INFER8_E_INVALID_ARGUMENT;
+    infer8_model *out = NULL;
+    char *text = NULL;
+    float f[4];
+    uint64_t bytes;
+    assert_int_equal(infer8_set_limits(ctx, NULL), bad);
+    assert_int_equal(infer8_model_open(ctx, NULL, NULL, &out), bad);
+    assert_int_equal(infer8_model_open(NULL, "x", NULL, &out), bad);
+    assert_int_equal(infer8_model_open_memory(ctx, NULL, 10, NULL, &out), bad);
+    assert_int_equal(infer8_model_get_info(m, NULL), bad);
+    assert_int_equal(infer8_model_describe(ctx, m, INFER8_DESCRIBE_TEXT, NULL), bad);
+    assert_int_equal(infer8_model_describe(ctx, m, (infer8_describe_format)42, &text), bad);
+    assert_non_null(strstr(infer8_errmsg(ctx), "format is neither"));
+    assert_int_equal(infer8_preprocess_encoded(ctx, m, NULL, 10, f), bad);
+    assert_int_equal(infer8_preprocess_rgb8(ctx, m, NULL, 4, 4, 12, f), bad);
+    assert_int_equal(infer8_classify_encoded(ctx, m, 1, NULL, NULL, f), bad);
+    assert_int_equal(infer8_classify_tensor(ctx, m, 1, NULL, f), bad);
+    assert_int_equal(infer8_classify_u8(ctx, m, 1, NULL, f), bad);
+    assert_int_equal(infer8_classify_rgb8(ctx, m, 1, NULL, 4, 4, 12, f), bad);
+    assert_int_equal(infer8_topk(m, NULL, 1, NULL), bad);
+    assert_int_equal(infer8_build(ctx, m, NULL, NULL), bad);
+    assert_int_equal(infer8_build_size(ctx, NULL, NULL, &bytes), bad);
+    assert_int_equal(infer8_synth(ctx, NULL, NULL), bad);
+    assert_int_equal(infer8_generate_image_png(ctx, 1, 4, 4, NULL), bad);
+    assert_non_null(strstr(infer8_errmsg(ctx), "out_path is NULL"));
+    assert_int_equal(infer8_time_forward(ctx, m, 1, 1, NULL), bad);
+    assert_int_equal(infer8_roofline(ctx, m, NULL, 1, NULL, NULL, NULL), bad);
+    assert_int_equal(infer8_fp8_recipe_describe(ctx, NULL, "default", 0, &text, NULL), bad);
+    assert_int_equal(infer8_calibrate(ctx, m, NULL, NULL), bad);
+    assert_int_equal(infer8_study(ctx, NULL, NULL, NULL), bad);
+    assert_int_equal(infer8_save_npy(ctx, NULL, f, 1, NULL), bad);
+    assert_string_equal(infer8_model_label(NULL, 0), "(invalid class)");
+    assert_string_equal(infer8_model_label(m, -1), "(invalid class)");
+    assert_int_equal(infer8_model_num_classes(NULL), 0);
+    infer8_model_close(m);
+    infer8_context_free(ctx);
+}
+
 static void test_bad_magic_version(void **state) {
     (void)state;
     size_t size;
@@ -745,6 +844,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_fp32), cmocka_unit_test(test_roundtrip_fp16),
         cmocka_unit_test(test_open_memory),    cmocka_unit_test(test_opt_level_range),
+        cmocka_unit_test(test_open_options_range),
+        cmocka_unit_test(test_null_arguments),
         cmocka_unit_test(test_bad_magic_version),
         cmocka_unit_test(test_truncation),     cmocka_unit_test(test_flipped_bytes),
         cmocka_unit_test(test_bad_table),      cmocka_unit_test(test_bad_contents),
