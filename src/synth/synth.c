@@ -16,6 +16,7 @@
  * every x86-64 machine for a given seed. */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,10 +337,18 @@ EXPORT infer8_status infer8_synth(infer8_context *ctx, const infer8_synth_option
         i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "infer8_synth: arch and output folder are required");
         return i8_ctx_fail(ctx, &err);
     }
+    if (options->struct_size < offsetof(infer8_synth_options, threads) + sizeof(int) || options->threads < 0 ||
+        options->calibration_images < 0) {
+        i8_fail(&err, INFER8_E_INVALID_ARGUMENT,
+                "infer8_synth: options not set up by infer8_synth_options_init (struct_size %u), or threads %d / "
+                "calibration_images %d negative",
+                options->struct_size, options->threads, options->calibration_images);
+        return i8_ctx_fail(ctx, &err);
+    }
     infer8_synth_options o;
     infer8_synth_options_init(&o);
     memcpy(&o, options, options->struct_size < sizeof o ? options->struct_size : sizeof o);
-    if (o.calibration_images <= 0) o.calibration_images = 32;
+    if (o.calibration_images == 0) o.calibration_images = 32;
     const i8_family *fam = i8_family_find(o.arch);
     if (!fam) {
         i8_fail(&err, INFER8_E_UNSUPPORTED, "unknown architecture '%s' (inception_resnet_v2, inception_v4, inception_v3)",

@@ -519,6 +519,15 @@ static void test_null_arguments(void **state) {
     assert_int_equal(infer8_build(ctx, m, NULL, NULL), bad);
     assert_int_equal(infer8_build_size(ctx, NULL, NULL, &bytes), bad);
     assert_int_equal(infer8_synth(ctx, NULL, NULL), bad);
+    infer8_synth_options so;
+    infer8_synth_options_init(&so);
+    so.arch = "inception_v3";
+    so.threads = -2;
+    assert_int_equal(infer8_synth(ctx, &so, "/nonexistent/never"), bad);
+    assert_non_null(strstr(infer8_errmsg(ctx), "threads -2"));
+    so.threads = 0;
+    so.struct_size = 8;
+    assert_int_equal(infer8_synth(ctx, &so, "/nonexistent/never"), bad);
     assert_int_equal(infer8_generate_image_png(ctx, 1, 4, 4, NULL), bad);
     assert_non_null(strstr(infer8_errmsg(ctx), "out_path is NULL"));
     assert_int_equal(infer8_time_forward(ctx, m, 1, 1, NULL), bad);
