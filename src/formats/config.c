@@ -44,10 +44,10 @@ static infer8_status get_short_string(const char *name, const char *key, const c
                                       int allow_empty, i8_err *err) {
     if (!cJSON_IsString(j)) return wrong_type(name, key, "a string", j, err);
     size_t len = strlen(j->valuestring);
-    if (len >= size || (!allow_empty && len == 0) || i8_fmt_utf8_check(j->valuestring, len) != SIZE_MAX) {
+    if (len >= size || (!allow_empty && len == 0) || i8_utf8_check(j->valuestring, len) != SIZE_MAX) {
         char shown[96];
         return i8_fail(err, INFER8_E_FORMAT, "%s: %s: expected a%s UTF-8 string below %zu bytes, found '%s'", name,
-                       key, allow_empty ? "" : " non-empty", size, i8_fmt_show(j->valuestring, shown, sizeof shown));
+                       key, allow_empty ? "" : " non-empty", size, i8_text_show(j->valuestring, shown, sizeof shown));
     }
     memcpy(out, j->valuestring, len + 1);
     return INFER8_OK;
@@ -120,7 +120,7 @@ static infer8_status parse_pretrained(const char *name, const cJSON *pc, i8_mode
             char shown[96];
             return i8_fail(err, INFER8_E_UNSUPPORTED,
                            "%s: pretrained_cfg.interpolation: '%s' is not supported (bicubic or bilinear)", name,
-                           i8_fmt_show(j->valuestring, shown, sizeof shown));
+                           i8_text_show(j->valuestring, shown, sizeof shown));
         }
     }
     if ((j = cJSON_GetObjectItemCaseSensitive(pc, "crop_mode"))) {
@@ -128,7 +128,7 @@ static infer8_status parse_pretrained(const char *name, const cJSON *pc, i8_mode
         if (strcmp(j->valuestring, "center") != 0) {
             char shown[96];
             return i8_fail(err, INFER8_E_UNSUPPORTED, "%s: pretrained_cfg.crop_mode: '%s' is not supported (center)",
-                           name, i8_fmt_show(j->valuestring, shown, sizeof shown));
+                           name, i8_text_show(j->valuestring, shown, sizeof shown));
         }
     }
     if ((j = cJSON_GetObjectItemCaseSensitive(pc, "mean")) &&
@@ -155,7 +155,7 @@ static infer8_status parse_labels(const char *name, const cJSON *j, int num_clas
                            type_name(v));
         }
         size_t len = strlen(v->valuestring);
-        if (len > MAX_LABEL_BYTES || i8_fmt_utf8_check(v->valuestring, len) != SIZE_MAX) {
+        if (len > MAX_LABEL_BYTES || i8_utf8_check(v->valuestring, len) != SIZE_MAX) {
             free_labels(labels, i);
             return i8_fail(err, INFER8_E_FORMAT, "%s: label_names[%d]: not UTF-8 of at most %d bytes (%zu bytes)",
                            name, i, MAX_LABEL_BYTES, len);
@@ -339,7 +339,7 @@ static void float_array(i8_strbuf *b, int level, const float *v, int n) {
     i8_strbuf_append(b, "]", 1);
 }
 
-static int utf8_ok(const char *s) { return s && i8_fmt_utf8_check(s, strlen(s)) == SIZE_MAX; }
+static int utf8_ok(const char *s) { return s && i8_utf8_check(s, strlen(s)) == SIZE_MAX; }
 
 infer8_status i8_config_to_json(const i8_model_config *cfg, const char *first_conv, const char *classifier,
                                 char **out, i8_err *err) {

@@ -98,7 +98,7 @@ static infer8_status parse_entry(const char *path, const cJSON *e, const char *k
     if (!i8_dtype_from_name(jd->valuestring, &t->dtype)) {
         char shown[128];
         return i8_fail(err, INFER8_E_UNSUPPORTED, "%s: tensor '%s': unknown dtype '%s'", path, key,
-                       i8_fmt_show(jd->valuestring, shown, sizeof shown));
+                       i8_text_show(jd->valuestring, shown, sizeof shown));
     }
     if (!cJSON_IsArray(js))
         return i8_fail(err, INFER8_E_FORMAT, "%s: tensor '%s': \"shape\" missing or not an array", path, key);
@@ -164,11 +164,11 @@ static infer8_status check_key(const char *path, const char *key, i8_err *err) {
     if (len == 0) return i8_fail(err, INFER8_E_FORMAT, "%s: header has an empty tensor name", path);
     if (len > 1024)
         return i8_fail(err, INFER8_E_FORMAT, "%s: tensor '%s': name is %zu bytes, above the maximum of 1024", path,
-                       i8_fmt_show(key, shown, sizeof shown), len);
-    size_t bad = i8_fmt_utf8_check(key, len);
+                       i8_text_show(key, shown, sizeof shown), len);
+    size_t bad = i8_utf8_check(key, len);
     if (bad != SIZE_MAX)
         return i8_fail(err, INFER8_E_FORMAT, "%s: tensor '%s': name is not valid UTF-8 (byte %zu of the name)", path,
-                       i8_fmt_show(key, shown, sizeof shown), bad);
+                       i8_text_show(key, shown, sizeof shown), bad);
     return INFER8_OK;
 }
 
@@ -279,7 +279,7 @@ static infer8_status parse_header(const char *path, const i8_mapped_file *map, c
             goto done;
         }
     }
-    size_t bad = i8_fmt_utf8_check(text, n);
+    size_t bad = i8_utf8_check(text, n);
     if (bad != SIZE_MAX) {
         s = i8_fail(err, INFER8_E_FORMAT, "%s: header is not valid UTF-8 at file offset %zu", path, bad + 8);
         goto done;
@@ -410,13 +410,13 @@ infer8_status i8_st_open_index(i8_safetensors *st, const char *index_path, const
         char shown[128];
         if (!cJSON_IsString(c)) {
             s = i8_fail(err, INFER8_E_FORMAT, "%s: weight_map['%s']: expected a shard file name string", index_path,
-                        i8_fmt_show(c->string, shown, sizeof shown));
+                        i8_text_show(c->string, shown, sizeof shown));
             goto done;
         }
         if (!plain_file_name(c->valuestring)) {
             char shown2[128];
             s = i8_fail(err, INFER8_E_FORMAT, "%s: weight_map['%s']: shard '%s' is not a plain file name", index_path,
-                        i8_fmt_show(c->string, shown, sizeof shown), i8_fmt_show(c->valuestring, shown2, sizeof shown2));
+                        i8_text_show(c->string, shown, sizeof shown), i8_text_show(c->valuestring, shown2, sizeof shown2));
             goto done;
         }
         if ((uint64_t)++n_keys > limits->max_tensors) {
@@ -477,9 +477,9 @@ infer8_status i8_st_open_index(i8_safetensors *st, const char *index_path, const
         if (strcmp(all[i - 1].name, all[i].name) == 0) {
             char shown[300], shown_a[128], shown_b[128];
             s = i8_fail(err, INFER8_E_FORMAT, "%s: tensor '%s' is in two shards, '%s' and '%s'", index_path,
-                        i8_fmt_show(all[i].name, shown, sizeof shown),
-                        i8_fmt_show(shards.names[all[i - 1].file_index], shown_a, sizeof shown_a),
-                        i8_fmt_show(shards.names[all[i].file_index], shown_b, sizeof shown_b));
+                        i8_text_show(all[i].name, shown, sizeof shown),
+                        i8_text_show(shards.names[all[i - 1].file_index], shown_a, sizeof shown_a),
+                        i8_text_show(shards.names[all[i].file_index], shown_b, sizeof shown_b));
             goto done;
         }
     }
@@ -489,9 +489,9 @@ infer8_status i8_st_open_index(i8_safetensors *st, const char *index_path, const
         if (!t || strcmp(shards.names[t->file_index], c->valuestring) != 0) {
             char shown[300], shown_shard[128], shown_found[128]; /* names from the file: shown escaped */
             s = i8_fail(err, INFER8_E_MISSING_KEY, "%s: tensor '%s' is not in its shard '%s'%s%s%s", index_path,
-                        i8_fmt_show(c->string, shown, sizeof shown),
-                        i8_fmt_show(c->valuestring, shown_shard, sizeof shown_shard), t ? " (found in '" : "",
-                        t ? i8_fmt_show(shards.names[t->file_index], shown_found, sizeof shown_found) : "",
+                        i8_text_show(c->string, shown, sizeof shown),
+                        i8_text_show(c->valuestring, shown_shard, sizeof shown_shard), t ? " (found in '" : "",
+                        t ? i8_text_show(shards.names[t->file_index], shown_found, sizeof shown_found) : "",
                         t ? "')" : "");
             goto done;
         }
@@ -648,7 +648,7 @@ infer8_status i8_st_write(const char *path, const i8_st_write_entry *entries, in
     }
     for (int i = 0; i < n; i++) {
         const i8_st_write_entry *e = &entries[i];
-        if (!e->name || !e->name[0] || strlen(e->name) > 1024 || i8_fmt_utf8_check(e->name, strlen(e->name)) != SIZE_MAX ||
+        if (!e->name || !e->name[0] || strlen(e->name) > 1024 || i8_utf8_check(e->name, strlen(e->name)) != SIZE_MAX ||
             strcmp(e->name, "__metadata__") == 0) {
             s = i8_fail(err, INFER8_E_INVALID_ARGUMENT, "%s: entry %d: invalid tensor name", path, i);
             goto done;

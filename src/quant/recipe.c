@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
+
 #define SPECS_HELP "default, none, residual-fp8, residual-fp8:FIRST-LAST or a recipe .json file"
 
 static void free_list(char **v, size_t n) {
@@ -99,10 +101,12 @@ static infer8_status string_list(const cJSON *root, const char *key, const char 
     size_t i = 0;
     const cJSON *it;
     cJSON_ArrayForEach(it, a) {
-        if (!cJSON_IsString(it) || !it->valuestring[0] || strlen(it->valuestring) >= 256) {
+        if (!cJSON_IsString(it) || !it->valuestring[0] || strlen(it->valuestring) >= 256 ||
+            !i8_text_plain(it->valuestring)) {
             free_list(list, i);
-            return i8_fail(err, INFER8_E_FORMAT, "%s: %s[%zu]: expected a non-empty string (under 256 bytes)", name,
-                           key, i);
+            return i8_fail(err, INFER8_E_FORMAT,
+                           "%s: %s[%zu]: expected a non-empty string (under 256 bytes of UTF-8, no control characters)",
+                           name, key, i);
         }
         if (!(list[i] = i8_strdup(it->valuestring, err))) {
             free_list(list, i);
@@ -151,10 +155,11 @@ infer8_status i8_fp8_recipe_parse_json(const char *text, size_t size, const char
         int ok = 0;
         for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) ok |= it->string && !strcmp(it->string, known[k]);
         if (!ok) {
+            char shown[96];
             st = i8_fail(err, INFER8_E_FORMAT,
                          "%s: unknown key \"%s\" (expected format, version, base, include, exclude, residual_fp8, "
                          "description)",
-                         name, it->string ? it->string : "");
+                         name, i8_text_show(it->string ? it->string : "", shown, sizeof shown));
             goto done;
         }
     }

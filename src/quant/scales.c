@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "quant/fp8.h"
 
 #define SCALES_FORMAT "infer8-scales"
@@ -228,9 +229,13 @@ static infer8_status parse_tensors(const cJSON *tensors, const char *name, uint6
         return i8_fail(err, INFER8_E_LIMIT, "%s: tensors: %llu entries, above the limit of %llu", name,
                        (unsigned long long)n, (unsigned long long)max_tensors);
     for (const cJSON *t = tensors->child; t; t = t->next) {
-        char key[600];
-        snprintf(key, sizeof key, "tensors.\"%.500s\"", t->string ? t->string : "");
+        char key[600], shown[520];
+        snprintf(key, sizeof key, "tensors.\"%s\"", i8_text_show(t->string ? t->string : "", shown, sizeof shown));
         if (!t->string || !t->string[0]) return i8_fail(err, INFER8_E_FORMAT, "%s: %s: empty tensor name", name, key);
+        /* names are layer names: printable as they are in every later message */
+        if (!i8_text_plain(t->string))
+            return i8_fail(err, INFER8_E_FORMAT, "%s: %s: tensor name is not UTF-8 without control characters", name,
+                           key);
         if (!cJSON_IsObject(t)) return type_error(err, name, key, "an object {\"amax\": x, \"scale\": s}");
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(t, "amax");
         const cJSON *sc = cJSON_GetObjectItemCaseSensitive(t, "scale");

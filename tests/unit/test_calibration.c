@@ -539,6 +539,10 @@ static void test_scales_json_errors(void **state) {
          "{\"amax\":1,\"scale\":1},\"a\":{\"amax\":2,\"scale\":1}}}", INFER8_E_FORMAT, "tensors.\"a\": duplicate"},
         {"{\"format\":\"infer8-scales\",\"version\":1,\"method\":\"max\",\"images\":1,\"tensors\":{\"\":"
          "{\"amax\":1,\"scale\":1}}}", INFER8_E_FORMAT, "empty tensor name"},
+        /* a name with a terminal escape: refused, and shown escaped */
+        {"{\"format\":\"infer8-scales\",\"version\":1,\"method\":\"max\",\"images\":1,\"tensors\":{\"a\\u001b[2Jb\":"
+         "{\"amax\":1,\"scale\":1}}}", INFER8_E_FORMAT,
+         "tensors.\"a\\x1b[2Jb\": tensor name is not UTF-8 without control characters"},
     };
     for (size_t k = 0; k < I8_ARRAY_LEN(cases); k++) {
         i8_scales s;

@@ -198,6 +198,11 @@ static void test_recipe_errors(void **state) {
                        INFER8_E_FORMAT, "residual_fp8: expected [first, last]");
     expect_parse_error("{\"format\":\"infer8-recipe\",\"version\":1,\"base\":\"none\",\"residual\":[1,2]}",
                        INFER8_E_FORMAT, "unknown key \"residual\"");
+    /* patterns are printable UTF-8 (they are echoed in messages); an unknown key is shown escaped */
+    expect_parse_error("{\"format\":\"infer8-recipe\",\"version\":1,\"base\":\"none\",\"include\":[\"a\\u001b[2J\"]}",
+                       INFER8_E_FORMAT, "include[0]: expected a non-empty string (under 256 bytes of UTF-8, no control");
+    expect_parse_error("{\"format\":\"infer8-recipe\",\"version\":1,\"base\":\"none\",\"x\\u0007\":1}", INFER8_E_FORMAT,
+                       "unknown key \"x\\x07\"");
     /* numbers beyond int: refused as such (the range is checked before the conversion, which
      * fuzz_recipe found undefined under UBSan) */
     expect_parse_error("{\"format\":\"infer8-recipe\",\"version\":666666666666666661,\"base\":\"none\"}",
