@@ -17,6 +17,8 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "core/text.h"
+
 #define MAX_LIST_BYTES (256ull << 20)  /* labels.txt or a list file */
 #define MAX_CLS_BYTES 64               /* a .cls member: an ASCII integer and maybe a newline */
 
@@ -64,11 +66,13 @@ struct i8_dataset {
 
 static void issue(i8_dataset *ds, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void issue(i8_dataset *ds, const char *fmt, ...) {
-    char msg[1200];
+    char raw[1200], msg[1300];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    /* names from list files and tar headers are untrusted: control bytes shown escaped */
+    i8_text_show(raw, msg, sizeof msg);
     /* after a rewind the same issues come again in the same order: told once, counted once */
     if (ds->opt.on_issue && ds->stats.issues >= ds->told_issues) ds->opt.on_issue(ds->opt.user, msg);
     ds->stats.issues++;

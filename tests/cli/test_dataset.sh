@@ -175,6 +175,12 @@ list "$WORK/lists/val.txt" --every 1
 [ "$(summary layout)" = list ] || fail "list detected"
 [ "$(grep -v '^#' "$WORK/out" | awk '{print $1 ":" $5}' | tr '\n' ' ')" = "0:3 1:-1 3:4 " ] || fail "list entries: $(cat "$WORK/out")"
 grep -q "missing.png" "$WORK/err" && [ "$(summary skipped)" = 1 ] || fail "missing list entry skipped"
+# a name with a terminal escape (ESC [2J, clear screen) is reported escaped, never raw
+printf 'sub/a.png 3\nsub/evil\033[2J.png 1\n' >"$WORK/lists/esc.txt"
+list "$WORK/lists/esc.txt"
+grep -qF 'sub/evil\x1b[2J.png' "$WORK/err" || fail "escaped name not in the issue: $(cat -v "$WORK/err")"
+grep -qF 'sub/evil\x1b[2J.png' "$WORK/out" || fail "escaped name not in the kept issues"
+! grep -q $'\033' "$WORK/err" "$WORK/out" || fail "a raw ESC byte reached the output"
 echo "ok: list file"
 
 # ---- stress inputs ----
