@@ -12,6 +12,7 @@
 #include <nettle/sha2.h>
 #include <xxhash.h>
 
+#include "core/text.h"
 #include "formats/bundle.h"
 #include "quant/fp8.h"
 
@@ -492,6 +493,8 @@ infer8_status i8_bundle_decode_graph(const uint8_t *gd, size_t gsize, const uint
     if (!memchr(gd + 16, 0, 64)) return GFAIL("section 'graph': arch name not NUL-terminated");
     char arch[64];
     memcpy(arch, gd + 16, 64);
+    /* names are echoed in messages and listings: printable UTF-8 only (infer8 writes no other) */
+    if (!i8_text_plain(arch)) return GFAIL("section 'graph': arch name is not UTF-8 without control characters");
     int in_c = get_i32(gd + 80), in_h = get_i32(gd + 84), in_w = get_i32(gd + 88);
     if (in_c != 3 || in_h < 1 || in_h > 4096 || in_w < 1 || in_w > 4096)
         return GFAIL("section 'graph': input shape %dx%dx%d out of range", in_c, in_h, in_w);
@@ -509,6 +512,10 @@ infer8_status i8_bundle_decode_graph(const uint8_t *gd, size_t gsize, const uint
             goto fail;
         }
         memcpy(n.name, r, NODE_NAME);
+        if (!i8_text_plain(n.name)) {
+            s = GFAIL("section 'graph': node %u: name is not UTF-8 without control characters", i);
+            goto fail;
+        }
         int32_t *ints[NODE_INTS];
         float *floats[NODE_FLOATS];
         node_fields(&n, ints, floats);
@@ -549,6 +556,10 @@ infer8_status i8_bundle_decode_graph(const uint8_t *gd, size_t gsize, const uint
             goto fail;
         }
         memcpy(name, r, WEIGHT_NAME);
+        if (!i8_text_plain(name)) {
+            s = GFAIL("section 'graph': weight %u: name is not UTF-8 without control characters", i);
+            goto fail;
+        }
         int ndim = get_i32(r + 128);
         int64_t shape[4] = {0};
         uint64_t elems = 1;
@@ -782,6 +793,10 @@ infer8_status i8_bundle_decode_labels(const uint8_t *d, size_t size, char ***out
         const uint8_t *z = memchr(d + pos, 0, size - pos);
         if (!z || (size_t)(z - (d + pos)) > 1024) {
             s = GFAIL("section 'labels': label %u at byte %zu not NUL-terminated within 1024 bytes", i, pos);
+            break;
+        }
+        if (!i8_text_plain((const char *)d + pos)) {
+            s = GFAIL("section 'labels': label %u at byte %zu is not UTF-8 without control characters", i, pos);
             break;
         }
         labels[i] = i8_strdup((const char *)d + pos, err);

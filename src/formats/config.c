@@ -155,9 +155,10 @@ static infer8_status parse_labels(const char *name, const cJSON *j, int num_clas
                            type_name(v));
         }
         size_t len = strlen(v->valuestring);
-        if (len > MAX_LABEL_BYTES || i8_utf8_check(v->valuestring, len) != SIZE_MAX) {
+        if (len > MAX_LABEL_BYTES || !i8_text_plain(v->valuestring)) { /* labels are printed as they are */
             free_labels(labels, i);
-            return i8_fail(err, INFER8_E_FORMAT, "%s: label_names[%d]: not UTF-8 of at most %d bytes (%zu bytes)",
+            return i8_fail(err, INFER8_E_FORMAT,
+                           "%s: label_names[%d]: not UTF-8 without control characters of at most %d bytes (%zu bytes)",
                            name, i, MAX_LABEL_BYTES, len);
         }
         if (!(labels[i] = i8_strdup(v->valuestring, err))) {

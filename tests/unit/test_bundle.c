@@ -686,6 +686,21 @@ static void test_bad_contents(void **state) {
     t[goff + 128 + 256 + 96 + 4 * 10 + 1] = 1; /* stem c: 4 -> 260 */
     reseal(t, size);
     assert_true(expect_bad(t, size, INFER8_E_FORMAT, "section 'graph': validation failed", "stem"));
+    /* node 1's name 'stem' given an ESC byte (checksums resealed: a crafted file): refused */
+    memcpy(t, d, size);
+    t[goff + 128 + 256 + 2] = 0x1b;
+    reseal(t, size);
+    assert_true(expect_bad(t, size, INFER8_E_FORMAT, "section 'graph': node 1: name is not UTF-8 without control", NULL));
+    /* weight 0's name 'stem.weight' with a broken UTF-8 byte */
+    memcpy(t, d, size);
+    t[goff + 128 + 6 * 256 + 1] = 0xff;
+    reseal(t, size);
+    assert_true(expect_bad(t, size, INFER8_E_FORMAT, "section 'graph': weight 0: name is not UTF-8", NULL));
+    /* label 0's first byte an ESC */
+    memcpy(t, d, size);
+    t[loff + 4] = 0x1b;
+    reseal(t, size);
+    assert_true(expect_bad(t, size, INFER8_E_FORMAT, "section 'labels': label 0 at byte 4 is not UTF-8 without", NULL));
     /* labels: count says 4 */
     memcpy(t, d, size);
     t[loff] = 4;

@@ -172,6 +172,8 @@ static void test_bad_configs(void **state) {
          "label_names: expected an array of strings, found string"},
         {"{\"architecture\": \"x\", \"num_classes\": 1, \"label_names\": [\"\xff\"]}", INFER8_E_FORMAT,
          "label_names[0]: not UTF-8"},
+        {"{\"architecture\": \"x\", \"num_classes\": 2, \"label_names\": [\"a\", \"b\\u001b[2J\"]}",
+         INFER8_E_FORMAT, "label_names[1]: not UTF-8 without control characters"},
         /* malformed JSON: the offset of the error (hand-counted; Python's json reports the same
          * chars 6 and 8; cJSON's position can be one byte later in other cases, e.g. ",,") */
         {"{\"architecture\": tru}", INFER8_E_FORMAT, "config.json: malformed JSON at byte offset 17"},
