@@ -200,6 +200,9 @@ int cmd_classify(int argc, char **argv) {
     }
     if (!error && !model_path) error = cli_usage_error("classify", "MODEL is required");
     if (!error && n_images == 0) error = cli_usage_error("classify", "give at least one --image");
+    int from_stdin = 0;
+    for (int i = 0; !error && i < n_images; i++) from_stdin += !strcmp(images[i], "-");
+    if (!error && from_stdin > 1) error = cli_usage_error("classify", "standard input (-) can be given as one image only");
     if (error) {
         free(images);
         return EXIT_USAGE;
