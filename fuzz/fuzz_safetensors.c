@@ -6,10 +6,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *path = fuzz_scratch_file(data, size, ".safetensors");
     if (!path) return 0;
-    i8_limits limits;
-    i8_limits_default(&limits);
-    limits.max_json_bytes = 1 << 20;
-    limits.max_tensors = 4096;
+    const i8_limits limits = fuzz_checkpoint_limits();
     i8_safetensors st;
     memset(&st, 0, sizeof st);
     i8_err err = {0};

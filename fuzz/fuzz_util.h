@@ -9,6 +9,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/i8.h"
+
+/* The checkpoint readers' limits in the fuzzers: 1 MiB of JSON, 4096 tensors (small enough that
+ * a hostile count is refused fast, large enough for every seed). */
+static i8_limits fuzz_checkpoint_limits(void) {
+    i8_limits l;
+    i8_limits_default(&l);
+    l.max_json_bytes = 1 << 20;
+    l.max_tensors = 4096;
+    return l;
+}
+
 /* Where scratch files go: /dev/shm when writable (in memory), else /tmp. */
 static const char *fuzz_scratch_base(void) { return access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"; }
 
