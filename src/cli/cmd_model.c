@@ -188,7 +188,7 @@ int cmd_classify(int argc, char **argv) {
             if (!error && !cli_parse_int("classify", "--batch", v, 1, 4096, &batch)) error = 1;
         } else if (cli_opt_flag(&a, "--json")) {
             json = 1;
-        } else if (argv[a.i][0] == '-') {
+        } else if (argv[a.i][0] == '-' && strcmp(argv[a.i], "-") != 0) { /* a lone "-" is an image: stdin */
             cli_usage_error("classify", "unknown option %s", argv[a.i]);
             error = 1;
         } else if (!model_path) {

@@ -59,7 +59,9 @@ cat "$WORK/img/img_000005.png" | "$INFER8" classify "$good" --json --image - > "
 grep -q '^{"image": "-", ' "$WORK/stdin.jsonl" || fail "stdin image not named '-': $(head -c 80 "$WORK/stdin.jsonl")"
 cmp <(sed 's/^{"image": "[^"]*", //' "$WORK/file.jsonl") <(sed 's/^{"image": "[^"]*", //' "$WORK/stdin.jsonl") ||
   fail "classify --image - gives other logits than the file"
-expect_fail 64 "standard input \(-\) can be given as one image only" "$INFER8" classify "$good" --image - --image -
+"$INFER8" classify "$good" --json - < "$WORK/img/img_000005.png" > "$WORK/stdin-bare.jsonl" || fail "classify MODEL - (bare)"
+cmp "$WORK/stdin.jsonl" "$WORK/stdin-bare.jsonl" || fail "a bare - differs from --image -"
+expect_fail 64 "standard input \(-\) can be given as one image only" "$INFER8" classify "$good" --image - -
 "$INFER8" preprocess "$good" --image - -o "$WORK/stdin.npy" < "$WORK/img/img_000005.png" || fail "preprocess --image -"
 "$INFER8" preprocess "$good" --image "$WORK/img/img_000005.png" -o "$WORK/file.npy"
 cmp "$WORK/stdin.npy" "$WORK/file.npy" || fail "preprocess --image - differs from the file"
