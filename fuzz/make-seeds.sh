@@ -30,27 +30,10 @@ printf '\x7f\x02\x31\xff\x01\x00\x00\x00\x00\xff\x80\x40' > "$OUT/preprocess/p2"
 "$SEED" scales "$OUT/scales/scales.json"
 for a in inception_v3 inception_v4 inception_resnet_v2; do "$SEED" config "$a" "$OUT/config/$a.json"; done
 "$SEED" bundle "$OUT/bundle/tiny.bundle" "$OUT/bundle"
-# sharded-checkpoint indexes over fuzz_st_index's shards (a.safetensors: x, y; b.safetensors: z)
-printf '{"metadata": {"total_size": 14}, "weight_map": {"x": "a.safetensors", "y": "a.safetensors", "z": "b.safetensors"}}' \
-  > "$OUT/st_index/valid.json"
-printf '{"weight_map": {"x": "b.safetensors"}}' > "$OUT/st_index/wrong_shard.json"
-printf '{"weight_map": {"w": "bad.safetensors"}}' > "$OUT/st_index/bad_shard.json"
-printf '{"weight_map": {"x": "../a.safetensors"}}' > "$OUT/st_index/path.json"
-# dataset text files over fuzz_dataset_text's folder: an even size is read as a list file, an odd
-# one as the flat folder's labels.txt (each seed padded to its parity)
-printf 'flat/a.png 3\nflat/b.jpg\n# comment\nflat/c.webp 2\nflat/sub/d.png 12\nmissing.png 1\n' > "$OUT/dataset_text/list.txt"
-printf 'a.png 1\nb.jpg 7\nc.webp 0\nsub/d.png 2\nnone.png 3\n\n' > "$OUT/dataset_text/labels.txt"
-# shard patterns: a range, zero padding, alternatives, several groups, commas
-printf 'shard-{000..009}.tar' > "$OUT/shard_pattern/range"
-printf 'a/{train,val}-{1..3}.tar,b.tar' > "$OUT/shard_pattern/groups"
-printf '{08..11}{x,y}' > "$OUT/shard_pattern/pad"
-# recipe files (docs/fp8.md's format); the globs name convs of fuzz_recipe's small graph
-printf '{"format": "infer8-recipe", "version": 1, "base": "default"}' > "$OUT/recipe/default.json"
-printf '{"format": "infer8-recipe", "version": 1, "base": "none", "include": ["repeat.*", "mixed_5b.*"],
- "exclude": ["repeat.1.*"], "residual_fp8": [0, 1]}' > "$OUT/recipe/lists.json"
-printf '{"format": "infer8-recipe", "version": 1, "base": "default", "exclude": ["conv2d_7b.[a-z]*"],
- "residual_fp8": [1, 1]}' > "$OUT/recipe/range.json"
-
+# hand-written seeds kept in the repository (fuzz/seeds/TARGET/: index files over fuzz_st_index's
+# shards, dataset text files, shard patterns, recipe files naming fuzz_recipe's small graph);
+# test_fuzz_regressions replays them through the same harnesses in make test
+for d in "$SRC"/fuzz/seeds/*/; do cp "$d"* "$OUT/$(basename "$d")/"; done
 # webdataset tar shards: images + .cls labels, a member in a sub-folder, a stray file
 tmp=$(mktemp -d)
 cp "$OUT/image/gen_1_16x16.j" "$tmp/a1.jpg"; echo 3 > "$tmp/a1.cls"

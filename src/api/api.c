@@ -198,7 +198,6 @@ static void model_free(infer8_model *m) {
     free(m);
 }
 
-/* Shared by infer8_model_open (path) and infer8_model_open_memory (data, size; path NULL). */
 /* The caller's options (given, struct_size as the caller compiled it) and their copy over the
  * defaults (copy): a struct older than the first release's base fields, or values out of range,
  * are refused rather than run with a guess. */
@@ -220,6 +219,7 @@ static infer8_status check_open_options(const infer8_open_options *given, const 
     return INFER8_OK;
 }
 
+/* Shared by infer8_model_open (path) and infer8_model_open_memory (data, size; path NULL). */
 static infer8_status model_open(infer8_context *ctx, const char *path, const void *data, size_t size,
                                 const infer8_open_options *options, infer8_model **out) {
     i8_err err;

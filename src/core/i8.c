@@ -205,6 +205,12 @@ void i8_limits_default(i8_limits *l) {
     l->max_image_bytes = 256ull << 20;
 }
 
+int i8_double_to_int(double v, int lo, int hi, int *out) {
+    if (!(v >= lo && v <= hi) || v != floor(v)) return 0;
+    *out = (int)v;
+    return 1;
+}
+
 /* ---- files ---- */
 
 infer8_status i8_open_regular(const char *path, int *fd, uint64_t *size, i8_err *err) {

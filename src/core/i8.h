@@ -50,6 +50,11 @@ typedef struct i8_limits {
 } i8_limits;
 void i8_limits_default(i8_limits *limits);
 
+/* 1 and *out = v when v is an integer in [lo, hi] (numbers read from JSON files). The range is
+ * checked on the double before the conversion, which is undefined behaviour outside int's range
+ * (fuzz_recipe found "version": 666666666666666661). NaN is refused. */
+int i8_double_to_int(double v, int lo, int hi, int *out);
+
 /* Opens path read-only as a regular file: *fd (close-on-exec; the caller closes it) and *size
  * (may be NULL). Errors: INFER8_E_IO ("cannot open: ...", "not a regular file"). The open does
  * not block: a FIFO or device named where a file is expected is refused instead of waiting

@@ -31,11 +31,9 @@ static infer8_status wrong_type(const char *name, const char *key, const char *e
 
 static infer8_status get_int(const char *name, const char *key, const cJSON *j, int lo, int hi, int *out, i8_err *err) {
     if (!cJSON_IsNumber(j)) return wrong_type(name, key, "an integer", j, err);
-    double v = j->valuedouble;
-    if (!(v >= lo && v <= hi) || v != floor(v))
+    if (!i8_double_to_int(j->valuedouble, lo, hi, out))
         return i8_fail(err, INFER8_E_FORMAT, "%s: %s: expected an integer in [%d, %d], found %.17g", name, key, lo, hi,
-                       v);
-    *out = (int)v;
+                       j->valuedouble);
     return INFER8_OK;
 }
 

@@ -5,7 +5,6 @@
 #include <cjson/cJSON.h>
 #include <fnmatch.h>
 #include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,15 +118,9 @@ static infer8_status string_list(const cJSON *root, const char *key, const char 
     return INFER8_OK;
 }
 
-/* 1 and *out = j's value when j is a JSON number holding an integer in [lo, hi]. The range is
- * checked on the double, before any conversion: casting a double outside int's range is
- * undefined behaviour (fuzz_recipe found "version": 666666666666666661). */
+/* 1 and *out = j's value when j is a JSON number holding an integer in [lo, hi]. */
 static int json_int(const cJSON *j, int lo, int hi, int *out) {
-    if (!j || !cJSON_IsNumber(j)) return 0;
-    double v = j->valuedouble;
-    if (!(v >= lo && v <= hi) || v != floor(v)) return 0;
-    *out = (int)v;
-    return 1;
+    return j && cJSON_IsNumber(j) && i8_double_to_int(j->valuedouble, lo, hi, out);
 }
 
 infer8_status i8_fp8_recipe_parse_json(const char *text, size_t size, const char *name, i8_fp8_recipe *out,
