@@ -332,6 +332,23 @@ infer8_status infer8_time_forward(infer8_context *ctx, infer8_model *model, int 
  * forward added into ms[num_layers] (caller zeroes it). Fails with INFER8_E_UNSUPPORTED when the
  * executor cannot profile. */
 infer8_status infer8_profile(infer8_context *ctx, infer8_model *model, int n, int iters, double *ms);
+/* How the executor prepared batch n (after a forward, infer8_time_forward or infer8_profile of
+ * that batch size): CUDA's tuning of its convolutions. A speed comparison is only as fair as
+ * the tuning of both sides: convolutions reached after the cuDNN budget (--opt-level) ran out
+ * keep cuDNN's first configuration, untimed, and are slower than tuned ones. INFER8_E_UNSUPPORTED
+ * on the CPU executors (nothing is tuned there); INFER8_E_INVALID_ARGUMENT when batch n has not
+ * been prepared. */
+typedef struct infer8_tuning {
+    uint32_t struct_size;       /* set by infer8_tuning_init */
+    int conv_problems;          /* distinct convolution problems (shape, precision) tuned */
+    int untuned_problems;       /* of those, fp16 ones reached after the cuDNN budget was spent:
+                                 * cuDNN's first configuration, not timed against the others */
+    int restored_tactics;       /* convolutions run on a tactic stored in the bundle, not timed here */
+    double tune_seconds;        /* spent tuning this batch size */
+    double cudnn_budget_s;      /* seconds of cuDNN plan building allowed per batch size (< 0: none) */
+} infer8_tuning;
+void infer8_tuning_init(infer8_tuning *tuning);
+infer8_status infer8_get_tuning(infer8_context *ctx, infer8_model *model, int n, infer8_tuning *out);
 /* Layer i of the optimized graph: name and a type key for profiles ("conv3x3", "conv1x1+residual",
  * "maxpool", "concat", ...; FP8 layers get an "fp8 " prefix). NULL when i is out of range. */
 const char *infer8_layer_name(const infer8_model *model, int i);

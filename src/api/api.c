@@ -134,7 +134,7 @@ static infer8_status check_device_backend(const infer8_model *m, i8_err *err) {
     return ops ? check_backend_runs_all(m, ops, err) : INFER8_OK;
 }
 
-static infer8_status bad_arg(infer8_context *ctx, const char *what) {
+infer8_status i8_ctx_bad_arg(infer8_context *ctx, const char *what) {
     i8_err e;
     i8_fail(&e, INFER8_E_INVALID_ARGUMENT, "%s", what);
     return i8_ctx_fail(ctx, &e);
@@ -148,7 +148,7 @@ EXPORT void infer8_limits_init(infer8_limits *l) {
 
 EXPORT infer8_status infer8_set_limits(infer8_context *ctx, const infer8_limits *l) {
     if (!ctx || !l || l->struct_size < offsetof(infer8_limits, max_image_bytes) + sizeof(uint64_t))
-        return bad_arg(ctx, "infer8_set_limits: limits struct missing or too small");
+        return i8_ctx_bad_arg(ctx, "infer8_set_limits: limits struct missing or too small");
     if (l->max_json_bytes) ctx->limits.max_json_bytes = l->max_json_bytes;
     if (l->max_tensors) ctx->limits.max_tensors = l->max_tensors;
     if (l->max_image_pixels) ctx->limits.max_image_pixels = l->max_image_pixels;
@@ -272,13 +272,13 @@ static infer8_status model_open(infer8_context *ctx, const char *path, const voi
 
 EXPORT infer8_status infer8_model_open(infer8_context *ctx, const char *path, const infer8_open_options *options,
                                        infer8_model **out) {
-    if (!ctx || !path || !out) return bad_arg(ctx, "infer8_model_open: NULL argument");
+    if (!ctx || !path || !out) return i8_ctx_bad_arg(ctx, "infer8_model_open: NULL argument");
     return model_open(ctx, path, NULL, 0, options, out);
 }
 
 EXPORT infer8_status infer8_model_open_memory(infer8_context *ctx, const void *data, size_t size,
                                               const infer8_open_options *options, infer8_model **out) {
-    if (!ctx || !data || !out) return bad_arg(ctx, "infer8_model_open_memory: NULL argument");
+    if (!ctx || !data || !out) return i8_ctx_bad_arg(ctx, "infer8_model_open_memory: NULL argument");
     return model_open(ctx, NULL, data, size, options, out);
 }
 
@@ -404,9 +404,9 @@ static infer8_status describe_text(const infer8_model *m, char **out, i8_err *er
 
 EXPORT infer8_status infer8_model_describe(infer8_context *ctx, const infer8_model *m, infer8_describe_format format,
                                            char **out) {
-    if (!ctx || !m || !out) return bad_arg(ctx, "infer8_model_describe: NULL argument");
+    if (!ctx || !m || !out) return i8_ctx_bad_arg(ctx, "infer8_model_describe: NULL argument");
     if (format != INFER8_DESCRIBE_TEXT && format != INFER8_DESCRIBE_JSON)
-        return bad_arg(ctx, "infer8_model_describe: format is neither INFER8_DESCRIBE_TEXT nor INFER8_DESCRIBE_JSON");
+        return i8_ctx_bad_arg(ctx, "infer8_model_describe: format is neither INFER8_DESCRIBE_TEXT nor INFER8_DESCRIBE_JSON");
     i8_err err;
     i8_err_clear(&err);
     char *doc = NULL;
@@ -429,7 +429,7 @@ static infer8_status preprocess_image(infer8_context *ctx, const infer8_model *m
 
 EXPORT infer8_status infer8_preprocess_encoded(infer8_context *ctx, const infer8_model *m, const void *data,
                                                size_t size, float *out) {
-    if (!ctx || !m || !data || !out) return bad_arg(ctx, "infer8_preprocess_encoded: NULL argument");
+    if (!ctx || !m || !data || !out) return i8_ctx_bad_arg(ctx, "infer8_preprocess_encoded: NULL argument");
     i8_err err;
     i8_err_clear(&err);
     i8_image im = {0};
@@ -459,7 +459,7 @@ static void rgb8_copy(i8_image *im, const uint8_t *pixels, size_t stride) {
 EXPORT infer8_status infer8_preprocess_rgb8(infer8_context *ctx, const infer8_model *m, const uint8_t *pixels,
                                             int width, int height, size_t stride, float *out) {
     if (!ctx || !m || !pixels || !out || width <= 0 || height <= 0 || stride < (size_t)width * 3)
-        return bad_arg(ctx, "infer8_preprocess_rgb8: bad argument (NULL pointer, size or stride)");
+        return i8_ctx_bad_arg(ctx, "infer8_preprocess_rgb8: bad argument (NULL pointer, size or stride)");
     if (rgb8_over_limit(ctx, width, height)) return ctx->err.code;
     i8_err err;
     i8_err_clear(&err);
@@ -483,7 +483,7 @@ static infer8_status decode_crop_u8(const infer8_model *m, const void *data, siz
 
 EXPORT infer8_status infer8_preprocess_encoded_u8(infer8_context *ctx, const infer8_model *m, const void *data,
                                                   size_t size, uint8_t *out) {
-    if (!ctx || !m || !data || !out) return bad_arg(ctx, "infer8_preprocess_encoded_u8: NULL argument");
+    if (!ctx || !m || !data || !out) return i8_ctx_bad_arg(ctx, "infer8_preprocess_encoded_u8: NULL argument");
     i8_err err;
     i8_err_clear(&err);
     return decode_crop_u8(m, data, size, &ctx->limits, out, &err) ? i8_ctx_fail(ctx, &err) : INFER8_OK;
@@ -543,7 +543,7 @@ static infer8_status run_batches(infer8_model *m, int n, const float *input, con
 
 EXPORT infer8_status infer8_classify_tensor(infer8_context *ctx, infer8_model *m, int n, const float *input,
                                             float *logits) {
-    if (!ctx || !m || !input || !logits || n <= 0) return bad_arg(ctx, "infer8_classify_tensor: bad argument");
+    if (!ctx || !m || !input || !logits || n <= 0) return i8_ctx_bad_arg(ctx, "infer8_classify_tensor: bad argument");
     i8_err err;
     i8_err_clear(&err);
     pthread_mutex_lock(&m->lock);
@@ -555,7 +555,7 @@ EXPORT infer8_status infer8_classify_tensor(infer8_context *ctx, infer8_model *m
 
 EXPORT infer8_status infer8_classify_u8(infer8_context *ctx, infer8_model *m, int n, const uint8_t *crops,
                                         float *logits) {
-    if (!ctx || !m || !crops || !logits || n <= 0) return bad_arg(ctx, "infer8_classify_u8: bad argument");
+    if (!ctx || !m || !crops || !logits || n <= 0) return i8_ctx_bad_arg(ctx, "infer8_classify_u8: bad argument");
     i8_err err;
     i8_err_clear(&err);
     const i8_graph *g = &m->graph;
@@ -665,7 +665,7 @@ static void crop_job_free(crop_job *j) {
 
 EXPORT infer8_status infer8_classify_encoded(infer8_context *ctx, infer8_model *m, int n, const void *const *data,
                                              const size_t *sizes, float *logits) {
-    if (!ctx || !m || !data || !sizes || !logits || n <= 0) return bad_arg(ctx, "infer8_classify_encoded: bad argument");
+    if (!ctx || !m || !data || !sizes || !logits || n <= 0) return i8_ctx_bad_arg(ctx, "infer8_classify_encoded: bad argument");
     crop_job j = {.n = n, .data = data, .sizes = sizes};
     infer8_status s = crop_all(ctx, m, &j);
     if (!s) s = infer8_classify_u8(ctx, m, n, j.crops, logits);
@@ -675,9 +675,9 @@ EXPORT infer8_status infer8_classify_encoded(infer8_context *ctx, infer8_model *
 
 EXPORT infer8_status infer8_classify_rgb8(infer8_context *ctx, infer8_model *m, int n, const uint8_t *const *pixels,
                                           int width, int height, size_t stride, float *logits) {
-    if (!ctx || !m || !pixels || !logits || n <= 0) return bad_arg(ctx, "infer8_classify_rgb8: bad argument");
+    if (!ctx || !m || !pixels || !logits || n <= 0) return i8_ctx_bad_arg(ctx, "infer8_classify_rgb8: bad argument");
     if (width <= 0 || height <= 0 || stride < (size_t)width * 3)
-        return bad_arg(ctx, "infer8_classify_rgb8: bad argument (size or stride)");
+        return i8_ctx_bad_arg(ctx, "infer8_classify_rgb8: bad argument (size or stride)");
     if (rgb8_over_limit(ctx, width, height)) return ctx->err.code;
     crop_job j = {.n = n, .pixels = pixels, .width = width, .height = height, .stride = stride};
     infer8_status s = crop_all(ctx, m, &j);
@@ -714,7 +714,7 @@ EXPORT infer8_status infer8_topk(const infer8_model *m, const float *logits, int
 
 EXPORT infer8_status infer8_save_npy(infer8_context *ctx, const char *path, const float *data, int ndim,
                                      const int64_t *shape) {
-    if (!ctx || !path || !data || !shape || ndim < 1 || ndim > 8) return bad_arg(ctx, "infer8_save_npy: bad argument");
+    if (!ctx || !path || !data || !shape || ndim < 1 || ndim > 8) return i8_ctx_bad_arg(ctx, "infer8_save_npy: bad argument");
     i8_err err;
     i8_err_clear(&err);
     return i8_npy_write_f32(path, data, ndim, shape, &err) ? i8_ctx_fail(ctx, &err) : INFER8_OK;

@@ -8,6 +8,9 @@
 
 #include "api/model.h"
 #include "eval/roofline.h"
+#ifdef INFER8_HAVE_CUDA
+#include "backends/cuda/cuda_backend.h"
+#endif
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -37,7 +40,7 @@ static infer8_status check_batch(const infer8_model *m, int n, int iters, i8_err
 }
 
 EXPORT infer8_status infer8_device_info(infer8_context *ctx, infer8_model *m, char *buf, size_t size) {
-    if (!ctx || !m || !buf || !size) return INFER8_E_INVALID_ARGUMENT;
+    if (!ctx || !m || !buf || !size) return i8_ctx_bad_arg(ctx, "infer8_device_info: model or buffer missing");
     i8_err err;
     i8_err_clear(&err);
     pthread_mutex_lock(&m->lock);
@@ -60,7 +63,7 @@ static infer8_status first_run(infer8_model *m, int n, float **input, float **lo
 }
 
 EXPORT infer8_status infer8_time_forward(infer8_context *ctx, infer8_model *m, int n, int iters, double *ms) {
-    if (!ctx || !m || !ms) return INFER8_E_INVALID_ARGUMENT;
+    if (!ctx || !m || !ms) return i8_ctx_bad_arg(ctx, "infer8_time_forward: model or ms missing");
     i8_err err;
     i8_err_clear(&err);
     infer8_status s = check_batch(m, n, iters, &err);
@@ -83,7 +86,7 @@ EXPORT infer8_status infer8_time_forward(infer8_context *ctx, infer8_model *m, i
 }
 
 EXPORT infer8_status infer8_profile(infer8_context *ctx, infer8_model *m, int n, int iters, double *ms) {
-    if (!ctx || !m || !ms) return INFER8_E_INVALID_ARGUMENT;
+    if (!ctx || !m || !ms) return i8_ctx_bad_arg(ctx, "infer8_profile: model or ms missing");
     i8_err err;
     i8_err_clear(&err);
     infer8_status s = check_batch(m, n, iters, &err);
@@ -99,6 +102,48 @@ EXPORT infer8_status infer8_profile(infer8_context *ctx, infer8_model *m, int n,
     free(logits);
     pthread_mutex_unlock(&m->lock);
     return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
+}
+
+EXPORT void infer8_tuning_init(infer8_tuning *t) {
+    if (!t) return;
+    memset(t, 0, sizeof *t);
+    t->struct_size = sizeof *t;
+}
+
+EXPORT infer8_status infer8_get_tuning(infer8_context *ctx, infer8_model *m, int n, infer8_tuning *out) {
+    if (!ctx || !m || !out || out->struct_size < sizeof(uint32_t))
+        return i8_ctx_bad_arg(ctx, "infer8_get_tuning: model or output missing (call infer8_tuning_init)");
+    i8_err err;
+    i8_err_clear(&err);
+    infer8_tuning r;
+    infer8_tuning_init(&r);
+    pthread_mutex_lock(&m->lock);
+    infer8_status s = m->backend_ctx ? INFER8_OK
+                                     : i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "infer8_get_tuning: the model has not run yet");
+#ifdef INFER8_HAVE_CUDA
+    if (!s && m->backend == &i8_backend_cuda) {
+        i8_cuda_stats st;
+        i8_cuda_get_stats(m->backend_ctx, n, &st);
+        if (!st.built) {
+            s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "infer8_get_tuning: batch %d has not been prepared", n);
+        } else {
+            r.conv_problems = st.problems;
+            r.untuned_problems = st.cudnn_after_budget;
+            r.restored_tactics = st.presets_kept;
+            r.tune_seconds = st.tune_seconds;
+            r.cudnn_budget_s = st.cudnn_budget_s;
+        }
+    } else
+#endif
+    if (!s) {
+        s = i8_fail(&err, INFER8_E_UNSUPPORTED, "infer8_get_tuning: the %s executor tunes nothing", m->backend->name);
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (s) return i8_ctx_fail(ctx, &err);
+    uint32_t keep = out->struct_size;
+    memcpy(out, &r, keep < sizeof r ? keep : sizeof r);
+    out->struct_size = keep;
+    return INFER8_OK;
 }
 
 EXPORT const char *infer8_layer_name(const infer8_model *m, int i) {

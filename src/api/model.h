@@ -37,6 +37,8 @@ struct infer8_model {
 
 /* Stores err into the context and returns its status. */
 infer8_status i8_ctx_fail(infer8_context *ctx, const i8_err *err);
+/* INFER8_E_INVALID_ARGUMENT with `what` as the context's message (ctx may be NULL). */
+infer8_status i8_ctx_bad_arg(infer8_context *ctx, const char *what);
 void i8_ctx_log(infer8_context *ctx, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Opens a checkpoint (snapshot folder or bare .safetensors) into a graph. `optimize` is a set of

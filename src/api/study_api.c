@@ -75,7 +75,9 @@ typedef struct variant {
     double med[MAX_BATCHES], mn[MAX_BATCHES], mx[MAX_BATCHES];
     infer8_type_time prof[MAX_BATCHES][MAX_TYPES];
     int nprof[MAX_BATCHES];
-    double *layer_ms;             /* per-layer profile of the first batch size (speed_ok only) */
+    double *layer_ms[MAX_BATCHES]; /* per-layer profile per batch size (speed_ok only; NULL where it failed) */
+    infer8_tuning tuning[MAX_BATCHES]; /* how the timed model was tuned at each batch size */
+    int tuning_ok[MAX_BATCHES];   /* 1: tuning[] was read (CUDA) */
     int q_ok, s_ok;               /* decision criteria */
     double bound[MAX_BATCHES];    /* roofline bound over fp16 per batch size (FP8, S->peaks set) */
 } variant;
@@ -139,7 +141,11 @@ static void progress(study *S, const char *phase, uint64_t done, uint64_t total)
 
 /* Status of a failed public call, its message moved from the context into err. */
 static infer8_status api(study *S, infer8_status s, i8_err *err) {
-    if (s) *err = S->ctx->err;
+    if (!s) return s;
+    *err = S->ctx->err;
+    /* a call that failed without leaving its own error must not hand back an older one, or none:
+     * the study returns err's code, and a zero code would read as success */
+    if (err->code != s) i8_fail(err, s, "infer8_study: a library call failed (status %d) without a message", (int)s);
     return s;
 }
 
@@ -770,6 +776,8 @@ static infer8_status speed(study *S, i8_err *err) {
             v->mn[b] = sorted[0];
             v->mx[b] = sorted[rounds - 1];
             v->med[b] = rounds % 2 ? sorted[rounds / 2] : 0.5 * (sorted[rounds / 2 - 1] + sorted[rounds / 2]);
+            infer8_tuning_init(&v->tuning[b]);
+            v->tuning_ok[b] = infer8_get_tuning(S->ctx, v->sm, n, &v->tuning[b]) == INFER8_OK;
             double *lm = i8_calloc((size_t)layers, sizeof(double), err);
             if (!lm) {
                 s = INFER8_E_NOMEM;
@@ -778,10 +786,8 @@ static infer8_status speed(study *S, i8_err *err) {
             if (infer8_profile(S->ctx, v->sm, n, warm, lm) == INFER8_OK) {
                 const int types = infer8_profile_by_type(v->sm, lm, layers, v->prof[b], MAX_TYPES);
                 v->nprof[b] = types > 0 ? types : 0;
-                if (b == 0 && !v->layer_ms) {
-                    v->layer_ms = lm;
-                    lm = NULL;
-                }
+                v->layer_ms[b] = lm;
+                lm = NULL;
             } else {
                 i8_ctx_log(S->ctx, 1, "study: profile of %s batch %d: %s", v->name, n, infer8_errmsg(S->ctx));
             }
@@ -792,6 +798,32 @@ static infer8_status speed(study *S, i8_err *err) {
 }
 
 /* ---- decision ---- */
+
+/* The fp16 baseline's convolutions at batch index b that kept cuDNN's first configuration
+ * because the tuning budget ran out before them (0 when all were tuned or nothing is known):
+ * its time is then slower than a fully tuned fp16 graph's, and every x against it is overstated. */
+static int baseline_untuned(const study *S, int b) {
+    const variant *f = &S->v[0];
+    return S->speed_measured && f->speed_ok && f->tuning_ok[b] ? f->tuning[b].untuned_problems : 0;
+}
+
+/* One sentence per batch size whose baseline was under-tuned, into r; 1 when there was one. */
+static int undertuned_note(const study *S, i8_strbuf *r) {
+    int any = 0;
+    for (int b = 0; b < S->nbatches; b++) {
+        const int u = baseline_untuned(S, b);
+        if (!u) continue;
+        const infer8_tuning *t = &S->v[0].tuning[b];
+        i8_strbuf_printf(r, "%sthe fp16 baseline at batch %d is under-tuned: %d of its %d convolution problems were reached "
+                            "after the %.0f s cuDNN budget ran out and keep cuDNN's first configuration, untimed",
+                         any ? "; " : "", S->batches[b], u, t->conv_problems, t->cudnn_budget_s);
+        any = 1;
+    }
+    if (any)
+        i8_strbuf_printf(r, ". So the speed-ups above are overstated; a fair baseline needs a higher --opt-level (3 tunes "
+                            "every configuration).");
+    return any;
+}
 
 static void decide(study *S) {
     const infer8_study_options *o = &S->o;
@@ -843,6 +875,18 @@ static void decide(study *S) {
     if (S->nv == 1) {
         S->decision = 0;
         i8_strbuf_printf(r, "no FP8 variant was asked for.");
+        return;
+    }
+    int undertuned = 0;
+    for (int b = 0; b < S->nbatches; b++) undertuned |= baseline_untuned(S, b) > 0;
+    if (undertuned) { /* "Note: the fp16 baseline ..." */
+        i8_strbuf_printf(r, "Note: ");
+        undertuned_note(S, r);
+        i8_strbuf_printf(r, " ");
+    }
+    if (ship >= 0 && undertuned) { /* a speed pass against a slow baseline proves nothing */
+        S->decision = -1;
+        i8_strbuf_printf(r, "%s passes both, but only against that under-tuned baseline: undecided.", S->v[ship].name);
         return;
     }
     if (ship >= 0) {
@@ -983,6 +1027,13 @@ static char *study_json(study *S, double wall) {
     cJSON_AddStringToObject(sp_, "note", S->speed_reason);
     cJSON_AddNumberToObject(sp_, "rounds", o->rounds);
     cJSON_AddNumberToObject(sp_, "iters", o->iters);
+    if (S->speed_measured) { /* the layers every variant's layer_ms and layer_types index */
+        cJSON *ln = cJSON_AddArrayToObject(sp_, "layer_names");
+        for (int i = 0; i < S->ref->graph.n_nodes; i++) {
+            const char *name = infer8_layer_name(S->ref, i);
+            cJSON_AddItemToArray(ln, cJSON_CreateString(name ? name : ""));
+        }
+    }
     cJSON *va = cJSON_AddArrayToObject(root, "variants");
     for (int k = 0; k < S->nv; k++) {
         variant *v = &S->v[k];
@@ -1024,6 +1075,12 @@ static char *study_json(study *S, double wall) {
             }
         }
         if (S->speed_measured && v->speed_ok) {
+            cJSON *lt = cJSON_AddArrayToObject(spd, "layer_types");
+            for (int i = 0; i < S->ref->graph.n_nodes; i++) {
+                char buf[64];
+                const char *t = infer8_layer_type(v->sm, i, buf, sizeof buf);
+                cJSON_AddItemToArray(lt, cJSON_CreateString(t ? t : ""));
+            }
             cJSON *rows = cJSON_AddArrayToObject(spd, "batches");
             for (int b = 0; b < S->nbatches; b++) {
                 cJSON *rw = cJSON_CreateObject();
@@ -1033,6 +1090,15 @@ static char *study_json(study *S, double wall) {
                 cJSON_AddItemToObject(rw, "min_ms", num(v->mn[b]));
                 cJSON_AddItemToObject(rw, "max_ms", num(v->mx[b]));
                 cJSON_AddItemToObject(rw, "x_vs_fp16", num(S->v[0].med[b] / v->med[b]));
+                if (v->tuning_ok[b]) {
+                    const infer8_tuning *t = &v->tuning[b];
+                    cJSON *tu = cJSON_AddObjectToObject(rw, "tuning");
+                    cJSON_AddNumberToObject(tu, "conv_problems", t->conv_problems);
+                    cJSON_AddNumberToObject(tu, "untuned_problems", t->untuned_problems);
+                    cJSON_AddNumberToObject(tu, "restored_tactics", t->restored_tactics);
+                    cJSON_AddNumberToObject(tu, "tune_seconds", t->tune_seconds);
+                    cJSON_AddNumberToObject(tu, "cudnn_budget_s", t->cudnn_budget_s);
+                }
                 cJSON *ra = cJSON_AddArrayToObject(rw, "rounds_ms");
                 for (int r = 0; r < o->rounds; r++) cJSON_AddItemToArray(ra, num(v->rounds[b] ? v->rounds[b][r] : NAN));
                 cJSON *pt = cJSON_AddObjectToObject(rw, "profile_ms_by_type");
@@ -1040,6 +1106,10 @@ static char *study_json(study *S, double wall) {
                     cJSON *e = cJSON_AddObjectToObject(pt, v->prof[b][t].type);
                     cJSON_AddNumberToObject(e, "ms", v->prof[b][t].ms);
                     cJSON_AddNumberToObject(e, "layers", v->prof[b][t].count);
+                }
+                if (v->layer_ms[b]) { /* each layer timed alone, in layer_names' order */
+                    cJSON *lm = cJSON_AddArrayToObject(rw, "layer_ms");
+                    for (int i = 0; i < S->ref->graph.n_nodes; i++) cJSON_AddItemToArray(lm, num(v->layer_ms[b][i]));
                 }
             }
             cJSON_AddBoolToObject(x, "speed_passes", v->s_ok);
@@ -1101,38 +1171,101 @@ static int any_fp8_timed(const study *S) {
     return 0;
 }
 
+/* Where the time goes at batch S->batches[bi]: each layer timed alone, summed by its type in the
+ * fp16 graph (the variants share the graph's layers, so a row is the same layers in every
+ * column), next to each timed FP8 variant's time for those layers and how many of them it runs
+ * in FP8; then every layer, and the CUDA graph end to end. */
+static void layer_type_table(const study *S, i8_strbuf *b, int bi) {
+    const variant *f = &S->v[0];
+    if (!f->layer_ms[bi]) return;
+    const int layers = S->ref->graph.n_nodes;
+    int cols[MAX_VARIANTS], nc = 0;
+    for (int k = 1; k < S->nv; k++)
+        if (S->v[k].applicable && S->v[k].speed_ok && S->v[k].layer_ms[bi]) cols[nc++] = k;
+    i8_strbuf_printf(b, "### Where the time goes, batch %d (ms, each layer timed alone; x = fp16 / variant)\n\n",
+                     S->batches[bi]);
+    i8_strbuf_printf(b, "| layer type (fp16 graph) | layers | fp16 |");
+    for (int c = 0; c < nc; c++) i8_strbuf_printf(b, " %s | x |", S->v[cols[c]].name);
+    i8_strbuf_printf(b, "\n|---|---|---|");
+    for (int c = 0; c < nc; c++) i8_strbuf_printf(b, "---|---|");
+    i8_strbuf_printf(b, "\n");
+    for (int t = 0; t < f->nprof[bi]; t++) {
+        const char *type = f->prof[bi][t].type;
+        double ms16 = 0, ms[MAX_VARIANTS] = {0};
+        int count = 0, n8[MAX_VARIANTS] = {0};
+        for (int i = 0; i < layers; i++) {
+            char buf[64];
+            const char *ti = infer8_layer_type(f->sm, i, buf, sizeof buf);
+            if (!ti || strcmp(ti, type)) continue;
+            count++, ms16 += f->layer_ms[bi][i];
+            for (int c = 0; c < nc; c++) {
+                const variant *v = &S->v[cols[c]];
+                const char *tv = infer8_layer_type(v->sm, i, buf, sizeof buf);
+                ms[c] += v->layer_ms[bi][i];
+                n8[c] += tv && !strncmp(tv, "fp8 ", 4);
+            }
+        }
+        i8_strbuf_printf(b, "| %s | %d | %.4f |", type, count, ms16);
+        for (int c = 0; c < nc; c++) {
+            char fp8[32] = "";
+            if (n8[c]) snprintf(fp8, sizeof fp8, " (%d FP8)", n8[c]);
+            i8_strbuf_printf(b, " %.4f%s | %.3f |", ms[c], fp8, ms[c] > 0 ? ms16 / ms[c] : NAN);
+        }
+        i8_strbuf_printf(b, "\n");
+    }
+    double all16 = 0, all[MAX_VARIANTS] = {0};
+    for (int i = 0; i < layers; i++) {
+        all16 += f->layer_ms[bi][i];
+        for (int c = 0; c < nc; c++) all[c] += S->v[cols[c]].layer_ms[bi][i];
+    }
+    i8_strbuf_printf(b, "| every layer, summed | %d | %.4f |", layers, all16);
+    for (int c = 0; c < nc; c++) i8_strbuf_printf(b, " %.4f | %.3f |", all[c], all[c] > 0 ? all16 / all[c] : NAN);
+    i8_strbuf_printf(b, "\n| end to end (CUDA graph, median) | | %.4f |", f->med[bi]);
+    for (int c = 0; c < nc; c++)
+        i8_strbuf_printf(b, " %.4f | %.3f |", S->v[cols[c]].med[bi], f->med[bi] / S->v[cols[c]].med[bi]);
+    i8_strbuf_printf(b, "\n\n");
+}
+
 static void why_section(study *S, i8_strbuf *b) {
     i8_strbuf_printf(b, "## Why there is or is not a gain\n\n");
     const variant *f = &S->v[0];
     int said = 0;
     for (int k = 1; k < S->nv && S->speed_measured; k++) {
         const variant *v = &S->v[k];
-        if (!v->applicable || !v->speed_ok || !v->layer_ms || !f->layer_ms) continue;
-        double a8 = 0, a16 = 0, o8 = 0, o16 = 0;
-        int n8 = 0;
-        for (int i = 0; i < S->ref->graph.n_nodes; i++) {
-            char buf[64];
-            const char *t = infer8_layer_type(v->sm, i, buf, sizeof buf);
-            if (t && !strncmp(t, "fp8 ", 4)) a8 += v->layer_ms[i], a16 += f->layer_ms[i], n8++;
-            else o8 += v->layer_ms[i], o16 += f->layer_ms[i];
-        }
+        if (!v->applicable || !v->speed_ok) continue;
         i8_strbuf_printf(b,
-                  "- **%s** (batch %d, layers timed one by one): the %d FP8 layers took %.4f ms against %.4f ms for the "
-                  "same layers in fp16 (x %.3f); the other layers took %.4f ms against %.4f ms (x %.3f). %d tensors "
-                  "are quantized, none by a stand-alone Quantize kernel: the CUDA backend writes each e4m3 copy in "
-                  "its producer's epilogue (next to the fp16 output where both are read) or quantizes while the "
-                  "consumer loads its input. End to end (CUDA graph): x %.3f.%s\n",
-                  v->name, S->batches[0], n8, a8, a16, a8 > 0 ? a16 / a8 : NAN, o8, o16, o8 > 0 ? o16 / o8 : NAN,
-                  v->n_quantized, f->med[0] / v->med[0],
-                  !(a8 > 0 && a16 / a8 < 1.05) ? ""
-                  : a16 / a8 < 0.95
-                      ? " So the FP8 convolutions themselves lose: the e4m3 kernels the tuner found fastest per layer "
-                        "(cuDNN's e4m3 engines, infer8's own mma.sync, wgmma, halo and TMA kernels in "
-                        "src/backends/cuda/cuda_fp8.cu and cuda_fp8_tma.cu) "
-                        "are slower than the fp16 library kernels (cuDNN, cuBLASLt) they replace."
-                      : " So the FP8 convolutions themselves are what gains nothing: the e4m3 kernels the tuner found "
-                        "fastest per layer (cuDNN's e4m3 engines, infer8's own mma.sync, wgmma, halo and TMA kernels) run at about "
-                        "the speed of the fp16 library kernels (cuDNN, cuBLASLt) they replace.");
+                  "- **%s**: %d tensors are quantized, none by a stand-alone Quantize kernel: the CUDA backend writes each "
+                  "e4m3 copy in its producer's epilogue (next to the fp16 output where both are read) or quantizes while "
+                  "the consumer loads its input.\n",
+                  v->name, v->n_quantized);
+        for (int bi = 0; bi < S->nbatches; bi++) {
+            if (!v->layer_ms[bi] || !f->layer_ms[bi]) continue;
+            double a8 = 0, a16 = 0, o8 = 0, o16 = 0;
+            int n8 = 0;
+            for (int i = 0; i < S->ref->graph.n_nodes; i++) {
+                char buf[64];
+                const char *t = infer8_layer_type(v->sm, i, buf, sizeof buf);
+                if (t && !strncmp(t, "fp8 ", 4)) a8 += v->layer_ms[bi][i], a16 += f->layer_ms[bi][i], n8++;
+                else o8 += v->layer_ms[bi][i], o16 += f->layer_ms[bi][i];
+            }
+            const double layer_x = a8 > 0 ? a16 / a8 : NAN, graph_x = f->med[bi] / v->med[bi];
+            const char *why = "";
+            if (a8 > 0 && layer_x < 0.95)
+                why = " The FP8 convolutions themselves lose: the e4m3 kernels the tuner found fastest per layer "
+                      "(cuDNN's e4m3 engines, infer8's own mma.sync, wgmma, halo and TMA kernels in "
+                      "src/backends/cuda/cuda_fp8.cu and cuda_fp8_tma.cu) are slower than the fp16 kernels they replace.";
+            else if (a8 > 0 && layer_x < 1.05)
+                why = " The FP8 convolutions themselves gain nothing: the e4m3 kernels the tuner found fastest per layer "
+                      "run at about the speed of the fp16 kernels (cuDNN, cuBLASLt, infer8's own) they replace.";
+            else if (a8 > 0 && graph_x < layer_x - 0.02)
+                why = " The FP8 convolutions gain; the whole graph gains less, because the layers kept as they were cost "
+                      "the same in both and the graph's launches and dependencies do not shrink with FP8.";
+            i8_strbuf_printf(b,
+                      "  - batch %d (layers timed one by one): the %d FP8 layers took %.4f ms against %.4f ms for the same "
+                      "layers in fp16 (x %.3f); the other layers took %.4f ms against %.4f ms (x %.3f). End to end (CUDA "
+                      "graph): x %.3f.%s\n",
+                      S->batches[bi], n8, a8, a16, layer_x, o8, o16, o8 > 0 ? o16 / o8 : NAN, graph_x, why);
+        }
         said = 1;
     }
     if (!said) {
@@ -1249,6 +1382,11 @@ static char *readme(study *S, double wall) {
     i8_strbuf_printf(&b, "- Speed: %s\n", S->speed_measured ? (any_fp8_timed(S) ? "measured (see Results)"
                                                                          : "fp16 measured; no FP8 variant could run on the device")
                                                      : S->speed_reason);
+    for (int bi = 0; bi < S->nbatches; bi++)
+        if (baseline_untuned(S, bi)) {
+            i8_strbuf_printf(&b, "- The fp16 baseline is under-tuned (see the warning under Speed): the x values overstate FP8.\n");
+            break;
+        }
     if (S->best[0]) i8_strbuf_printf(&b, "- Best FP8 variant by held-out KL: %s\n", S->best);
     i8_strbuf_printf(&b, "\n");
 
@@ -1335,22 +1473,29 @@ static char *readme(study *S, double wall) {
                 i8_strbuf_printf(&b, "| %s | - | not measured | | | | %s |\n", v->name, v->speed_note);
                 continue;
             }
-            for (int bi = 0; bi < S->nbatches; bi++)
-                i8_strbuf_printf(&b, "| %s | %d | %.4f | %.4f | %.4f | %.3f | |\n", v->name, S->batches[bi], v->med[bi], v->mn[bi],
-                          v->mx[bi], S->v[0].med[bi] / v->med[bi]);
+            for (int bi = 0; bi < S->nbatches; bi++) {
+                char note[160] = "";
+                const infer8_tuning *t = &v->tuning[bi];
+                if (v->tuning_ok[bi] && t->untuned_problems)
+                    snprintf(note, sizeof note, "%d of %d conv problems on cuDNN's first config (budget %.0f s spent)",
+                             t->untuned_problems, t->conv_problems, t->cudnn_budget_s);
+                else if (v->tuning_ok[bi])
+                    snprintf(note, sizeof note, "%d conv problems tuned in %.1f s", t->conv_problems, t->tune_seconds);
+                i8_strbuf_printf(&b, "| %s | %d | %.4f | %.4f | %.4f | %.3f | %s |\n", v->name, S->batches[bi], v->med[bi],
+                                 v->mn[bi], v->mx[bi], S->v[0].med[bi] / v->med[bi], note);
+            }
         }
+        i8_strbuf tn = {0};
+        if (undertuned_note(S, &tn)) i8_strbuf_printf(&b, "\n**Warning:** %s\n", tn.s);
+        free(tn.s);
         i8_strbuf_printf(&b, "\nPlots: ");
         for (int bi = 0; bi < S->nbatches; bi++) i8_strbuf_printf(&b, "`latency-b%d.svg`, ", S->batches[bi]);
-        i8_strbuf_printf(&b, "%s.\n\n", any_fp8_timed(S) ? "`kl-speedup.svg`, `layer-types.svg`"
-                                                  : "`kl.svg` (KL per variant: no FP8 variant was timed), `layer-types.svg`");
-        i8_strbuf_printf(&b, "### Per-layer-type time (batch %d, ms, layers timed one by one)\n\n", S->batches[0]);
-        i8_strbuf_printf(&b, "| variant | layer type | layers | ms |\n|---|---|---|---|\n");
-        for (int k = 0; k < S->nv; k++) {
-            const variant *v = &S->v[k];
-            if (!v->applicable || !v->speed_ok) continue;
-            for (int t = 0; t < v->nprof[0]; t++)
-                i8_strbuf_printf(&b, "| %s | %s | %d | %.4f |\n", v->name, v->prof[0][t].type, v->prof[0][t].count, v->prof[0][t].ms);
-        }
+        for (int bi = 0; bi < S->nbatches; bi++)
+            i8_strbuf_printf(&b, any_fp8_timed(S) ? "`kl-speedup-b%d.svg`, " : "", S->batches[bi]);
+        if (!any_fp8_timed(S)) i8_strbuf_printf(&b, "`kl.svg` (KL per variant: no FP8 variant was timed), ");
+        for (int bi = 0; bi < S->nbatches; bi++)
+            i8_strbuf_printf(&b, "`layer-types-b%d.svg`%s", S->batches[bi], bi + 1 < S->nbatches ? ", " : ".\n\n");
+        for (int bi = 0; bi < S->nbatches; bi++) layer_type_table(S, &b, bi);
         i8_strbuf_printf(&b, "\n");
     }
     for (int k = 0; k < S->nv; k++)
@@ -1408,57 +1553,63 @@ static infer8_status plots(study *S, i8_err *err) {
             snprintf(path, sizeof path, "%s/latency-b%d.svg", S->out_dir, S->batches[bi]);
             if (n) s = i8_svg_latency(path, title, "ms", it, n, err);
         }
-        /* per-layer-type time, fp16 vs the timed FP8 variants, at the first batch size */
-        const char *series[I8_SVG_MAX_SERIES];
-        int sv[I8_SVG_MAX_SERIES], ns = 0;
-        for (int k = 0; k < S->nv && ns < I8_SVG_MAX_SERIES; k++)
-            if (S->v[k].applicable && S->v[k].speed_ok && S->v[k].nprof[0]) series[ns] = S->v[k].name, sv[ns++] = k;
-        if (!s && ns) {
-            char types[MAX_TYPES][64];
-            int nt = 0;
-            for (int j = 0; j < ns; j++)
-                for (int t = 0; t < S->v[sv[j]].nprof[0]; t++) {
-                    const char *ty = S->v[sv[j]].prof[0][t].type;
-                    if (!strncmp(ty, "fp8 ", 4)) ty += 4;
-                    int u = 0;
-                    while (u < nt && strcmp(types[u], ty)) u++;
-                    if (u == nt && nt < MAX_TYPES) snprintf(types[nt++], 64, "%s", ty);
-                }
-            static double vals[MAX_TYPES][I8_SVG_MAX_SERIES];
-            i8_svg_group gr[MAX_TYPES];
-            for (int u = 0; u < nt; u++) {
-                for (int j = 0; j < ns; j++) {
-                    vals[u][j] = 0;
-                    for (int t = 0; t < S->v[sv[j]].nprof[0]; t++) {
-                        const char *ty = S->v[sv[j]].prof[0][t].type;
+        /* per-layer-type time, fp16 vs the timed FP8 variants, at every batch size */
+        for (int bi = 0; bi < S->nbatches && !s; bi++) {
+            const char *series[I8_SVG_MAX_SERIES];
+            int sv[I8_SVG_MAX_SERIES], ns = 0;
+            for (int k = 0; k < S->nv && ns < I8_SVG_MAX_SERIES; k++)
+                if (S->v[k].applicable && S->v[k].speed_ok && S->v[k].nprof[bi]) series[ns] = S->v[k].name, sv[ns++] = k;
+            if (ns) {
+                char types[MAX_TYPES][64];
+                int nt = 0;
+                for (int j = 0; j < ns; j++)
+                    for (int t = 0; t < S->v[sv[j]].nprof[bi]; t++) {
+                        const char *ty = S->v[sv[j]].prof[bi][t].type;
                         if (!strncmp(ty, "fp8 ", 4)) ty += 4;
-                        if (!strcmp(ty, types[u])) vals[u][j] += S->v[sv[j]].prof[0][t].ms;
+                        int u = 0;
+                        while (u < nt && strcmp(types[u], ty)) u++;
+                        if (u == nt && nt < MAX_TYPES) snprintf(types[nt++], 64, "%s", ty);
                     }
+                double vals[MAX_TYPES][I8_SVG_MAX_SERIES]; /* 8 KiB */
+                i8_svg_group gr[MAX_TYPES];
+                for (int u = 0; u < nt; u++) {
+                    for (int j = 0; j < ns; j++) {
+                        vals[u][j] = 0;
+                        for (int t = 0; t < S->v[sv[j]].nprof[bi]; t++) {
+                            const char *ty = S->v[sv[j]].prof[bi][t].type;
+                            if (!strncmp(ty, "fp8 ", 4)) ty += 4;
+                            if (!strcmp(ty, types[u])) vals[u][j] += S->v[sv[j]].prof[bi][t].ms;
+                        }
+                    }
+                    gr[u].name = types[u], gr[u].values = vals[u];
                 }
-                gr[u].name = types[u], gr[u].values = vals[u];
+                char title[128];
+                snprintf(title, sizeof title, "Time per layer type, batch %d (layers timed one by one)", S->batches[bi]);
+                snprintf(path, sizeof path, "%s/layer-types-b%d.svg", S->out_dir, S->batches[bi]);
+                if (nt) s = i8_svg_grouped_bars(path, title, "ms", series, (size_t)ns, gr, (size_t)nt, err);
             }
-            char title[128];
-            snprintf(title, sizeof title, "Time per layer type, batch %d (layers timed one by one)", S->batches[0]);
-            snprintf(path, sizeof path, "%s/layer-types.svg", S->out_dir);
-            if (nt) s = i8_svg_grouped_bars(path, title, "ms", series, (size_t)ns, gr, (size_t)nt, err);
         }
     }
     if (s) return s;
     if (any_fp8_timed(S)) {
-        i8_svg_point pt[MAX_VARIANTS];
-        size_t n = 0;
-        for (int k = 0; k < S->nv; k++) {
-            const variant *v = &S->v[k];
-            if (!v->applicable || !v->speed_ok) continue;
-            i8_metrics_summary h;
-            i8_metrics_summarize(&v->met[SPLIT_HELD], &h);
-            pt[n].name = v->name, pt[n].x = S->v[0].med[0] / v->med[0], pt[n].y = h.kl_mean;
-            n++;
+        for (int bi = 0; bi < S->nbatches && !s; bi++) {
+            i8_svg_point pt[MAX_VARIANTS];
+            size_t n = 0;
+            for (int k = 0; k < S->nv; k++) {
+                const variant *v = &S->v[k];
+                if (!v->applicable || !v->speed_ok) continue;
+                i8_metrics_summary h;
+                i8_metrics_summarize(&v->met[SPLIT_HELD], &h);
+                pt[n].name = v->name, pt[n].x = S->v[0].med[bi] / v->med[bi], pt[n].y = h.kl_mean;
+                n++;
+            }
+            char title[128];
+            snprintf(title, sizeof title, "Held-out KL(fp32 || variant) against speed-up over fp16, batch %d",
+                     S->batches[bi]);
+            snprintf(path, sizeof path, "%s/kl-speedup-b%d.svg", S->out_dir, S->batches[bi]);
+            s = i8_svg_kl_speedup(path, title, pt, n, err);
         }
-        char title[128];
-        snprintf(title, sizeof title, "Held-out KL(fp32 || variant) against speed-up over fp16, batch %d", S->batches[0]);
-        snprintf(path, sizeof path, "%s/kl-speedup.svg", S->out_dir);
-        return i8_svg_kl_speedup(path, title, pt, n, err);
+        return s;
     }
     /* speed not measured for FP8: KL per variant */
     static const char *const ser[2] = {"KL mean", "KL p99"};
@@ -1491,7 +1642,7 @@ static void study_free(study *S) {
         for (int sp = 0; sp < N_SPLITS; sp++) i8_metrics_free(&v->met[sp]);
         for (int b = 0; b < MAX_BATCHES; b++) free(v->rounds[b]);
         free(v->logits);
-        free(v->layer_ms);
+        for (int b = 0; b < MAX_BATCHES; b++) free(v->layer_ms[b]);
     }
     for (int sp = 0; sp < N_SPLITS; sp++) {
         i8_metrics_free(&S->ref_met[sp]);

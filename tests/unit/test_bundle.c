@@ -437,6 +437,28 @@ static void test_opt_level_range(void **state) {
 
 /* Open options out of range or not initialised are refused, naming the field; 0 and 4096 are
  * valid max_batch values (0 = 32). */
+/* infer8_get_tuning on the CPU: before any forward the model has not run; after one, the
+ * reference executor says it tunes nothing, and the caller's struct is left as it was. (On the
+ * GPU the study's report check, tools/gpu-check.d/check_study.py, reads what it gives.) */
+static void test_get_tuning_cpu(void **state) {
+    (void)state;
+    infer8_context *ctx = infer8_context_new();
+    infer8_model *m = open_bundle(ctx, "small.bundle");
+    infer8_tuning t;
+    infer8_tuning_init(&t);
+    assert_int_equal(t.struct_size, sizeof t);
+    t.conv_problems = 77;
+    assert_int_equal(infer8_get_tuning(ctx, m, 1, &t), INFER8_E_INVALID_ARGUMENT);
+    assert_non_null(strstr(infer8_errmsg(ctx), "has not run yet"));
+    double ms = 0;
+    assert_int_equal(infer8_time_forward(ctx, m, 1, 1, &ms), INFER8_OK);
+    assert_int_equal(infer8_get_tuning(ctx, m, 1, &t), INFER8_E_UNSUPPORTED);
+    assert_non_null(strstr(infer8_errmsg(ctx), "cpu-reference executor tunes nothing"));
+    assert_int_equal(t.conv_problems, 77);
+    infer8_model_close(m);
+    infer8_context_free(ctx);
+}
+
 static void test_open_options_range(void **state) {
     (void)state;
     char path[1100];
@@ -491,6 +513,7 @@ static void test_null_arguments(void **state) {
     infer8_calibrate_report_init(NULL);
     infer8_study_summary_init(NULL);
     infer8_study_options_init(NULL);
+    infer8_tuning_init(NULL);
     infer8_model_close(NULL);
     infer8_context_free(NULL);
     infer8_free(NULL);
@@ -501,44 +524,69 @@ static void test_null_arguments(void **state) {
     char *text = NULL;
     float f[4];
     uint64_t bytes;
+    char text_buf[64];
+    double ms[4];
     assert_int_equal(infer8_set_limits(ctx, NULL), bad);
-    assert_int_equal(infer8_model_open(ctx, NULL, NULL, &out), bad);
+    /* with a context, the refusal also leaves its own message there: a caller that reports
+     * infer8_errmsg (the study does, for every call it makes) must not show a stale one */
+    char stale[256];
+    snprintf(stale, sizeof stale, "%s", infer8_errmsg(ctx));
+#define BAD_WITH_MESSAGE(call)                                                                        \
+    do {                                                                                              \
+        assert_int_equal(infer8_set_limits(ctx, NULL), bad); /* the known, stale message */           \
+        assert_int_equal((call), bad);                                                                \
+        assert_int_equal(infer8_errcode(ctx), bad);                                                   \
+        assert_string_not_equal(infer8_errmsg(ctx), stale);                                           \
+    } while (0)
+    BAD_WITH_MESSAGE(infer8_model_open(ctx, NULL, NULL, &out));
     assert_int_equal(infer8_model_open(NULL, "x", NULL, &out), bad);
-    assert_int_equal(infer8_model_open_memory(ctx, NULL, 10, NULL, &out), bad);
+    BAD_WITH_MESSAGE(infer8_model_open_memory(ctx, NULL, 10, NULL, &out));
     assert_int_equal(infer8_model_get_info(m, NULL), bad);
-    assert_int_equal(infer8_model_describe(ctx, m, INFER8_DESCRIBE_TEXT, NULL), bad);
-    assert_int_equal(infer8_model_describe(ctx, m, (infer8_describe_format)42, &text), bad);
+    BAD_WITH_MESSAGE(infer8_model_describe(ctx, m, INFER8_DESCRIBE_TEXT, NULL));
+    BAD_WITH_MESSAGE(infer8_model_describe(ctx, m, (infer8_describe_format)42, &text));
     assert_non_null(strstr(infer8_errmsg(ctx), "format is neither"));
-    assert_int_equal(infer8_preprocess_encoded(ctx, m, NULL, 10, f), bad);
-    assert_int_equal(infer8_preprocess_rgb8(ctx, m, NULL, 4, 4, 12, f), bad);
-    assert_int_equal(infer8_classify_encoded(ctx, m, 1, NULL, NULL, f), bad);
-    assert_int_equal(infer8_classify_tensor(ctx, m, 1, NULL, f), bad);
-    assert_int_equal(infer8_classify_u8(ctx, m, 1, NULL, f), bad);
-    assert_int_equal(infer8_classify_rgb8(ctx, m, 1, NULL, 4, 4, 12, f), bad);
+    BAD_WITH_MESSAGE(infer8_preprocess_encoded(ctx, m, NULL, 10, f));
+    BAD_WITH_MESSAGE(infer8_preprocess_rgb8(ctx, m, NULL, 4, 4, 12, f));
+    BAD_WITH_MESSAGE(infer8_preprocess_encoded_u8(ctx, m, NULL, 10, (uint8_t *)text_buf));
+    BAD_WITH_MESSAGE(infer8_classify_encoded(ctx, m, 1, NULL, NULL, f));
+    BAD_WITH_MESSAGE(infer8_classify_tensor(ctx, m, 1, NULL, f));
+    BAD_WITH_MESSAGE(infer8_classify_u8(ctx, m, 1, NULL, f));
+    BAD_WITH_MESSAGE(infer8_classify_rgb8(ctx, m, 1, NULL, 4, 4, 12, f));
     assert_int_equal(infer8_topk(m, NULL, 1, NULL), bad);
-    assert_int_equal(infer8_build(ctx, m, NULL, NULL), bad);
-    assert_int_equal(infer8_build_size(ctx, NULL, NULL, &bytes), bad);
-    assert_int_equal(infer8_synth(ctx, NULL, NULL), bad);
+    BAD_WITH_MESSAGE(infer8_build(ctx, m, NULL, NULL));
+    BAD_WITH_MESSAGE(infer8_build_size(ctx, NULL, NULL, &bytes));
+    BAD_WITH_MESSAGE(infer8_synth(ctx, NULL, NULL));
     infer8_synth_options so;
     infer8_synth_options_init(&so);
     so.arch = "inception_v3";
     so.threads = -2;
-    assert_int_equal(infer8_synth(ctx, &so, "/nonexistent/never"), bad);
+    BAD_WITH_MESSAGE(infer8_synth(ctx, &so, "/nonexistent/never"));
     assert_non_null(strstr(infer8_errmsg(ctx), "threads -2"));
     so.threads = 0;
     so.struct_size = 8;
-    assert_int_equal(infer8_synth(ctx, &so, "/nonexistent/never"), bad);
-    assert_int_equal(infer8_generate_image_png(ctx, 1, 4, 4, NULL), bad);
+    BAD_WITH_MESSAGE(infer8_synth(ctx, &so, "/nonexistent/never"));
+    BAD_WITH_MESSAGE(infer8_generate_image_png(ctx, 1, 4, 4, NULL));
     assert_non_null(strstr(infer8_errmsg(ctx), "out_path is NULL"));
-    assert_int_equal(infer8_time_forward(ctx, m, 1, 1, NULL), bad);
-    assert_int_equal(infer8_roofline(ctx, m, NULL, 1, NULL, NULL, NULL), bad);
-    assert_int_equal(infer8_fp8_recipe_describe(ctx, NULL, "default", 0, &text, NULL), bad);
-    assert_int_equal(infer8_calibrate(ctx, m, NULL, NULL), bad);
-    assert_int_equal(infer8_study(ctx, NULL, NULL, NULL), bad);
-    assert_int_equal(infer8_save_npy(ctx, NULL, f, 1, NULL), bad);
+    BAD_WITH_MESSAGE(infer8_time_forward(ctx, m, 1, 1, NULL));
+    BAD_WITH_MESSAGE(infer8_time_forward(ctx, NULL, 1, 1, ms));
+    BAD_WITH_MESSAGE(infer8_profile(ctx, NULL, 1, 1, ms));
+    BAD_WITH_MESSAGE(infer8_device_info(ctx, NULL, text_buf, sizeof text_buf));
+    BAD_WITH_MESSAGE(infer8_device_info(ctx, m, NULL, 10));
+    infer8_tuning tuning;
+    infer8_tuning_init(&tuning);
+    BAD_WITH_MESSAGE(infer8_get_tuning(ctx, NULL, 1, &tuning));
+    BAD_WITH_MESSAGE(infer8_get_tuning(ctx, m, 1, NULL));
+    tuning.struct_size = 0;
+    BAD_WITH_MESSAGE(infer8_get_tuning(ctx, m, 1, &tuning));
+    BAD_WITH_MESSAGE(infer8_roofline(ctx, m, NULL, 1, NULL, NULL, NULL));
+    BAD_WITH_MESSAGE(infer8_fp8_recipe_describe(ctx, NULL, "default", 0, &text, NULL));
+    BAD_WITH_MESSAGE(infer8_calibrate(ctx, m, NULL, NULL));
+    BAD_WITH_MESSAGE(infer8_study(ctx, NULL, NULL, NULL));
+    BAD_WITH_MESSAGE(infer8_save_npy(ctx, NULL, f, 1, NULL));
     assert_string_equal(infer8_model_label(NULL, 0), "(invalid class)");
     assert_string_equal(infer8_model_label(m, -1), "(invalid class)");
     assert_int_equal(infer8_model_num_classes(NULL), 0);
+#undef BAD_WITH_MESSAGE
     infer8_model_close(m);
     infer8_context_free(ctx);
 }
@@ -870,6 +918,7 @@ int main(void) {
         cmocka_unit_test(test_open_memory),    cmocka_unit_test(test_opt_level_range),
         cmocka_unit_test(test_open_options_range),
         cmocka_unit_test(test_null_arguments),
+        cmocka_unit_test(test_get_tuning_cpu),
         cmocka_unit_test(test_bad_magic_version),
         cmocka_unit_test(test_truncation),     cmocka_unit_test(test_flipped_bytes),
         cmocka_unit_test(test_bad_table),      cmocka_unit_test(test_bad_contents),

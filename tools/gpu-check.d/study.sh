@@ -16,17 +16,7 @@ study_cuda() {
   tail -n 8 "$OUT/study_cuda.log"
   [ $rc -eq 0 ] || return $rc
   mkdir -p "$OUT/study" && cp "$WORK/study/README.md" "$WORK/study/study.json" "$WORK"/study/*.svg "$OUT/study/"
-  /usr/bin/python3 - "$WORK/study/study.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-assert d["speed"]["measured"], "speed not measured on CUDA"
-v = {x["name"]: x for x in d["variants"]}
-assert v["fp16"]["speed"]["measured"] and v["fp16"]["speed"]["batches"][0]["median_ms"] > 0, "fp16 not timed"
-for x in d["variants"][1:]:
-    if x["applicable"]:
-        assert x["speed"]["measured"], f'{x["name"]} not timed: {x["speed"]["note"]}'
-print("study on CUDA: decision", d["decision"]["decision"], "-", d["decision"]["reason"][:300])
-PY
+  /usr/bin/python3 tools/gpu-check.d/check_study.py "$WORK/study"
 }
 
 # Issue 6: the full study of one family as committed under docs/studies/ARCH/: synth seed-0
@@ -67,6 +57,7 @@ study_full() {
       >"$OUT/study_$arch.log" 2>&1 || rc=1
     echo "$arch: study wall time $((SECONDS - t0)) s (exit $rc)" | tee "$OUT/study_$arch.time"
     tail -n 6 "$OUT/study_$arch.log"
+    [ $rc -eq 0 ] && { /usr/bin/python3 tools/gpu-check.d/check_study.py "$WORK/study-$arch" || rc=1; }
     # one archive per report (without the bundles): the device tool brings back few files
     tar -czf "$OUT/study-$arch.tar.gz" -C "$WORK" --exclude bundles "study-$arch" || rc=1
   done

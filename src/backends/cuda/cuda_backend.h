@@ -106,6 +106,8 @@ typedef struct i8_cuda_stats {
     float graph_nomerge_ms, graph_merge_ms[2];
     int streams_used;
     size_t arena_bytes, weight_bytes, workspace_bytes;
+    int built;                   /* 1: batch n has been prepared (the rest is zero before) */
+    double cudnn_budget_s;       /* the context's cuDNN plan-building budget per batch size */
 } i8_cuda_stats;
 void i8_cuda_get_stats(const void *ctx, int n, i8_cuda_stats *stats);
 
