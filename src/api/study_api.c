@@ -1522,8 +1522,8 @@ static char *readme(study *S, double wall) {
                   "- %s`bundles/`: one bundle per variant\n"
                   "- plots: %s\n",
               has_fp8_variants(S) ? "`scales/`: scales.json per calibration method; `recipes/`: layer listings; " : "",
-              S->speed_measured ? (any_fp8_timed(S) ? "`latency-b*.svg`, `kl-speedup.svg`, `layer-types.svg`"
-                                                    : "`latency-b*.svg`, `kl.svg`, `layer-types.svg`")
+              S->speed_measured ? (any_fp8_timed(S) ? "`latency-bN.svg`, `kl-speedup-bN.svg`, `layer-types-bN.svg` (N: each batch size)"
+                                                    : "`latency-bN.svg`, `kl.svg`, `layer-types-bN.svg` (N: each batch size)")
                                 : "`kl.svg`");
     if (b.oom) {
         free(b.s);

@@ -24,7 +24,8 @@ study_cuda() {
 # default variants, batch 1 and 32, --device cuda; the report (without bundles) comes back as
 # $OUT/study-ARCH.tar.gz. STUDY_ARCHES picks the families (default inception_v3), STUDY_TAKE
 # the image count, STUDY_ARGS extra study options. Wall time is in study_ARCH.time. Measured:
-# inception_resnet_v2, 2000 images, 192 s on one H200 with 16 CPUs (docs/studies/README.md).
+# inception_resnet_v2, 2000 images, four variants, opt level 1: 295 s on one H200 with 16 CPUs
+# (docs/studies/README.md). check_study.py then checks the report against its study.json.
 STEPS+=(study_images study_full)
 # The study's generated images, made once (several study_full runs may share them). Image i is
 # img_<100000 + i>.png whichever process writes it, so the set is split over the CPUs (one
