@@ -35,8 +35,6 @@ for bi, batch in enumerate(d["batches"]):
             assert n == want["layers"] and math.isclose(ms, want["ms"], rel_tol=1e-9, abs_tol=1e-12), (x["name"], t)
     for f in (f"latency-b{batch}.svg", f"layer-types-b{batch}.svg", f"kl-speedup-b{batch}.svg"):
         assert os.path.getsize(os.path.join(sys.argv[1], f)) > 0, f
-# the Files section names the plots as written (it named session 45's single plots until 16b9744)
-assert "`kl-speedup-bN.svg`, `layer-types-bN.svg`" in readme, "Files section names other plots"
     m = re.search(rf"### Where the time goes, batch {batch} .*?\n\n(.*?)\n\n", readme, re.S)
     assert m, f"no table for batch {batch}"
     rows = {r.split("|")[1].strip(): [c.strip() for c in r.split("|")[2:-1]] for r in m.group(1).splitlines()[2:]}
