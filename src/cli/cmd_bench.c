@@ -22,6 +22,9 @@ static const char *const bench_help =
     "CUDA graph), then R rounds interleaved across models; a round is N back-to-back forwards\n"
     "(CUDA: graph replays between two events; CPU: wall clock). Reports the median, min and max\n"
     "milliseconds per batch, images/s, and x = first model's median / this model's median.\n"
+    "On CUDA each row also records how its model was tuned (JSON \"tuning\"), and a model whose\n"
+    "cuDNN budget ran out before every conv was tuned gets a warning: it runs slower than fully\n"
+    "tuned, so a ratio against it is unfair (raise --opt-level).\n"
     "\n"
     "  --device DEV       cuda, cpu (oneDNN) or ref (reference executor); default cpu\n"
     "  --batch LIST       comma-separated batch sizes (default 1,32)\n"
@@ -47,6 +50,8 @@ typedef struct bench_row {
     int model, batch;
     double *rounds;
     double median, min, max;
+    infer8_tuning tuning;  /* how the model was tuned at this batch size (CUDA) */
+    int tuning_ok;
 } bench_row;
 
 static int cmp_double(const void *a, const void *b) {
@@ -254,7 +259,12 @@ int cmd_bench(int argc, char **argv) {
             }
             cli_progress(NULL, "timed rounds", (uint64_t)r + 1, (uint64_t)rounds);
         }
-        for (int m = 0; m < n_models; m++) summarize(&rows[b * n_models + m], (int)rounds);
+        for (int m = 0; m < n_models; m++) {
+            bench_row *row = &rows[b * n_models + m];
+            summarize(row, (int)rounds);
+            infer8_tuning_init(&row->tuning); /* CPU executors tune nothing: tuning_ok stays 0 */
+            row->tuning_ok = infer8_get_tuning(ctx, handles[m], n, &row->tuning) == INFER8_OK;
+        }
         if (profile) {
             for (int m = 0; m < n_models; m++) {
                 infer8_model_info info;
@@ -288,6 +298,14 @@ int cmd_bench(int argc, char **argv) {
             fprintf(txt, "%-40.40s %5d %10.4f %10.4f %10.4f %10.1f %8.3f\n", models[m], row->batch, row->median,
                     row->min, row->max, row->batch * 1000.0 / row->median, first / row->median);
         }
+    /* a ratio is only as fair as the tuning of both sides (docs/study.md, step 7 of the study) */
+    for (int i = 0; i < n_batches * n_models; i++)
+        if (rows[i].tuning_ok && rows[i].tuning.untuned_problems > 0)
+            fprintf(stderr,
+                    "infer8 bench: warning: %s batch %d: %d of %d conv problems kept cuDNN's first configuration, "
+                    "untimed (the %.0f s cuDNN budget ran out); it runs slower than fully tuned: raise --opt-level\n",
+                    models[rows[i].model], rows[i].batch, rows[i].tuning.untuned_problems, rows[i].tuning.conv_problems,
+                    rows[i].tuning.cudnn_budget_s);
     if (profile) {
         for (int b = 0; b < n_batches; b++)
             for (int m = 0; m < n_models; m++) {
@@ -353,6 +371,12 @@ int cmd_bench(int argc, char **argv) {
                         rows[b * n_models].median / row->median);
                 for (int r = 0; r < rounds; r++) fprintf(f, "%s%.6f", r ? ", " : "", row->rounds[r]);
                 fprintf(f, "]");
+                if (row->tuning_ok)
+                    fprintf(f,
+                            ", \"tuning\": {\"conv_problems\": %d, \"untuned_problems\": %d, \"restored_tactics\": %d, "
+                            "\"tune_seconds\": %.3f, \"cudnn_budget_s\": %.1f}",
+                            row->tuning.conv_problems, row->tuning.untuned_problems, row->tuning.restored_tactics,
+                            row->tuning.tune_seconds, row->tuning.cudnn_budget_s);
                 if (profile) {
                     fprintf(f, ", \"profile_ms_by_type\": {");
                     infer8_type_time *t = profiles[b * n_models + m];

@@ -70,6 +70,10 @@ for row, block in zip(d["rows"], blocks):
     assert ms == sorted(ms, reverse=True), ms
     assert abs(ms[9] - top[9]["ms"]) < 1e-4, (ms[9], top[9])
 print("ok: --profile: %d and %d layers, per-type sums and counts agree, slowest 10 in order" % tuple(len(r["profile_ms_by_layer"]) for r in d["rows"]))
+# the CPU executors tune nothing: no row carries tuning, and no tuning warning is printed (on the
+# GPU, bench/results/fp8-layers-session46/call5.sh checks both ways)
+assert all("tuning" not in r for r in d["rows"]), [r.get("tuning") for r in d["rows"]]
+assert "cuDNN's first configuration" not in text, text
 PY
 # -o into a missing folder: exit 2 naming the file, and --json prints nothing it could not write
 expect_fail 2 "cannot write $WORK/no-such-dir/b.json" "$INFER8" bench "$snap" --batch 1 --rounds 1 --iters 1 --json \
