@@ -783,7 +783,14 @@ static infer8_status speed(study *S, i8_err *err) {
                 s = INFER8_E_NOMEM;
                 break;
             }
-            if (infer8_profile(S->ctx, v->sm, n, warm, lm) == INFER8_OK) {
+            /* the tables compare layer i across variants, and the profile writes one entry per
+             * layer of the timed model: both need the reference's graph, layer for layer */
+            infer8_model_info mi;
+            infer8_model_info_init(&mi);
+            if (infer8_model_get_info(v->sm, &mi) != INFER8_OK || mi.num_layers != layers) {
+                i8_ctx_log(S->ctx, 1, "study: %s has %d layers against the reference's %d: no per-layer profile", v->name,
+                           mi.num_layers, layers);
+            } else if (infer8_profile(S->ctx, v->sm, n, warm, lm) == INFER8_OK) {
                 const int types = infer8_profile_by_type(v->sm, lm, layers, v->prof[b], MAX_TYPES);
                 v->nprof[b] = types > 0 ? types : 0;
                 v->layer_ms[b] = lm;
