@@ -104,6 +104,15 @@ EXPORT infer8_status infer8_profile(infer8_context *ctx, infer8_model *m, int n,
     return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
 }
 
+static int runs_on_cuda(const infer8_model *m) {
+#ifdef INFER8_HAVE_CUDA
+    return m->backend == &i8_backend_cuda;
+#else
+    (void)m;
+    return 0;
+#endif
+}
+
 EXPORT void infer8_tuning_init(infer8_tuning *t) {
     if (!t) return;
     memset(t, 0, sizeof *t);
@@ -118,26 +127,22 @@ EXPORT infer8_status infer8_get_tuning(infer8_context *ctx, infer8_model *m, int
     infer8_tuning r;
     infer8_tuning_init(&r);
     pthread_mutex_lock(&m->lock);
-    infer8_status s = m->backend_ctx ? INFER8_OK
-                                     : i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "infer8_get_tuning: the model has not run yet");
-#ifdef INFER8_HAVE_CUDA
-    if (!s && m->backend == &i8_backend_cuda) {
-        i8_cuda_stats st;
-        i8_cuda_get_stats(m->backend_ctx, n, &st);
-        if (!st.built) {
-            s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "infer8_get_tuning: batch %d has not been prepared", n);
-        } else {
-            r.conv_problems = st.problems;
-            r.untuned_problems = st.cudnn_after_budget;
-            r.restored_tactics = st.presets_kept;
-            r.tune_seconds = st.tune_seconds;
-            r.cudnn_budget_s = st.cudnn_budget_s;
-        }
-    } else
-#endif
-    if (!s) {
+    infer8_status s = INFER8_OK;
+    if (!m->backend_ctx) s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "infer8_get_tuning: the model has not run yet");
+    else if (!runs_on_cuda(m))
         s = i8_fail(&err, INFER8_E_UNSUPPORTED, "infer8_get_tuning: the %s executor tunes nothing", m->backend->name);
+#ifdef INFER8_HAVE_CUDA
+    i8_cuda_stats st;
+    if (!s) i8_cuda_get_stats(m->backend_ctx, n, &st);
+    if (!s && !st.built) s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "infer8_get_tuning: batch %d has not been prepared", n);
+    if (!s) {
+        r.conv_problems = st.problems;
+        r.untuned_problems = st.cudnn_after_budget;
+        r.restored_tactics = st.presets_kept;
+        r.tune_seconds = st.tune_seconds;
+        r.cudnn_budget_s = st.cudnn_budget_s;
     }
+#endif
     pthread_mutex_unlock(&m->lock);
     if (s) return i8_ctx_fail(ctx, &err);
     uint32_t keep = out->struct_size;

@@ -814,6 +814,12 @@ static int baseline_untuned(const study *S, int b) {
     return S->speed_measured && f->speed_ok && f->tuning_ok[b] ? f->tuning[b].untuned_problems : 0;
 }
 
+static int any_baseline_untuned(const study *S) {
+    for (int b = 0; b < S->nbatches; b++)
+        if (baseline_untuned(S, b)) return 1;
+    return 0;
+}
+
 /* One sentence per batch size whose baseline was under-tuned, into r; 1 when there was one. */
 static int undertuned_note(const study *S, i8_strbuf *r) {
     int any = 0;
@@ -884,8 +890,7 @@ static void decide(study *S) {
         i8_strbuf_printf(r, "no FP8 variant was asked for.");
         return;
     }
-    int undertuned = 0;
-    for (int b = 0; b < S->nbatches; b++) undertuned |= baseline_untuned(S, b) > 0;
+    const int undertuned = any_baseline_untuned(S);
     if (undertuned) { /* "Note: the fp16 baseline ..." */
         i8_strbuf_printf(r, "Note: ");
         undertuned_note(S, r);
@@ -1178,6 +1183,13 @@ static int any_fp8_timed(const study *S) {
     return 0;
 }
 
+/* 1 when layer i of v's timed model runs in FP8 (its profile type key starts with "fp8 "). */
+static int fp8_layer(const variant *v, int i) {
+    char buf[64];
+    const char *t = infer8_layer_type(v->sm, i, buf, sizeof buf);
+    return t && !strncmp(t, "fp8 ", 4);
+}
+
 /* Where the time goes at batch S->batches[bi]: each layer timed alone, summed by its type in the
  * fp16 graph (the variants share the graph's layers, so a row is the same layers in every
  * column), next to each timed FP8 variant's time for those layers and how many of them it runs
@@ -1196,27 +1208,30 @@ static void layer_type_table(const study *S, i8_strbuf *b, int bi) {
     i8_strbuf_printf(b, "\n|---|---|---|");
     for (int c = 0; c < nc; c++) i8_strbuf_printf(b, "---|---|");
     i8_strbuf_printf(b, "\n");
-    for (int t = 0; t < f->nprof[bi]; t++) {
-        const char *type = f->prof[bi][t].type;
-        double ms16 = 0, ms[MAX_VARIANTS] = {0};
-        int count = 0, n8[MAX_VARIANTS] = {0};
-        for (int i = 0; i < layers; i++) {
-            char buf[64];
-            const char *ti = infer8_layer_type(f->sm, i, buf, sizeof buf);
-            if (!ti || strcmp(ti, type)) continue;
-            count++, ms16 += f->layer_ms[bi][i];
-            for (int c = 0; c < nc; c++) {
-                const variant *v = &S->v[cols[c]];
-                const char *tv = infer8_layer_type(v->sm, i, buf, sizeof buf);
-                ms[c] += v->layer_ms[bi][i];
-                n8[c] += tv && !strncmp(tv, "fp8 ", 4);
-            }
+    /* one pass over the layers: each one's fp16 type picks its row (the rows are fp16's profile
+     * types, in order of first appearance) */
+    const int nt = f->nprof[bi];
+    double ms16[MAX_TYPES] = {0}, ms[MAX_TYPES][MAX_VARIANTS] = {{0}}; /* 32 KiB */
+    int count[MAX_TYPES] = {0}, n8[MAX_TYPES][MAX_VARIANTS] = {{0}};
+    for (int i = 0; i < layers; i++) {
+        char buf[64];
+        const char *ti = infer8_layer_type(f->sm, i, buf, sizeof buf);
+        int t = 0;
+        while (ti && t < nt && strcmp(ti, f->prof[bi][t].type)) t++;
+        if (!ti || t == nt) continue; /* a type past the profile's MAX_TYPES */
+        count[t]++, ms16[t] += f->layer_ms[bi][i];
+        for (int c = 0; c < nc; c++) {
+            const variant *v = &S->v[cols[c]];
+            ms[t][c] += v->layer_ms[bi][i];
+            n8[t][c] += fp8_layer(v, i);
         }
-        i8_strbuf_printf(b, "| %s | %d | %.4f |", type, count, ms16);
+    }
+    for (int t = 0; t < nt; t++) {
+        i8_strbuf_printf(b, "| %s | %d | %.4f |", f->prof[bi][t].type, count[t], ms16[t]);
         for (int c = 0; c < nc; c++) {
             char fp8[32] = "";
-            if (n8[c]) snprintf(fp8, sizeof fp8, " (%d FP8)", n8[c]);
-            i8_strbuf_printf(b, " %.4f%s | %.3f |", ms[c], fp8, ms[c] > 0 ? ms16 / ms[c] : NAN);
+            if (n8[t][c]) snprintf(fp8, sizeof fp8, " (%d FP8)", n8[t][c]);
+            i8_strbuf_printf(b, " %.4f%s | %.3f |", ms[t][c], fp8, ms[t][c] > 0 ? ms16[t] / ms[t][c] : NAN);
         }
         i8_strbuf_printf(b, "\n");
     }
@@ -1250,9 +1265,7 @@ static void why_section(study *S, i8_strbuf *b) {
             double a8 = 0, a16 = 0, o8 = 0, o16 = 0;
             int n8 = 0;
             for (int i = 0; i < S->ref->graph.n_nodes; i++) {
-                char buf[64];
-                const char *t = infer8_layer_type(v->sm, i, buf, sizeof buf);
-                if (t && !strncmp(t, "fp8 ", 4)) a8 += v->layer_ms[bi][i], a16 += f->layer_ms[bi][i], n8++;
+                if (fp8_layer(v, i)) a8 += v->layer_ms[bi][i], a16 += f->layer_ms[bi][i], n8++;
                 else o8 += v->layer_ms[bi][i], o16 += f->layer_ms[bi][i];
             }
             const double layer_x = a8 > 0 ? a16 / a8 : NAN, graph_x = f->med[bi] / v->med[bi];
@@ -1389,11 +1402,8 @@ static char *readme(study *S, double wall) {
     i8_strbuf_printf(&b, "- Speed: %s\n", S->speed_measured ? (any_fp8_timed(S) ? "measured (see Results)"
                                                                          : "fp16 measured; no FP8 variant could run on the device")
                                                      : S->speed_reason);
-    for (int bi = 0; bi < S->nbatches; bi++)
-        if (baseline_untuned(S, bi)) {
-            i8_strbuf_printf(&b, "- The fp16 baseline is under-tuned (see the warning under Speed): the x values overstate FP8.\n");
-            break;
-        }
+    if (any_baseline_untuned(S))
+        i8_strbuf_printf(&b, "- The fp16 baseline is under-tuned (see the warning under Speed): the x values overstate FP8.\n");
     if (S->best[0]) i8_strbuf_printf(&b, "- Best FP8 variant by held-out KL: %s\n", S->best);
     i8_strbuf_printf(&b, "\n");
 
@@ -1497,9 +1507,10 @@ static char *readme(study *S, double wall) {
         free(tn.s);
         i8_strbuf_printf(&b, "\nPlots: ");
         for (int bi = 0; bi < S->nbatches; bi++) i8_strbuf_printf(&b, "`latency-b%d.svg`, ", S->batches[bi]);
-        for (int bi = 0; bi < S->nbatches; bi++)
-            i8_strbuf_printf(&b, any_fp8_timed(S) ? "`kl-speedup-b%d.svg`, " : "", S->batches[bi]);
-        if (!any_fp8_timed(S)) i8_strbuf_printf(&b, "`kl.svg` (KL per variant: no FP8 variant was timed), ");
+        if (any_fp8_timed(S))
+            for (int bi = 0; bi < S->nbatches; bi++) i8_strbuf_printf(&b, "`kl-speedup-b%d.svg`, ", S->batches[bi]);
+        else
+            i8_strbuf_printf(&b, "`kl.svg` (KL per variant: no FP8 variant was timed), ");
         for (int bi = 0; bi < S->nbatches; bi++)
             i8_strbuf_printf(&b, "`layer-types-b%d.svg`%s", S->batches[bi], bi + 1 < S->nbatches ? ", " : ".\n\n");
         for (int bi = 0; bi < S->nbatches; bi++) layer_type_table(S, &b, bi);
@@ -1541,6 +1552,41 @@ static char *readme(study *S, double wall) {
 
 /* ---- plots ---- */
 
+/* layer-types-bN.svg: time per layer type at batch S->batches[bi], one bar per timed variant
+ * (an FP8 layer counts under its type without the "fp8 " prefix, next to the same fp16 type). */
+static infer8_status layer_types_plot(const study *S, int bi, i8_err *err) {
+    const char *series[I8_SVG_MAX_SERIES];
+    int sv[I8_SVG_MAX_SERIES], ns = 0;
+    for (int k = 0; k < S->nv && ns < I8_SVG_MAX_SERIES; k++)
+        if (S->v[k].applicable && S->v[k].speed_ok && S->v[k].nprof[bi]) series[ns] = S->v[k].name, sv[ns++] = k;
+    char types[MAX_TYPES][64];
+    int nt = 0;
+    for (int j = 0; j < ns; j++)
+        for (int t = 0; t < S->v[sv[j]].nprof[bi]; t++) {
+            const char *ty = S->v[sv[j]].prof[bi][t].type;
+            if (!strncmp(ty, "fp8 ", 4)) ty += 4;
+            int u = 0;
+            while (u < nt && strcmp(types[u], ty)) u++;
+            if (u == nt && nt < MAX_TYPES) snprintf(types[nt++], 64, "%s", ty);
+        }
+    if (!nt) return INFER8_OK;
+    double vals[MAX_TYPES][I8_SVG_MAX_SERIES] = {{0}}; /* 8 KiB */
+    i8_svg_group gr[MAX_TYPES];
+    for (int u = 0; u < nt; u++) {
+        for (int j = 0; j < ns; j++)
+            for (int t = 0; t < S->v[sv[j]].nprof[bi]; t++) {
+                const char *ty = S->v[sv[j]].prof[bi][t].type;
+                if (!strncmp(ty, "fp8 ", 4)) ty += 4;
+                if (!strcmp(ty, types[u])) vals[u][j] += S->v[sv[j]].prof[bi][t].ms;
+            }
+        gr[u].name = types[u], gr[u].values = vals[u];
+    }
+    char title[128], path[4200];
+    snprintf(title, sizeof title, "Time per layer type, batch %d (layers timed one by one)", S->batches[bi]);
+    snprintf(path, sizeof path, "%s/layer-types-b%d.svg", S->out_dir, S->batches[bi]);
+    return i8_svg_grouped_bars(path, title, "ms", series, (size_t)ns, gr, (size_t)nt, err);
+}
+
 static infer8_status plots(study *S, i8_err *err) {
     char path[4200];
     infer8_status s = INFER8_OK;
@@ -1561,41 +1607,7 @@ static infer8_status plots(study *S, i8_err *err) {
             if (n) s = i8_svg_latency(path, title, "ms", it, n, err);
         }
         /* per-layer-type time, fp16 vs the timed FP8 variants, at every batch size */
-        for (int bi = 0; bi < S->nbatches && !s; bi++) {
-            const char *series[I8_SVG_MAX_SERIES];
-            int sv[I8_SVG_MAX_SERIES], ns = 0;
-            for (int k = 0; k < S->nv && ns < I8_SVG_MAX_SERIES; k++)
-                if (S->v[k].applicable && S->v[k].speed_ok && S->v[k].nprof[bi]) series[ns] = S->v[k].name, sv[ns++] = k;
-            if (ns) {
-                char types[MAX_TYPES][64];
-                int nt = 0;
-                for (int j = 0; j < ns; j++)
-                    for (int t = 0; t < S->v[sv[j]].nprof[bi]; t++) {
-                        const char *ty = S->v[sv[j]].prof[bi][t].type;
-                        if (!strncmp(ty, "fp8 ", 4)) ty += 4;
-                        int u = 0;
-                        while (u < nt && strcmp(types[u], ty)) u++;
-                        if (u == nt && nt < MAX_TYPES) snprintf(types[nt++], 64, "%s", ty);
-                    }
-                double vals[MAX_TYPES][I8_SVG_MAX_SERIES]; /* 8 KiB */
-                i8_svg_group gr[MAX_TYPES];
-                for (int u = 0; u < nt; u++) {
-                    for (int j = 0; j < ns; j++) {
-                        vals[u][j] = 0;
-                        for (int t = 0; t < S->v[sv[j]].nprof[bi]; t++) {
-                            const char *ty = S->v[sv[j]].prof[bi][t].type;
-                            if (!strncmp(ty, "fp8 ", 4)) ty += 4;
-                            if (!strcmp(ty, types[u])) vals[u][j] += S->v[sv[j]].prof[bi][t].ms;
-                        }
-                    }
-                    gr[u].name = types[u], gr[u].values = vals[u];
-                }
-                char title[128];
-                snprintf(title, sizeof title, "Time per layer type, batch %d (layers timed one by one)", S->batches[bi]);
-                snprintf(path, sizeof path, "%s/layer-types-b%d.svg", S->out_dir, S->batches[bi]);
-                if (nt) s = i8_svg_grouped_bars(path, title, "ms", series, (size_t)ns, gr, (size_t)nt, err);
-            }
-        }
+        for (int bi = 0; bi < S->nbatches && !s; bi++) s = layer_types_plot(S, bi, err);
     }
     if (s) return s;
     if (any_fp8_timed(S)) {
