@@ -412,12 +412,9 @@ done:
 
 EXPORT infer8_status infer8_generate_image_png(infer8_context *ctx, uint64_t seed, int width, int height,
                                                const char *out_path) {
+    if (!out_path) return i8_ctx_bad_arg(ctx, "infer8_generate_image_png: out_path is NULL");
     i8_err err;
     i8_err_clear(&err);
-    if (!out_path) {
-        i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "infer8_generate_image_png: out_path is NULL");
-        return i8_ctx_fail(ctx, &err);
-    }
     i8_image im = {0};
     infer8_status s = i8_image_generate(&im, seed, width, height, &err);
     if (!s) s = i8_image_save_png(&im, out_path, &err);
