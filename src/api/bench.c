@@ -138,6 +138,7 @@ EXPORT infer8_status infer8_get_tuning(infer8_context *ctx, infer8_model *m, int
     if (!s) {
         r.conv_problems = st.problems;
         r.untuned_problems = st.cudnn_after_budget;
+        r.partly_tuned_problems = st.cudnn_cut_short;
         r.restored_tactics = st.presets_kept;
         r.tune_seconds = st.tune_seconds;
         r.cudnn_budget_s = st.cudnn_budget_s;

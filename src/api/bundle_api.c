@@ -499,7 +499,7 @@ static infer8_status build_bundle(const char *fn, infer8_context *ctx, const inf
             if (untuned[i])
                 i8_ctx_log(ctx, 1,
                            "batch %d: %d of %d conv problems keep cuDNN's first configuration, untimed (the cuDNN "
-                           "budget of opt level %d ran out); the bundle stores them and every run restores them as "
+                           "budget of opt level %d left no time for more); the bundle stores them and every run restores them as "
                            "they are: build with a higher --opt-level for a fully tuned bundle",
                            tactics[i].batch, untuned[i], problems[i], o.opt_level);
 #else

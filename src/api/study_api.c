@@ -807,7 +807,7 @@ static infer8_status speed(study *S, i8_err *err) {
 /* ---- decision ---- */
 
 /* The fp16 baseline's convolutions at batch index b that kept cuDNN's first configuration
- * because the tuning budget ran out before them (0 when all were tuned or nothing is known):
+ * because the tuning budget left no time to try others (0 when all were tuned or nothing is known):
  * its time is then slower than a fully tuned fp16 graph's, and every x against it is overstated. */
 static int baseline_untuned(const study *S, int b) {
     const variant *f = &S->v[0];
@@ -827,8 +827,9 @@ static int undertuned_note(const study *S, i8_strbuf *r) {
         const int u = baseline_untuned(S, b);
         if (!u) continue;
         const infer8_tuning *t = &S->v[0].tuning[b];
-        i8_strbuf_printf(r, "%sthe fp16 baseline at batch %d is under-tuned: %d of its %d convolution problems were reached "
-                            "after the %.0f s cuDNN budget ran out and keep cuDNN's first configuration, untimed",
+        i8_strbuf_printf(r, "%sthe fp16 baseline at batch %d is under-tuned: %d of its %d convolution problems kept "
+                            "cuDNN's first configuration, untimed against the others: the %.0f s cuDNN budget left no time "
+                            "for more",
                          any ? "; " : "", S->batches[b], u, t->conv_problems, t->cudnn_budget_s);
         any = 1;
     }
@@ -1107,6 +1108,7 @@ static char *study_json(study *S, double wall) {
                     cJSON *tu = cJSON_AddObjectToObject(rw, "tuning");
                     cJSON_AddNumberToObject(tu, "conv_problems", t->conv_problems);
                     cJSON_AddNumberToObject(tu, "untuned_problems", t->untuned_problems);
+                    cJSON_AddNumberToObject(tu, "partly_tuned_problems", t->partly_tuned_problems);
                     cJSON_AddNumberToObject(tu, "restored_tactics", t->restored_tactics);
                     cJSON_AddNumberToObject(tu, "tune_seconds", t->tune_seconds);
                     cJSON_AddNumberToObject(tu, "cudnn_budget_s", t->cudnn_budget_s);
@@ -1494,8 +1496,11 @@ static char *readme(study *S, double wall) {
                 char note[160] = "";
                 const infer8_tuning *t = &v->tuning[bi];
                 if (v->tuning_ok[bi] && t->untuned_problems)
-                    snprintf(note, sizeof note, "%d of %d conv problems on cuDNN's first config (budget %.0f s spent)",
+                    snprintf(note, sizeof note, "%d of %d conv problems on cuDNN's first config (budget %.0f s)",
                              t->untuned_problems, t->conv_problems, t->cudnn_budget_s);
+                else if (v->tuning_ok[bi] && t->partly_tuned_problems)
+                    snprintf(note, sizeof note, "%d conv problems tuned in %.1f s, %d of them on cuDNN's best-ranked configs only",
+                             t->conv_problems, t->tune_seconds, t->partly_tuned_problems);
                 else if (v->tuning_ok[bi])
                     snprintf(note, sizeof note, "%d conv problems tuned in %.1f s", t->conv_problems, t->tune_seconds);
                 i8_strbuf_printf(&b, "| %s | %d | %.4f | %.4f | %.4f | %.3f | %s |\n", v->name, S->batches[bi], v->med[bi],

@@ -23,8 +23,8 @@ static const char *const bench_help =
     "(CUDA: graph replays between two events; CPU: wall clock). Reports the median, min and max\n"
     "milliseconds per batch, images/s, and x = first model's median / this model's median.\n"
     "On CUDA each row also records how its model was tuned (JSON \"tuning\"), and a model whose\n"
-    "cuDNN budget ran out before every conv was tuned gets a warning: it runs slower than fully\n"
-    "tuned, so a ratio against it is unfair (raise --opt-level).\n"
+    "cuDNN budget left convs on cuDNN's first configuration, untimed, gets a warning: it may run\n"
+    "slower than fully tuned, so a ratio against it may be unfair (raise --opt-level).\n"
     "\n"
     "  --device DEV       cuda, cpu (oneDNN) or ref (reference executor); default cpu\n"
     "  --batch LIST       comma-separated batch sizes (default 1,32)\n"
@@ -303,7 +303,7 @@ int cmd_bench(int argc, char **argv) {
         if (rows[i].tuning_ok && rows[i].tuning.untuned_problems > 0)
             fprintf(stderr,
                     "infer8 bench: warning: %s batch %d: %d of %d conv problems kept cuDNN's first configuration, "
-                    "untimed (the %.0f s cuDNN budget ran out); it runs slower than fully tuned: raise --opt-level\n",
+                    "untimed (the %.0f s cuDNN budget left no time for more); it may run slower than fully tuned: raise --opt-level\n",
                     models[rows[i].model], rows[i].batch, rows[i].tuning.untuned_problems, rows[i].tuning.conv_problems,
                     rows[i].tuning.cudnn_budget_s);
     if (profile) {
@@ -373,10 +373,10 @@ int cmd_bench(int argc, char **argv) {
                 fprintf(f, "]");
                 if (row->tuning_ok)
                     fprintf(f,
-                            ", \"tuning\": {\"conv_problems\": %d, \"untuned_problems\": %d, \"restored_tactics\": %d, "
-                            "\"tune_seconds\": %.3f, \"cudnn_budget_s\": %.1f}",
-                            row->tuning.conv_problems, row->tuning.untuned_problems, row->tuning.restored_tactics,
-                            row->tuning.tune_seconds, row->tuning.cudnn_budget_s);
+                            ", \"tuning\": {\"conv_problems\": %d, \"untuned_problems\": %d, \"partly_tuned_problems\": %d, "
+                            "\"restored_tactics\": %d, \"tune_seconds\": %.3f, \"cudnn_budget_s\": %.1f}",
+                            row->tuning.conv_problems, row->tuning.untuned_problems, row->tuning.partly_tuned_problems,
+                            row->tuning.restored_tactics, row->tuning.tune_seconds, row->tuning.cudnn_budget_s);
                 if (profile) {
                     fprintf(f, ", \"profile_ms_by_type\": {");
                     infer8_type_time *t = profiles[b * n_models + m];

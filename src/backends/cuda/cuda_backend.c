@@ -878,6 +878,7 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
     b->pdl = 0; /* the tuner times each conv without it (choose_launch decides for the graph) */
     b->merge = 0; /* each sibling tuned alone (choose_merge decides for the graph) */
     c->cudnn_spent_s = 0; /* the cuDNN plan-building budget applies per batch size */
+    c->cudnn_fp16_left = i8_cuda_conv_fp16_problems(c, b);
     double t0 = now_s();
     /* INFER8_CUDA_PDL_TUNE=1 (experiment): each conv timed with programmatic dependent launch,
      * its back-to-back launches overlapping as in a PDL graph */
@@ -896,10 +897,12 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
     /* how far the cuDNN budget reached depends on how fast plans build on this machine */
     if (!b->preset && getenv("INFER8_CUDA_DEBUG"))
         fprintf(stderr,
-                "cuda: batch %d: %d conv problems tuned in %.1f s; cuDNN budget %.0f s %s, %d fp16 problems after it "
-                "(cuDNN's first config only)\n",
+                "cuda: batch %d: %d conv problems tuned in %.1f s; cuDNN budget %.0f s %s (%s), %d fp16 problems "
+                "on cuDNN's first config only, %d on some of their configs\n",
                 n, b->stats.problems, b->stats.tune_seconds, c->cudnn_budget_s,
-                c->cudnn_spent_s > c->cudnn_budget_s ? "spent" : "not spent", b->stats.cudnn_after_budget);
+                c->cudnn_spent_s > c->cudnn_budget_s ? "spent" : "not spent",
+                c->cudnn_share ? "shared equally" : "first come, first served", b->stats.cudnn_after_budget,
+                b->stats.cudnn_cut_short);
     if (b->preset && getenv("INFER8_CUDA_DEBUG"))
         fprintf(stderr, "cuda: batch %d: %d stored tactics kept, %d tuned again (%.2f s)\n", n, b->stats.presets_kept,
                 b->stats.presets_retuned, b->stats.tune_seconds);
@@ -1119,6 +1122,8 @@ static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_opti
                         : opts->cudnn_budget_s < 0.0  ? 0.0
                         : opts->cudnn_budget_s > 0.0  ? opts->cudnn_budget_s
                                                       : I8_CUDNN_BUDGET_DEFAULT_S;
+    const char *share = getenv("INFER8_CUDA_CUDNN_SHARE"); /* 0: the budget spent first come, first served */
+    c->cudnn_share = !(share && *share && atoi(share) == 0);
     const char *lossy = getenv("INFER8_CUDA_LOSSY_ENGINES");
     c->cudnn_lossy_ok = lossy && atoi(lossy) > 0;
 

@@ -610,14 +610,18 @@ static void dnn_tune(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node, float *b
                      int64_t want_engine) {
     const int fp8 = p->sig.fp8, own_variant = p->tac.variant, kind = fp8 ? I8_CUDA_TACTIC_FP8_DNN : I8_CUDA_TACTIC_CUDNN;
     /* The budget limits tuning; restoring a stored tactic (want_rank >= 0) is always allowed.
-     * Once it is spent, an fp16 problem still tries cuDNN's first config (its heuristic's pick):
-     * the own kernels run 2-3x slower than cuDNN on the spatial convs, and a machine that built
-     * plans slowly had spent the budget part way through inception_v3, which then ran 3.30 ms
-     * at batch 32 instead of 1.89 (session 19). FP8 problems keep the hard stop: their own
-     * kernels compete and their e4m3 configs are slow to build. */
+     * An fp16 problem always tries cuDNN's first config (its heuristic's pick): the own kernels
+     * run 2-3x slower than cuDNN on the spatial convs, and a machine that built plans slowly had
+     * spent the budget part way through inception_v3, which then ran 3.30 ms at batch 32 instead
+     * of 1.89 (session 19). Each fp16 problem gets an equal share of what is left of the budget,
+     * so that every one tries cuDNN's best-ranked configs: spent first come, first served, the
+     * first problems tried every config and 24-30 of inception_resnet_v2's 39 kept the first
+     * one, untimed (session 46). FP8 problems keep the hard stop: their own kernels compete and
+     * their e4m3 configs are slow to build (tried last, i8_cuda_conv_tune_deferred). */
     const int tuning = want_rank < 0, spent = tuning && c->cudnn_spent_s > c->cudnn_budget_s;
     if (tuning && (c->cudnn_budget_s <= 0.0 || (fp8 && spent))) return;
-    b->stats.cudnn_after_budget += spent;
+    const double left_s = c->cudnn_budget_s - c->cudnn_spent_s;
+    const double share_s = fp8 || !c->cudnn_share ? left_s : left_s / (c->cudnn_fp16_left > 1 ? c->cudnn_fp16_left : 1);
     double t_start = now_s();
     cudnnBackendDescriptor_t graph = NULL, cfg[MAX_CUDNN_CFGS];
     int saved_desc = p->n_desc;
@@ -626,14 +630,18 @@ static void dnn_tune(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node, float *b
         goto fail;
     }
     int ncfg = dnn_configs(c, p, graph, cfg, MAX_CUDNN_CFGS);
-    int chosen_cfg = -1;
+    int chosen_cfg = -1, tried = 0;
     for (int i = 0; i < ncfg; i++) {
         if (want_rank >= 0 && i != want_rank) continue;
-        if (tuning && (i > 0 || fp8) && c->cudnn_spent_s + (now_s() - t_start) > c->cudnn_budget_s) break;
+        if (tuning && (tried > 0 || fp8) && now_s() - t_start > share_s) {
+            if (!fp8) b->stats.cudnn_after_budget += tried == 1, b->stats.cudnn_cut_short += tried > 1;
+            break;
+        }
         int64_t ws = 0, eng = dnn_engine_index(cfg[i]);
         if (want_rank >= 0 && eng != want_engine) continue;
         if (want_rank < 0 && !fp8 && !c->cudnn_lossy_ok && dnn_engine_lossy(cfg[i])) continue; /* a stored tactic is kept */
         b->stats.cudnn_plans_tried++;
+        tried++;
         cudnnBackendDescriptor_t plan = dnn_plan(c, cfg[i], &ws), vp = NULL;
         if (!plan) {
             b->stats.cudnn_plans_failed++;
@@ -949,6 +957,28 @@ static infer8_status node_take_plan(cu_ctx *c, cu_batch *b, int node, i8_err *er
     return INFER8_OK;
 }
 
+int i8_cuda_conv_fp16_problems(const cu_ctx *c, const cu_batch *b) {
+    int n = 0, cap = 0;
+    cu_conv_sig *seen = NULL;
+    for (int i = 0; i < c->g->n_nodes; i++) {
+        if (c->g->nodes[i].op != I8_OP_CONV || (b->preset && b->preset[i].kind != I8_CUDA_TACTIC_NONE)) continue;
+        cu_conv_sig sig;
+        make_sig(c, i, &sig);
+        int known = sig.fp8;
+        for (int j = 0; j < n && !known; j++) known = !memcmp(&seen[j], &sig, sizeof sig);
+        if (known) continue;
+        if (n == cap) {
+            const int grown = cap ? 2 * cap : 64;
+            cu_conv_sig *more = realloc(seen, sizeof *more * (size_t)grown);
+            if (!more) break; /* the shares come out larger: the first problems may take more of the budget */
+            seen = more, cap = grown;
+        }
+        seen[n++] = sig;
+    }
+    free(seen);
+    return n;
+}
+
 infer8_status i8_cuda_conv_setup(cu_ctx *c, cu_batch *b, int node, i8_err *err) {
     cu_conv_sig sig;
     make_sig(c, node, &sig);
@@ -972,6 +1002,7 @@ infer8_status i8_cuda_conv_setup(cu_ctx *c, cu_batch *b, int node, i8_err *err) 
         p->sig = sig;
         p->node = node;
         tune_plan(c, b, p, node);
+        if (!sig.fp8 && c->cudnn_fp16_left > 0) c->cudnn_fp16_left--; /* its share of the budget taken */
         if (p->tac.kind == I8_CUDA_TACTIC_NONE) {
             cudaError_t e = cudaGetLastError();
             return i8_fail(err, INFER8_E_DEVICE, "cuda: conv '%s' (batch %d): no implementation ran (%s)",

@@ -141,6 +141,9 @@ typedef struct cu_ctx {
     cu_batch *batches;           /* [max_batch + 1], index = batch size */
     int force_kind;              /* INFER8_CUDA_TACTIC: 0 = tune all */
     double cudnn_budget_s, cudnn_spent_s;
+    /* fp16 conv problems of the batch being tuned not yet given their share of the cuDNN budget
+     * (dnn_tune); cudnn_share 0: INFER8_CUDA_CUDNN_SHARE=0, the budget spent first come, first served */
+    int cudnn_fp16_left, cudnn_share;
     int cudnn_lossy_ok; /* INFER8_CUDA_LOSSY_ENGINES=1: also time Winograd / FFT / fp16-reduction engines, and
                          * cuBLASLt's split-K with partial sums in fp16 and its bias read in fp16 */
     int fp8;                     /* the graph has FP8 convs (i8_cuda_fp8_plan) */
@@ -263,6 +266,8 @@ int i8_cuda_view_ld(const cu_ctx *c, int node);
 /* Chooses (tuning at batch b->n, or restoring b->preset) how conv node `node` runs, creating or
  * sharing a cu_conv_plan; fills b->node_plan, b->tactics and (cuDNN) b->varpack. */
 infer8_status i8_cuda_conv_setup(cu_ctx *c, cu_batch *b, int node, i8_err *err);
+/* the distinct fp16 conv problems (shape, layout) of batch b: those that share the cuDNN budget */
+int i8_cuda_conv_fp16_problems(const cu_ctx *c, const cu_batch *b);
 /* After every conv of the batch is set up: cuDNN e4m3 configs for the FP8 problems whose
  * tuning deferred them, largest own-kernel time (x convs sharing it) first, within the budget. */
 infer8_status i8_cuda_conv_tune_deferred(cu_ctx *c, cu_batch *b, i8_err *err);
