@@ -14,7 +14,7 @@
 # build-device/tests/{test_cuda_backend,tools} and .devcarry:
 #   bash bench/results/fp8-layers-session47/call2.sh
 cd "$(dirname "$0")/../../.."
-CALL_SECONDS=${CALL_SECONDS:-585}
+CALL_SECONDS=${CALL_SECONDS:-520}
 . tools/device-call.sh
 call_setup
 export WORK=/tmp/gpu-check-work
