@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "backends/cuda/cuda_private.h"
+#include "backends/cuda/cudnn_budget.h"
 
 #define TUNE_WARMUP 2
 #define TUNE_REPS 10
@@ -609,19 +610,14 @@ static int dnn_launch_cb(void *user, cudaStream_t s) {
 static void dnn_tune(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node, float *best_ms, int want_rank,
                      int64_t want_engine) {
     const int fp8 = p->sig.fp8, own_variant = p->tac.variant, kind = fp8 ? I8_CUDA_TACTIC_FP8_DNN : I8_CUDA_TACTIC_CUDNN;
-    /* The budget limits tuning; restoring a stored tactic (want_rank >= 0) is always allowed.
-     * An fp16 problem always tries cuDNN's first config (its heuristic's pick): the own kernels
-     * run 2-3x slower than cuDNN on the spatial convs, and a machine that built plans slowly had
-     * spent the budget part way through inception_v3, which then ran 3.30 ms at batch 32 instead
-     * of 1.89 (session 19). Each fp16 problem gets an equal share of what is left of the budget,
-     * so that every one tries cuDNN's best-ranked configs: spent first come, first served, the
-     * first problems tried every config and 24-30 of inception_resnet_v2's 39 kept the first
-     * one, untimed (session 46). FP8 problems keep the hard stop: their own kernels compete and
-     * their e4m3 configs are slow to build (tried last, i8_cuda_conv_tune_deferred). */
+    /* The budget limits tuning (cudnn_budget.h: an equal share per fp16 problem); restoring a
+     * stored tactic (want_rank >= 0) is always allowed. An fp16 problem always tries cuDNN's
+     * first config (its heuristic's pick): the own kernels run 2-3x slower than cuDNN on the
+     * spatial convs, and a machine that built plans slowly had spent the budget part way through
+     * inception_v3, which then ran 3.30 ms at batch 32 instead of 1.89 (session 19). */
     const int tuning = want_rank < 0, spent = tuning && c->cudnn_spent_s > c->cudnn_budget_s;
     if (tuning && (c->cudnn_budget_s <= 0.0 || (fp8 && spent))) return;
-    const double left_s = c->cudnn_budget_s - c->cudnn_spent_s;
-    const double share_s = fp8 || !c->cudnn_share ? left_s : left_s / (c->cudnn_fp16_left > 1 ? c->cudnn_fp16_left : 1);
+    const double share_s = i8_cudnn_share_s(c->cudnn_budget_s, c->cudnn_spent_s, c->cudnn_fp16_left, fp8, c->cudnn_share);
     double t_start = now_s();
     cudnnBackendDescriptor_t graph = NULL, cfg[MAX_CUDNN_CFGS];
     int saved_desc = p->n_desc;
@@ -633,7 +629,7 @@ static void dnn_tune(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node, float *b
     int chosen_cfg = -1, tried = 0;
     for (int i = 0; i < ncfg; i++) {
         if (want_rank >= 0 && i != want_rank) continue;
-        if (tuning && (tried > 0 || fp8) && now_s() - t_start > share_s) {
+        if (tuning && !i8_cudnn_may_try(now_s() - t_start, share_s, tried, fp8)) {
             if (!fp8) b->stats.cudnn_after_budget += tried == 1, b->stats.cudnn_cut_short += tried > 1;
             break;
         }
