@@ -127,9 +127,9 @@ typedef struct infer8_open_options {
     /* appended in 0.1: CUDA tuning effort when the executor picks each layer's implementation
      * by timing it on this GPU (bundles with stored tactics for this GPU skip it):
      * 0 = own kernels and cuBLASLt only, no cuDNN plans (fastest start);
-     * 1 = up to 10 s of cuDNN plan building per batch size; 2 (default) = 30 s (each fp16 conv
-     * problem gets an equal share of what is left, best-ranked configurations first, and tries
-     * cuDNN's first configuration at least);
+     * 1 = up to 10 s of cuDNN plan building per batch size; 2 (default) = 30 s (once spent, each
+     * fp16 conv left still tries cuDNN's first configuration; INFER8_CUDA_CUDNN_SHARE=1 gives each
+     * fp16 conv an equal share of what is left instead, an experiment not yet measured on a GPU);
      * 3 = every cuDNN configuration of every layer, no time limit.
      * The environment variable INFER8_CUDA_CUDNN_BUDGET (seconds) overrides it. */
     int opt_level;
@@ -335,22 +335,21 @@ infer8_status infer8_time_forward(infer8_context *ctx, infer8_model *model, int 
 infer8_status infer8_profile(infer8_context *ctx, infer8_model *model, int n, int iters, double *ms);
 /* How the executor prepared batch n (after a forward, infer8_time_forward or infer8_profile of
  * that batch size): CUDA's tuning of its convolutions. A speed comparison is only as fair as
- * the tuning of both sides: convolutions whose share of the cuDNN budget (--opt-level) ran out
- * after cuDNN's first configuration keep it, untimed, and may be slower than tuned ones. INFER8_E_UNSUPPORTED
+ * the tuning of both sides: convolutions for which the cuDNN budget (--opt-level) ran out after
+ * cuDNN's first configuration keep it, untimed, and may be slower than tuned ones. INFER8_E_UNSUPPORTED
  * on the CPU executors (nothing is tuned there); INFER8_E_INVALID_ARGUMENT when batch n has not
  * been prepared. */
 typedef struct infer8_tuning {
     uint32_t struct_size;       /* set by infer8_tuning_init */
     int conv_problems;          /* distinct convolution problems (shape, precision) tuned */
-    int untuned_problems;       /* of those, fp16 ones whose share of the cuDNN budget (each gets an
-                                 * equal share of what is left) ran out after cuDNN's first
-                                 * configuration: not timed against the others */
+    int untuned_problems;       /* of those, fp16 ones for which the cuDNN budget ran out after cuDNN's
+                                 * first configuration: not timed against the others */
     int restored_tactics;       /* convolutions run on a tactic stored in the bundle, not timed here */
     double tune_seconds;        /* spent tuning this batch size */
     double cudnn_budget_s;      /* seconds of cuDNN plan building allowed per batch size (< 0: none) */
-    int partly_tuned_problems;  /* appended in 0.1: fp16 ones whose share ran out after two or more of
-                                 * cuDNN's configurations, with more untried (the best-ranked are
-                                 * tried first, so these are usually close to fully tuned) */
+    int partly_tuned_problems;  /* appended in 0.1: fp16 ones for which it ran out after two or more of
+                                 * cuDNN's configurations, with more untried (they are tried in
+                                 * their heuristic's rank order, best first) */
 } infer8_tuning;
 void infer8_tuning_init(infer8_tuning *tuning);
 infer8_status infer8_get_tuning(infer8_context *ctx, infer8_model *model, int n, infer8_tuning *out);

@@ -2,7 +2,7 @@
  * problem gets, and a batch of problems tuned under it as dnn_tune tunes them (each cuDNN
  * configuration costing a fixed time to build and time). The model is session 46's case:
  * inception_resnet_v2's 39 fp16 problems at opt level 1 (10 s), where spending the budget first
- * come, first served left most of them on cuDNN's first configuration. */
+ * come, first served (the default) left most of them on cuDNN's first configuration. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,12 +24,15 @@ static void test_share(void **state) {
 
 static void test_may_try(void **state) {
     (void)state;
-    assert_true(i8_cudnn_may_try(0.0, -1.0, 0, 0));  /* fp16: the first config, budget spent or not */
-    assert_false(i8_cudnn_may_try(0.0, -1.0, 0, 1)); /* FP8: nothing once spent */
-    assert_false(i8_cudnn_may_try(0.2, 0.25, 1, 0)); /* a second config of 0.2 s would end past the share */
-    assert_true(i8_cudnn_may_try(0.2, 0.25, 4, 0));  /* one of 0.05 s would not */
-    assert_true(i8_cudnn_may_try(0.2, 0.25, 0, 1));
-    assert_false(i8_cudnn_may_try(0.3, 0.25, 0, 1));
+    for (int shared = 0; shared < 2; shared++) {
+        assert_true(i8_cudnn_may_try(0.0, -1.0, 0, 0, shared));  /* fp16: the first config, budget spent or not */
+        assert_false(i8_cudnn_may_try(0.0, -1.0, 0, 1, shared)); /* FP8: nothing once spent */
+        assert_true(i8_cudnn_may_try(0.2, 0.25, 0, 1, shared));  /* FP8: while time is left */
+        assert_false(i8_cudnn_may_try(0.3, 0.25, 0, 1, shared));
+        assert_true(i8_cudnn_may_try(0.2, 0.25, 4, 0, shared));  /* shared: one more of 0.05 s ends within it */
+    }
+    assert_false(i8_cudnn_may_try(0.2, 0.25, 1, 0, 1)); /* shared: a second config of 0.2 s would end past the share */
+    assert_true(i8_cudnn_may_try(0.2, 0.25, 1, 0, 0));  /* first come: it starts while time is left */
 }
 
 typedef struct tuned_batch {
@@ -47,7 +50,7 @@ static tuned_batch tune(int problems, int configs, double cost_s, double budget_
         double elapsed_s = 0.0;
         int tried = 0;
         for (int i = 0; i < configs; i++) {
-            if (!i8_cudnn_may_try(elapsed_s, share_s, tried, 0)) {
+            if (!i8_cudnn_may_try(elapsed_s, share_s, tried, 0, shared)) {
                 r.untuned += tried == 1, r.cut_short += tried > 1;
                 break;
             }

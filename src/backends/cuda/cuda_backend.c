@@ -1122,8 +1122,8 @@ static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_opti
                         : opts->cudnn_budget_s < 0.0  ? 0.0
                         : opts->cudnn_budget_s > 0.0  ? opts->cudnn_budget_s
                                                       : I8_CUDNN_BUDGET_DEFAULT_S;
-    const char *share = getenv("INFER8_CUDA_CUDNN_SHARE"); /* 0: the budget spent first come, first served */
-    c->cudnn_share = !(share && *share && atoi(share) == 0);
+    const char *share = getenv("INFER8_CUDA_CUDNN_SHARE"); /* 1: an equal share per fp16 problem (cudnn_budget.h) */
+    c->cudnn_share = share && atoi(share) > 0;
     const char *lossy = getenv("INFER8_CUDA_LOSSY_ENGINES");
     c->cudnn_lossy_ok = lossy && atoi(lossy) > 0;
 

@@ -76,10 +76,10 @@ typedef struct i8_cuda_stats {
     int presets_kept;            /* convs that run the tactic preset for them (i8_cuda_preset_tactics) */
     int presets_retuned;         /* convs with a preset that did not run here and were tuned again */
     double tune_seconds;
-    int cudnn_after_budget;      /* fp16 problems whose share of the cuDNN budget ran out after cuDNN's
-                                  * first config, with more left untried (dnn_tune) */
-    int cudnn_cut_short;         /* fp16 problems whose share ran out after two or more configs, with
-                                  * more left untried: tuned, but not over every config */
+    int cudnn_after_budget;      /* fp16 problems for which the cuDNN budget (or their share of it)
+                                  * ran out after cuDNN's first config, with more untried (dnn_tune) */
+    int cudnn_cut_short;         /* fp16 problems for which it ran out after two or more configs, with
+                                  * more untried: tuned, but not over every config */
     int graph_captured;
     /* the whole-graph choice (ensure_batch): the captured graph's replay time as tuned conv by
      * conv and with the TMA kernels' convs on their fastest other own kernel (0 when not

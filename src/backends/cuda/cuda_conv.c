@@ -610,7 +610,7 @@ static int dnn_launch_cb(void *user, cudaStream_t s) {
 static void dnn_tune(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node, float *best_ms, int want_rank,
                      int64_t want_engine) {
     const int fp8 = p->sig.fp8, own_variant = p->tac.variant, kind = fp8 ? I8_CUDA_TACTIC_FP8_DNN : I8_CUDA_TACTIC_CUDNN;
-    /* The budget limits tuning (cudnn_budget.h: an equal share per fp16 problem); restoring a
+    /* The budget limits tuning (cudnn_budget.h: how it is spent); restoring a
      * stored tactic (want_rank >= 0) is always allowed. An fp16 problem always tries cuDNN's
      * first config (its heuristic's pick): the own kernels run 2-3x slower than cuDNN on the
      * spatial convs, and a machine that built plans slowly had spent the budget part way through
@@ -629,7 +629,7 @@ static void dnn_tune(cu_ctx *c, cu_batch *b, cu_conv_plan *p, int node, float *b
     int chosen_cfg = -1, tried = 0;
     for (int i = 0; i < ncfg; i++) {
         if (want_rank >= 0 && i != want_rank) continue;
-        if (tuning && !i8_cudnn_may_try(now_s() - t_start, share_s, tried, fp8)) {
+        if (tuning && !i8_cudnn_may_try(now_s() - t_start, share_s, tried, fp8, c->cudnn_share)) {
             if (!fp8) b->stats.cudnn_after_budget += tried == 1, b->stats.cudnn_cut_short += tried > 1;
             break;
         }

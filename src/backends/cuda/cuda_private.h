@@ -142,7 +142,7 @@ typedef struct cu_ctx {
     int force_kind;              /* INFER8_CUDA_TACTIC: 0 = tune all */
     double cudnn_budget_s, cudnn_spent_s;
     /* fp16 conv problems of the batch being tuned not yet given their share of the cuDNN budget
-     * (dnn_tune); cudnn_share 0: INFER8_CUDA_CUDNN_SHARE=0, the budget spent first come, first served */
+     * (dnn_tune); cudnn_share 1: INFER8_CUDA_CUDNN_SHARE=1, shared equally (cudnn_budget.h) */
     int cudnn_fp16_left, cudnn_share;
     int cudnn_lossy_ok; /* INFER8_CUDA_LOSSY_ENGINES=1: also time Winograd / FFT / fp16-reduction engines, and
                          * cuBLASLt's split-K with partial sums in fp16 and its bias read in fp16 */
