@@ -998,7 +998,8 @@ infer8_status i8_cuda_conv_setup(cu_ctx *c, cu_batch *b, int node, i8_err *err) 
         p->sig = sig;
         p->node = node;
         tune_plan(c, b, p, node);
-        if (!sig.fp8 && c->cudnn_fp16_left > 0) c->cudnn_fp16_left--; /* its share of the budget taken */
+        const int restoring = b->preset && b->preset[node].kind != I8_CUDA_TACTIC_NONE;
+        if (!sig.fp8 && !restoring && c->cudnn_fp16_left > 0) c->cudnn_fp16_left--; /* its share taken (as counted) */
         if (p->tac.kind == I8_CUDA_TACTIC_NONE) {
             cudaError_t e = cudaGetLastError();
             return i8_fail(err, INFER8_E_DEVICE, "cuda: conv '%s' (batch %d): no implementation ran (%s)",
