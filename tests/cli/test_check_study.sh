@@ -3,7 +3,8 @@
 # report from the GPU (tests/fixtures/study-cuda/): it passes as written, and fails on each
 # altered copy: a number in a "Where the time goes" table, a per-layer time that no longer sums
 # to the profile by type, the under-tuned baseline's warning taken out, a "ship" decision against
-# that baseline, and an FP8 variant left untimed.
+# that baseline, an FP8 variant left untimed, and more untuned plus partly tuned problems than
+# problems.
 . "$SRC/tests/lib/common.sh"
 check="$SRC/tools/gpu-check.d/check_study.py"
 fixture="$SRC/tests/fixtures/study-cuda/inception_v3-200"
@@ -32,4 +33,5 @@ alter layer_ms 'd["variants"][1]["speed"]["batches"][0]["layer_ms"][5] += 0.01'
 alter no_warning 'r = r.replace("**Warning:**", "Note:")'
 alter ship_on_untuned 'd["decision"]["decision"] = "ship"'
 alter fp8_untimed 'd["variants"][1]["speed"]["measured"] = False'
-echo "check_study.py: accepts the GPU report, rejects 5 altered copies"
+alter partly_over_total 't = d["variants"][0]["speed"]["batches"][0]["tuning"]; t["partly_tuned_problems"] = t["conv_problems"] - t["untuned_problems"] + 1'
+echo "check_study.py: accepts the GPU report, rejects 6 altered copies"

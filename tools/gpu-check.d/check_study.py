@@ -59,6 +59,9 @@ for bi, batch in enumerate(d["batches"]):
     for x in timed:
         t = x["speed"]["batches"][bi]["tuning"]
         assert 0 <= t["untuned_problems"] <= t["conv_problems"] and t["conv_problems"] > 0, (x["name"], batch, t)
+        # partly tuned (session 47; reports before it lack the field): disjoint from the untuned ones
+        partly = t.get("partly_tuned_problems", 0)
+        assert partly >= 0 and t["untuned_problems"] + partly <= t["conv_problems"], (x["name"], batch, t)
     if fp16["speed"]["batches"][bi]["tuning"]["untuned_problems"]:
         undertuned.append(batch)
         t = fp16["speed"]["batches"][bi]["tuning"]
