@@ -132,17 +132,8 @@ EXPORT infer8_status infer8_get_tuning(infer8_context *ctx, infer8_model *m, int
     else if (!runs_on_cuda(m))
         s = i8_fail(&err, INFER8_E_UNSUPPORTED, "infer8_get_tuning: the %s executor tunes nothing", m->backend->name);
 #ifdef INFER8_HAVE_CUDA
-    i8_cuda_stats st;
-    if (!s) i8_cuda_get_stats(m->backend_ctx, n, &st);
-    if (!s && !st.built) s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "infer8_get_tuning: batch %d has not been prepared", n);
-    if (!s) {
-        r.conv_problems = st.problems;
-        r.untuned_problems = st.cudnn_after_budget;
-        r.partly_tuned_problems = st.cudnn_cut_short;
-        r.restored_tactics = st.presets_kept;
-        r.tune_seconds = st.tune_seconds;
-        r.cudnn_budget_s = st.cudnn_budget_s;
-    }
+    if (!s && !i8_cuda_get_tuning(m->backend_ctx, n, &r))
+        s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "infer8_get_tuning: batch %d has not been prepared", n);
 #endif
     pthread_mutex_unlock(&m->lock);
     if (s) return i8_ctx_fail(ctx, &err);

@@ -283,11 +283,10 @@ static void gpu_name(void *bctx, char *buf, size_t size) {
     snprintf(buf, size, "%s", desc);
 }
 
-/* untuned[i], problems[i]: of set i's distinct conv problems, the fp16 ones the cuDNN budget left
- * on cuDNN's first configuration (infer8_get_tuning's untuned_problems): stored as they are, and
- * every later run restores them untimed, so the build must say so. */
+/* tuning[i]: how set i was tuned (infer8_get_tuning's counts). Its untuned problems are stored as
+ * they are and every later run restores them untimed, so the build must say so. */
 static infer8_status tune_cuda(const infer8_model *m, int max_batch, int opt_level, i8_bundle_tactic_set **out,
-                               int *n_out, char *gpu, size_t gpu_size, int untuned[2], int problems[2], i8_err *err) {
+                               int *n_out, char *gpu, size_t gpu_size, infer8_tuning tuning[2], i8_err *err) {
     if (i8_cuda_device_count() < 1) return i8_fail(err, INFER8_E_DEVICE, "build --device cuda: no CUDA device visible");
     void *bctx = NULL;
     i8_backend_options bo;
@@ -303,9 +302,7 @@ static infer8_status tune_cuda(const infer8_model *m, int max_batch, int opt_lev
     for (int i = 0; !s && i < nb; i++) {
         const i8_cuda_tactic *t = NULL;
         if ((s = i8_cuda_tactics(bctx, batches[i], &t, err))) break;
-        i8_cuda_stats st;
-        i8_cuda_get_stats(bctx, batches[i], &st);
-        untuned[i] = st.cudnn_after_budget, problems[i] = st.problems;
+        i8_cuda_get_tuning(bctx, batches[i], &tuning[i]);
         snprintf(sets[i].gpu, sizeof sets[i].gpu, "%s", gpu);
         sets[i].batch = batches[i];
         sets[i].n_nodes = m->graph.n_nodes;
@@ -491,17 +488,18 @@ static infer8_status build_bundle(const char *fn, infer8_context *ctx, const inf
     char gpu[128] = "";
     if (o.device == INFER8_DEVICE_CUDA) {
 #ifdef INFER8_HAVE_CUDA
-        int untuned[2] = {0, 0}, problems[2] = {0, 0};
-        if ((s = tune_cuda(m, o.max_batch, o.opt_level, &tactics, &n_tactics, gpu, sizeof gpu, untuned, problems, err)))
+        infer8_tuning tuning[2];
+        infer8_tuning_init(&tuning[0]), infer8_tuning_init(&tuning[1]);
+        if ((s = tune_cuda(m, o.max_batch, o.opt_level, &tactics, &n_tactics, gpu, sizeof gpu, tuning, err)))
             return i8_ctx_fail(ctx, err);
         i8_ctx_log(ctx, 2, "tuned CUDA tactics on %s for batch 1 and %d (opt level %d)", gpu, o.max_batch, o.opt_level);
         for (int i = 0; i < n_tactics; i++)
-            if (untuned[i])
+            if (tuning[i].untuned_problems)
                 i8_ctx_log(ctx, 1,
                            "batch %d: %d of %d conv problems keep cuDNN's first configuration, untimed (the cuDNN "
                            "budget of opt level %d left no time for more); the bundle stores them and every run restores them as "
                            "they are: build with a higher --opt-level for a fully tuned bundle",
-                           tactics[i].batch, untuned[i], problems[i], o.opt_level);
+                           tactics[i].batch, tuning[i].untuned_problems, tuning[i].conv_problems, o.opt_level);
 #else
         i8_fail(err, INFER8_E_UNSUPPORTED, "infer8_build: --device cuda needs a build with the CUDA backend");
         return i8_ctx_fail(ctx, err);

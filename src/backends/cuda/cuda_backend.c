@@ -878,7 +878,7 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
     b->pdl = 0; /* the tuner times each conv without it (choose_launch decides for the graph) */
     b->merge = 0; /* each sibling tuned alone (choose_merge decides for the graph) */
     c->cudnn_spent_s = 0; /* the cuDNN plan-building budget applies per batch size */
-    c->cudnn_fp16_left = i8_cuda_conv_fp16_problems(c, b);
+    c->cudnn_fp16_left = c->cudnn_share ? i8_cuda_conv_fp16_problems(c, b) : 0; /* only the shared rule reads it */
     double t0 = now_s();
     /* INFER8_CUDA_PDL_TUNE=1 (experiment): each conv timed with programmatic dependent launch,
      * its back-to-back launches overlapping as in a PDL graph */
@@ -1413,6 +1413,18 @@ infer8_status i8_cuda_preset_tactics(void *ctx, int n, const i8_cuda_tactic *tac
     if (!b->preset) return err->code;
     memcpy(b->preset, tactics, sizeof(i8_cuda_tactic) * (size_t)c->g->n_nodes);
     return INFER8_OK;
+}
+
+int i8_cuda_get_tuning(const void *ctx, int n, infer8_tuning *t) {
+    i8_cuda_stats st;
+    i8_cuda_get_stats(ctx, n, &st);
+    t->conv_problems = st.problems;
+    t->untuned_problems = st.cudnn_after_budget;
+    t->partly_tuned_problems = st.cudnn_cut_short;
+    t->restored_tactics = st.presets_kept;
+    t->tune_seconds = st.tune_seconds;
+    t->cudnn_budget_s = st.cudnn_budget_s;
+    return st.built;
 }
 
 void i8_cuda_get_stats(const void *ctx, int n, i8_cuda_stats *stats) {

@@ -112,6 +112,9 @@ typedef struct i8_cuda_stats {
     double cudnn_budget_s;       /* the context's cuDNN plan-building budget per batch size */
 } i8_cuda_stats;
 void i8_cuda_get_stats(const void *ctx, int n, i8_cuda_stats *stats);
+/* How batch n was tuned, as infer8_get_tuning reports it (every field but struct_size): the one
+ * place the statistics map to the API's counts. Returns 0 when batch n has not been prepared. */
+int i8_cuda_get_tuning(const void *ctx, int n, infer8_tuning *tuning);
 
 /* 1 when t (a tactic of context ctx, whose cuBLASLt reads it) is a cuBLASLt tactic whose split-K
  * adds partial sums in the output type (fp16), which the tuner leaves out unless
