@@ -219,6 +219,17 @@ infer8_status infer8_model_describe(infer8_context *ctx, const infer8_model *mod
                                     char **out);
 void infer8_free(void *p);
 
+/* ---- output helpers for clients that write files and JSON ---------------------------------- */
+
+/* Writes size bytes to path atomically: a temporary file next to it, flushed and fsync'ed,
+ * then renamed over path, so a reader never sees a partial file. */
+infer8_status infer8_write_file(infer8_context *ctx, const char *path, const void *data, size_t size);
+
+/* How many leading bytes of s[0..n) are well-formed UTF-8 (n when all are). Paths and command
+ * lines are bytes; a client writing them into JSON replaces each byte that is not (the byte at
+ * the returned length) with U+FFFD, as infer8's own JSON outputs do. */
+size_t infer8_utf8_valid_length(const char *s, size_t n);
+
 /* ---- preprocessing and classification ------------------------------------------------------ */
 
 /* Decodes an encoded image (JPEG, PNG, WebP) and applies the model's eval transform (timm:

@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "api/model.h"
+#include "core/text.h"
 #include "formats/bundle.h"
 #include "image/image.h"
 
@@ -372,7 +373,7 @@ static infer8_status describe_json(const infer8_model *m, char **out, i8_err *er
 #ifdef INFER8_HAVE_CUDA
     ok = ok && describe_memory_json(m, root);
 #endif
-    char *text = ok ? cJSON_PrintUnformatted(root) : NULL;
+    char *text = ok ? i8_json_print(root, 0) : NULL;
     cJSON_Delete(root);
     if (!text) return i8_fail(err, INFER8_E_NOMEM, "describe: out of memory");
     *out = text;
@@ -417,6 +418,20 @@ EXPORT infer8_status infer8_model_describe(infer8_context *ctx, const infer8_mod
 }
 
 EXPORT void infer8_free(void *p) { free(p); }
+
+EXPORT infer8_status infer8_write_file(infer8_context *ctx, const char *path, const void *data, size_t size) {
+    if (!ctx || !path || (!data && size)) return i8_ctx_bad_arg(ctx, "infer8_write_file: path or data missing");
+    i8_err err;
+    i8_err_clear(&err);
+    infer8_status s = i8_write_file_atomic(path, data, size, &err);
+    return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
+}
+
+EXPORT size_t infer8_utf8_valid_length(const char *s, size_t n) {
+    if (!s) return 0;
+    size_t bad = i8_utf8_check(s, n);
+    return bad == SIZE_MAX ? n : bad;
+}
 
 /* ---- preprocessing ---- */
 

@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "api/model.h"
+#include "core/text.h"
 #include "formats/bundle.h"
 #ifdef INFER8_HAVE_CUDA
 #include "backends/cuda/cuda_backend.h"
@@ -79,6 +80,8 @@ static infer8_status parse_header(struct i8_bundle_model *bm, const i8_bundle_se
     if (!bm->header_json) return INFER8_E_NOMEM;
     memcpy(bm->header_json, s->data, (size_t)s->length);
     bm->header_json[s->length] = 0;
+    infer8_status checked = i8_json_text_require(bm->header_json, (size_t)s->length, "section 'header'", s->offset, err);
+    if (checked) return checked;
     cJSON *h = cJSON_ParseWithLength(bm->header_json, (size_t)s->length);
     if (!h || !cJSON_IsObject(h)) {
         cJSON_Delete(h);
@@ -536,7 +539,7 @@ static infer8_status build_bundle(const char *fn, infer8_context *ctx, const inf
     if (ok) bopt = NULL;
     ok = ok && cJSON_AddItemToObject(h, "provenance", prov);
     if (ok) prov = NULL;
-    header = ok ? cJSON_Print(h) : NULL;
+    header = ok ? i8_json_print(h, 1) : NULL; /* the source path may not be UTF-8; the header must be */
     cJSON_Delete(h), cJSON_Delete(prov), cJSON_Delete(bopt), cJSON_Delete(hints);
     if (!header) {
         s = i8_fail(err, INFER8_E_NOMEM, "%s: out of memory (header)", fn);

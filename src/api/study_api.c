@@ -28,6 +28,7 @@
 #include <cjson/cJSON.h>
 
 #include "api/model.h"
+#include "core/text.h"
 #include "eval/dataset.h"
 #include "eval/metrics.h"
 #include "eval/roofline.h"
@@ -1137,7 +1138,7 @@ static char *study_json(study *S, double wall) {
     cJSON_AddNumberToObject(tm, "stress", S->t_stress);
     cJSON_AddNumberToObject(tm, "speed", S->t_speed);
     cJSON_AddNumberToObject(tm, "total", wall);
-    char *text = cJSON_Print(root);
+    char *text = i8_json_print(root, 1); /* valid UTF-8 whatever the paths' bytes */
     cJSON_Delete(root);
     return text;
 }
@@ -1374,11 +1375,22 @@ static void revisit(study *S, i8_strbuf *b) {
     i8_strbuf_printf(b, "- On GPUs with higher FP8 tensor throughput relative to fp16, or at batch sizes where convolutions dominate.\n\n");
 }
 
+/* s as the report shows it: control bytes, and bytes of broken UTF-8, as \xNN (paths are bytes) */
+static char *shown_copy(const char *s) {
+    size_t n = 4 * strlen(s) + 8;
+    char *out = malloc(n);
+    if (out) i8_text_show(s, out, n);
+    return out;
+}
+
 static char *readme(study *S, double wall) {
     const infer8_study_options *o = &S->o;
     i8_strbuf b = {0};
+    char *command = shown_copy(o->command ? o->command : "(API call)"), *model = shown_copy(S->model_path),
+         *images = shown_copy(o->images);
+    if (!command || !model || !images) b.oom = 1;
     i8_strbuf_printf(&b, "# FP8 study: %s\n\n", S->ref->family->arch);
-    i8_strbuf_printf(&b, "- Command: `%s`\n", o->command ? o->command : "(API call)");
+    i8_strbuf_printf(&b, "- Command: `%s`\n", command ? command : "");
     i8_strbuf_printf(&b, "- Date: %s; infer8 %s; %s\n", S->date, infer8_version(), S->compiler);
     i8_strbuf_printf(&b, "- Host: %s; CPU: %s (%d online)\n", S->host, S->cpu, S->cpu_count);
     i8_strbuf_printf(&b, "- Device: %s; %s\n", o->device == INFER8_DEVICE_CUDA ? "cuda" : "cpu", S->device_desc);
@@ -1386,7 +1398,7 @@ static char *readme(study *S, double wall) {
         char tuning[128];
         i8_strbuf_printf(&b, "- CUDA tuning: %s\n", cuda_tuning_text(o, tuning, sizeof tuning));
     }
-    i8_strbuf_printf(&b, "- Model: `%s` (%s%s, %d layers, %d classes)\n", S->model_path, S->ref->family->arch,
+    i8_strbuf_printf(&b, "- Model: `%s` (%s%s, %d layers, %d classes)\n", model ? model : "", S->ref->family->arch,
               S->is_synth ? ", synthetic checkpoint" : "", S->ref->graph.n_nodes, S->num_classes);
     i8_strbuf_printf(&b, "- Study wall time: %.1f s\n\n", wall);
 
@@ -1428,7 +1440,7 @@ static char *readme(study *S, double wall) {
     else snprintf(takes, sizeof takes, "all");
     i8_strbuf_printf(&b, "- Dataset `%s`: take %s every %llu; the first %llu of those calibrate, the rest are held out; corrupt "
                   "items are reported, skipped and counted.\n",
-              o->images, takes, (unsigned long long)o->every, (unsigned long long)o->calib);
+              images ? images : "", takes, (unsigned long long)o->every, (unsigned long long)o->calib);
 #ifdef INFER8_HAVE_ONEDNN
     i8_strbuf_printf(&b, "- Reference: the fp32 checkpoint on the oneDNN CPU backend (within 2e-6 of the reference "
                          "executor, the oracle; docs/cpu-backend.md).\n");
@@ -1531,7 +1543,7 @@ static char *readme(study *S, double wall) {
     i8_strbuf_printf(&b, "## Data\n\n");
     i8_strbuf_printf(&b, "| source | seen | selected | used | calibration | held out | skipped | bad shards | issues |\n");
     i8_strbuf_printf(&b, "|---|---|---|---|---|---|---|---|---|\n");
-    i8_strbuf_printf(&b, "| `%s` | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu |\n\n", o->images,
+    i8_strbuf_printf(&b, "| `%s` | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu |\n\n", images ? images : "",
               (unsigned long long)S->stats.seen, (unsigned long long)S->stats.selected, (unsigned long long)S->stats.yielded,
               (unsigned long long)S->stats.yielded_calib, (unsigned long long)(S->stats.yielded - S->stats.yielded_calib),
               (unsigned long long)S->stats.skipped, (unsigned long long)S->stats.bad_shards,
@@ -1548,6 +1560,7 @@ static char *readme(study *S, double wall) {
               S->speed_measured ? (any_fp8_timed(S) ? "`latency-bN.svg`, `kl-speedup-bN.svg`, `layer-types-bN.svg` (N: each batch size)"
                                                     : "`latency-bN.svg`, `kl.svg`, `layer-types-bN.svg` (N: each batch size)")
                                 : "`kl.svg`");
+    free(command), free(model), free(images);
     if (b.oom) {
         free(b.s);
         return NULL;

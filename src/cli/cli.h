@@ -40,6 +40,8 @@ int cli_parse_batches(const char *cmd, const char *opt, const char *text, long *
 
 /* s as a JSON string literal (quotes, backslashes and control characters escaped) on f. */
 void cli_json_string(FILE *f, const char *s);
+/* "infer8 ARGS..." as typed, arguments that need it single-quoted for the shell; malloc'ed. */
+char *cli_command_line(int argc, char **argv);
 
 /* Progress on stderr: a bar with ETA on a terminal, plain lines otherwise. */
 void cli_progress(void *user, const char *phase, uint64_t done, uint64_t total);

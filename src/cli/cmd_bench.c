@@ -344,15 +344,11 @@ int cmd_bench(int argc, char **argv) {
         cli_json_string(f, device);
         fprintf(f, ",\n  \"executor\": ");
         cli_json_string(f, mo.device);
-        fprintf(f, ",\n  \"command\": \"infer8");
-        for (int i = 0; i < argc; i++) {
-            fputc(' ', f);
-            for (const char *p = argv[i]; *p; p++) {
-                if (*p == '"' || *p == '\\') fputc('\\', f);
-                fputc(*p, f);
-            }
-        }
-        fprintf(f, "\",\n  \"input\": \"%s\",\n  \"rounds\": %ld,\n  \"iters\": %ld,\n  \"rows\": [\n",
+        fprintf(f, ",\n  \"command\": ");
+        char *command = cli_command_line(argc, argv);
+        cli_json_string(f, command ? command : "");
+        free(command);
+        fprintf(f, ",\n  \"input\": \"%s\",\n  \"rounds\": %ld,\n  \"iters\": %ld,\n  \"rows\": [\n",
                 input_names[input], rounds, iters);
         for (int b = 0; b < n_batches; b++)
             for (int m = 0; m < n_models; m++) {
@@ -406,18 +402,7 @@ int cmd_bench(int argc, char **argv) {
             rc = EXIT_RUNTIME;
             goto done;
         }
-        if (out_path) {
-            char tmp_path[4096];
-            snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", out_path, (long)getpid());
-            FILE *o = fopen(tmp_path, "w");
-            int bad = !o || fwrite(doc, 1, doc_len, o) != doc_len || fflush(o) != 0 || fsync(fileno(o)) != 0;
-            if (o) bad |= fclose(o) != 0;
-            if (bad || rename(tmp_path, out_path) != 0) {
-                fprintf(stderr, "infer8 bench: error (i/o error): cannot write %s: %s\n", out_path, strerror(errno));
-                unlink(tmp_path);
-                rc = EXIT_INPUT;
-            }
-        }
+        if (out_path && infer8_write_file(ctx, out_path, doc, doc_len) != INFER8_OK) rc = cli_fail(ctx, "bench");
         if (json && rc == 0) fwrite(doc, 1, doc_len, stdout); /* with -o too, once it is written */
         free(doc);
     }

@@ -39,34 +39,6 @@ static const char *const study_help =
     "                        timing GPU's, when it is one of these)\n"
     "  -o, --output OUTDIR   report folder (created; files replaced atomically)\n";
 
-/* The command line as typed, with arguments that need it single-quoted for the shell. */
-static char *command_line(int argc, char **argv) {
-    size_t cap = 16;
-    for (int i = 0; i < argc; i++) cap += 4 * strlen(argv[i]) + 3;
-    char *s = malloc(cap);
-    if (!s) return NULL;
-    size_t len = (size_t)snprintf(s, cap, "infer8");
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        int plain = *a != 0;
-        for (const char *p = a; *p; p++)
-            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@%", *p)) plain = 0;
-        s[len++] = ' ';
-        if (plain) {
-            len += (size_t)snprintf(s + len, cap - len, "%s", a);
-            continue;
-        }
-        s[len++] = '\'';
-        for (const char *p = a; *p; p++) {
-            if (*p == '\'') len += (size_t)snprintf(s + len, cap - len, "'\\''");
-            else s[len++] = *p;
-        }
-        s[len++] = '\'';
-        s[len] = 0;
-    }
-    return s;
-}
-
 static int parse_double(const char *opt, const char *text, double *out) {
     char *end = NULL;
     double v = strtod(text, &end);
@@ -149,7 +121,7 @@ int cmd_study(int argc, char **argv) {
     o.device = !strcmp(device, "cuda") ? INFER8_DEVICE_CUDA
                : !strcmp(device, "cpu") ? INFER8_DEVICE_CPU
                                         : INFER8_DEVICE_CPU_REFERENCE;
-    char *cmdline = command_line(argc, argv);
+    char *cmdline = cli_command_line(argc, argv);
     infer8_study_summary sum;
     infer8_study_summary_init(&sum);
     o.command = cmdline;

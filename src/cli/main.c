@@ -70,12 +70,44 @@ int cli_exit_code(infer8_status s) {
     }
 }
 
+/* The command line as typed, with arguments that need it single-quoted for the shell. */
+char *cli_command_line(int argc, char **argv) {
+    size_t cap = 16;
+    for (int i = 0; i < argc; i++) cap += 4 * strlen(argv[i]) + 3;
+    char *s = malloc(cap);
+    if (!s) return NULL;
+    size_t len = (size_t)snprintf(s, cap, "infer8");
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int plain = *a != 0;
+        for (const char *p = a; *p; p++)
+            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@%", *p)) plain = 0;
+        s[len++] = ' ';
+        if (plain) {
+            len += (size_t)snprintf(s + len, cap - len, "%s", a);
+            continue;
+        }
+        s[len++] = '\'';
+        for (const char *p = a; *p; p++) {
+            if (*p == '\'') len += (size_t)snprintf(s + len, cap - len, "'\\''");
+            else s[len++] = *p;
+        }
+        s[len++] = '\'';
+        s[len] = 0;
+    }
+    return s;
+}
+
 void cli_json_string(FILE *f, const char *s) {
     fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    size_t n = strlen(s), valid = infer8_utf8_valid_length(s, n);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (i == valid) { /* paths and arguments are bytes: JSON must stay UTF-8 */
+            fputs("\\ufffd", f);
+            valid = i + 1 + infer8_utf8_valid_length(s + i + 1, n - i - 1);
+        } else if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f) fprintf(f, "\\u%04x", c);
         else fputc(c, f);
     }
     fputc('"', f);

@@ -279,7 +279,8 @@ infer8_status i8_atomic_open(i8_atomic_file *f, const char *path, i8_err *err) {
     }
     FILE *fp = fopen(f->temp_path, "wb");
     if (!fp) {
-        infer8_status s = i8_fail(err, INFER8_E_IO, "%s: cannot create: %s", f->temp_path, strerror(errno));
+        infer8_status s = i8_fail(err, INFER8_E_IO, "cannot write %s: %s (creating its temporary file %s)", path,
+                                  strerror(errno), f->temp_path);
         free(f->final_path);
         free(f->temp_path);
         f->final_path = f->temp_path = NULL;

@@ -2,7 +2,10 @@
 #include "core/text.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 size_t i8_utf8_check(const char *str, size_t n) {
     const unsigned char *s = (const unsigned char *)str;
@@ -53,4 +56,52 @@ const char *i8_text_show(const char *s, char *out, size_t size) {
     }
     out[k < size ? k : size - 1] = 0;
     return out;
+}
+
+infer8_status i8_json_text_require(const char *s, size_t n, const char *name, size_t offset_base, i8_err *err) {
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+            return i8_fail(err, INFER8_E_FORMAT,
+                           "%s: not JSON text: control byte 0x%02x at byte offset %zu (JSON strings must escape it)",
+                           name, c, i + offset_base);
+    }
+    size_t bad = i8_utf8_check(s, n);
+    if (bad != SIZE_MAX)
+        return i8_fail(err, INFER8_E_FORMAT, "%s: not JSON text: invalid UTF-8 (byte 0x%02x) at byte offset %zu", name,
+                       (unsigned char)s[bad], bad + offset_base);
+    return INFER8_OK;
+}
+
+char *i8_utf8_repair(const char *s) {
+    size_t n = strlen(s), bad_bytes = 0;
+    for (size_t i = 0; i < n;) {
+        size_t bad = i8_utf8_check(s + i, n - i);
+        if (bad == SIZE_MAX) break;
+        bad_bytes++;
+        i += bad + 1;
+    }
+    char *out = malloc(n + 2 * bad_bytes + 1); /* each bad byte grows to the 3 bytes of U+FFFD */
+    if (!out) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n;) {
+        size_t bad = i8_utf8_check(s + i, n - i);
+        size_t good = bad == SIZE_MAX ? n - i : bad;
+        memcpy(out + k, s + i, good);
+        k += good, i += good;
+        if (i < n) {
+            memcpy(out + k, "\xef\xbf\xbd", 3);
+            k += 3, i++;
+        }
+    }
+    out[k] = 0;
+    return out;
+}
+
+char *i8_json_print(const struct cJSON *item, int formatted) {
+    char *raw = formatted ? cJSON_Print(item) : cJSON_PrintUnformatted(item);
+    if (!raw) return NULL;
+    char *text = i8_utf8_repair(raw);
+    cJSON_free(raw);
+    return text;
 }

@@ -42,9 +42,10 @@ static infer8_status get_short_string(const char *name, const char *key, const c
                                       int allow_empty, i8_err *err) {
     if (!cJSON_IsString(j)) return wrong_type(name, key, "a string", j, err);
     size_t len = strlen(j->valuestring);
-    if (len >= size || (!allow_empty && len == 0) || i8_utf8_check(j->valuestring, len) != SIZE_MAX) {
+    if (len >= size || (!allow_empty && len == 0) || !i8_text_plain(j->valuestring)) { /* printed later */
         char shown[96];
-        return i8_fail(err, INFER8_E_FORMAT, "%s: %s: expected a%s UTF-8 string below %zu bytes, found '%s'", name,
+        return i8_fail(err, INFER8_E_FORMAT,
+                       "%s: %s: expected a%s UTF-8 string below %zu bytes, without control characters, found '%s'", name,
                        key, allow_empty ? "" : " non-empty", size, i8_text_show(j->valuestring, shown, sizeof shown));
     }
     memcpy(out, j->valuestring, len + 1);
@@ -174,9 +175,13 @@ infer8_status i8_config_parse(i8_model_config *cfg, const char *text, size_t siz
     if (!copy) return INFER8_E_NOMEM;
     memcpy(copy, text, size);
     copy[size] = 0;
+    infer8_status s = i8_json_text_require(copy, size, name, 0, err);
+    if (s) {
+        free(copy);
+        return s;
+    }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(copy, size, &end, 0);
-    infer8_status s = INFER8_OK;
     i8_model_config c = *cfg; /* *cfg changes only on success */
     char **labels = NULL;
     const cJSON *j;

@@ -165,10 +165,11 @@ static infer8_status check_key(const char *path, const char *key, i8_err *err) {
     if (len > 1024)
         return i8_fail(err, INFER8_E_FORMAT, "%s: tensor '%s': name is %zu bytes, above the maximum of 1024", path,
                        i8_text_show(key, shown, sizeof shown), len);
-    size_t bad = i8_utf8_check(key, len);
-    if (bad != SIZE_MAX)
-        return i8_fail(err, INFER8_E_FORMAT, "%s: tensor '%s': name is not valid UTF-8 (byte %zu of the name)", path,
-                       i8_text_show(key, shown, sizeof shown), bad);
+    /* the header passed i8_json_text_require, but an escaped control character ("\u001b") is
+     * valid JSON: refused here, as every name infer8 may print later */
+    if (!i8_text_plain(key))
+        return i8_fail(err, INFER8_E_FORMAT, "%s: tensor '%s': name is not UTF-8 without control characters", path,
+                       i8_text_show(key, shown, sizeof shown));
     return INFER8_OK;
 }
 
@@ -195,6 +196,11 @@ static infer8_status parse_header(const char *path, const i8_mapped_file *map, c
     if (!text) return INFER8_E_NOMEM;
     memcpy(text, map->data + 8, n);
     text[n] = 0;
+    infer8_status checked = i8_json_text_require(text, n, path, 8, err); /* offsets in the file */
+    if (checked) {
+        free(text);
+        return checked;
+    }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, n, &end, 0);
     if (!root) {
@@ -278,11 +284,6 @@ static infer8_status parse_header(const char *path, const i8_mapped_file *map, c
             s = i8_fail(err, INFER8_E_FORMAT, "%s: tensor '%s' appears twice in the header", path, tensors[i].name);
             goto done;
         }
-    }
-    size_t bad = i8_utf8_check(text, n);
-    if (bad != SIZE_MAX) {
-        s = i8_fail(err, INFER8_E_FORMAT, "%s: header is not valid UTF-8 at file offset %zu", path, bad + 8);
-        goto done;
     }
 done:
     cJSON_Delete(root);
@@ -383,6 +384,7 @@ infer8_status i8_st_open_index(i8_safetensors *st, const char *index_path, const
     uint8_t *text = NULL;
     size_t size = 0;
     infer8_status s = i8_read_file(index_path, limits->max_json_bytes, &text, &size, err);
+    if (!s && (s = i8_json_text_require((const char *)text, size, index_path, 0, err))) free(text);
     if (s) return s;
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts((const char *)text, size, &end, 0);

@@ -127,6 +127,8 @@ infer8_status i8_fp8_recipe_parse_json(const char *text, size_t size, const char
                                        i8_err *err) {
     if (!name) name = "recipe";
     if (!text || !out) return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "%s: NULL argument", name);
+    infer8_status checked = i8_json_text_require(text, size, name, 0, err);
+    if (checked) return checked;
     cJSON *root = cJSON_ParseWithLength(text, size);
     if (!root) {
         const char *at = cJSON_GetErrorPtr();
@@ -355,7 +357,7 @@ infer8_status i8_fp8_plan_describe(const i8_graph *g, const i8_fp8_recipe *r, co
             cJSON_AddBoolToObject(l, "stem", p->stem[k]);
             cJSON_AddItemToArray(layers, l);
         }
-        char *s = cJSON_Print(o);
+        char *s = i8_json_print(o, 1);
         cJSON_Delete(o);
         if (!s) return i8_fail(err, INFER8_E_NOMEM, "out of memory");
         *out = s;

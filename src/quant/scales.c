@@ -160,7 +160,7 @@ infer8_status i8_scales_write(const char *path, const i8_scales *s, i8_err *err)
         cJSON_AddItemToObject(e, "scale", sc);
         cJSON_AddItemToObject(tensors, s->tensors[i].name, e);
     }
-    if (ok) text = cJSON_Print(root);
+    if (ok) text = i8_json_print(root, 1);
     if (!text) {
         st = i8_fail(err, INFER8_E_NOMEM, "%s: out of memory building JSON", path);
     } else {
@@ -298,6 +298,8 @@ infer8_status i8_scales_parse(const char *text, size_t size, const char *name, c
         limits = &def;
     }
     if (!name) name = "scales.json";
+    infer8_status checked = i8_json_text_require(text, size, name, 0, err);
+    if (checked) return checked;
     cJSON *root = cJSON_ParseWithLength(text, size);
     if (!root) {
         const char *at = cJSON_GetErrorPtr();

@@ -34,9 +34,13 @@ expect_fail 2 "variant 'int8'" "$INFER8" study "$MODEL" --images "$WORK/shard-00
 expect_fail 2 "nope-0.tar: shard 0 .*No such file" "$INFER8" study "$MODEL" --images "$WORK/nope-{0..1}.tar" -o "$WORK/x"
 
 # ---- the study ----
+# through a link whose name holds a byte that is not UTF-8 and a newline (paths are bytes):
+# study.json stays UTF-8 (U+FFFD) and the README shows them escaped
+ODD="$WORK/v3"$'\xff'$'\n''m'
+ln -s "$MODEL" "$ODD"
 OUT="$WORK/study"
 start=$(date +%s)
-"$INFER8" study "$MODEL" --images "$WORK/shard-{000000..000001}.tar" --take 0 --every 1 --calib 4 --stress 8 \
+"$INFER8" study "$ODD" --images "$WORK/shard-{000000..000001}.tar" --take 0 --every 1 --calib 4 --stress 8 \
   --threads 2 --roofline H200 -o "$OUT" >"$WORK/stdout" 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; fail "study failed"; }
 echo "study wall time: $(( $(date +%s) - start )) s"
 cat "$WORK/stdout"
@@ -49,13 +53,19 @@ import xml.etree.ElementTree as ET
 import numpy as np
 
 out, stdout_path, inspect_path = sys.argv[1:]
-md = open(os.path.join(out, "README.md")).read()
-js = json.load(open(os.path.join(out, "study.json")))
+md = open(os.path.join(out, "README.md"), encoding="utf-8", errors="strict").read()
+js = json.load(open(os.path.join(out, "study.json"), encoding="utf-8", errors="strict"))
 stdout = open(stdout_path).read()
 
 def check(cond, msg):
     if not cond:
         sys.exit("FAIL: " + msg)
+
+odd = os.path.join(os.path.dirname(out), "v3\ufffd\nm")
+check(js["model"]["path"] == odd, "study.json model path %r" % js["model"]["path"])
+check("infer8 study '" + odd + "' --images" in js["command"], "study.json command %r" % js["command"])
+check("- Model: `" + os.path.dirname(out) + "/v3\\xff\\x0am` (" in md, "README's Model line shows the path escaped")
+check("\\xff\\x0am' --images" in md, "README's command shows the path escaped")
 
 # sections, in the study's order
 sections = ["## Summary and decision", "## Recipe", "## Method", "## Results", "### Quality: held-out",
@@ -70,7 +80,8 @@ check(js["reference"]["executor"] == ("cpu-onednn fp32" if onednn else "cpu-refe
       "reference executor %r, but the method says %s" % (js["reference"]["executor"], "oneDNN" if onednn else "reference"))
 # environment and the exact command at the top
 head = md.split("## Summary")[0]
-check("- Command: `%s`" % js["command"] in head and js["command"].startswith("infer8 study "), "command not at the top")
+shown = js["command"].replace("\ufffd\n", "\\xff\\x0a")  # the README escapes what study.json replaces
+check("- Command: `%s`" % shown in head and js["command"].startswith("infer8 study "), "command not at the top")
 check("--calib 4" in js["command"] and "Host: " in head and "CPU: " in head and js["environment"]["cpu_count"] >= 1,
       "environment")
 

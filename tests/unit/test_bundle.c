@@ -749,6 +749,24 @@ static void test_bad_contents(void **state) {
     t[loff + 4] = 0x1b;
     reseal(t, size);
     assert_true(expect_bad(t, size, INFER8_E_FORMAT, "section 'labels': label 0 at byte 4 is not UTF-8 without", NULL));
+    /* the header's JSON with a raw ESC inside a string (cJSON accepts it, and `inspect` shows the
+     * header), then with a byte that is not UTF-8: refused, with the byte's offset in the file */
+    const uint8_t *hdr = d + b.sections[0].offset;
+    size_t at = 0;
+    for (size_t k = 0; !at && k + 13 <= b.sections[0].length; k++)
+        if (!memcmp(hdr + k, "infer8-bundle", 13)) at = (size_t)(hdr + k - d) + 6; /* the '-' */
+    assert_true(at > 0);
+    char want[96];
+    memcpy(t, d, size);
+    t[at] = 0x1b;
+    reseal(t, size);
+    snprintf(want, sizeof want, "section 'header': not JSON text: control byte 0x1b at byte offset %zu", at);
+    assert_true(expect_bad(t, size, INFER8_E_FORMAT, want, NULL));
+    memcpy(t, d, size);
+    t[at] = 0xe9;
+    reseal(t, size);
+    snprintf(want, sizeof want, "section 'header': not JSON text: invalid UTF-8 (byte 0xe9) at byte offset %zu", at);
+    assert_true(expect_bad(t, size, INFER8_E_FORMAT, want, NULL));
     /* labels: count says 4 */
     memcpy(t, d, size);
     t[loff] = 4;

@@ -115,7 +115,10 @@ static void test_bad_configs(void **state) {
         {"{\"architecture\": 5}", INFER8_E_FORMAT, "config.json: architecture: expected a string, found number"},
         {"{\"architecture\": \"\"}", INFER8_E_FORMAT, "architecture: expected a non-empty"},
         {"{\"architecture\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}", INFER8_E_FORMAT,
-         "architecture: expected a non-empty UTF-8 string below 64 bytes"},
+         "architecture: expected a non-empty UTF-8 string below 64 bytes, without control characters"},
+        /* an escaped ESC is valid JSON, but the tag is shown later (the study's report) */
+        {"{\"architecture\": \"x\", \"pretrained_cfg\": {\"tag\": \"a\\u001b[2J\"}}", INFER8_E_FORMAT,
+         "tag: expected a UTF-8 string below"},
         {"{\"architecture\": \"x\", \"num_classes\": \"1000\"}", INFER8_E_FORMAT,
          "config.json: num_classes: expected an integer, found string"},
         {"{\"architecture\": \"x\", \"num_classes\": 0}", INFER8_E_FORMAT, "num_classes: expected an integer in [1, 100000], found 0"},
@@ -171,7 +174,7 @@ static void test_bad_configs(void **state) {
         {"{\"architecture\": \"x\", \"num_classes\": 2, \"label_names\": \"a,b\"}", INFER8_E_FORMAT,
          "label_names: expected an array of strings, found string"},
         {"{\"architecture\": \"x\", \"num_classes\": 1, \"label_names\": [\"\xff\"]}", INFER8_E_FORMAT,
-         "label_names[0]: not UTF-8"},
+         "config.json: not JSON text: invalid UTF-8 (byte 0xff) at byte offset 57"}, /* before cJSON */
         {"{\"architecture\": \"x\", \"num_classes\": 2, \"label_names\": [\"a\", \"b\\u001b[2J\"]}",
          INFER8_E_FORMAT, "label_names[1]: not UTF-8 without control characters"},
         /* malformed JSON: the offset of the error (hand-counted; Python's json reports the same

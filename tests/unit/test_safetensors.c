@@ -303,10 +303,17 @@ static void test_bad_entries(void **state) {
     /* duplicated keys */
     expect_fail("{\"a\":" ENTRY("F32", "[1]", "0", "4") ",\"a\":" ENTRY("F32", "[1]", "4", "8") "}", 8, INFER8_E_FORMAT,
                 "'a'", "twice");
-    /* non-UTF-8 key */
-    expect_fail("{\"w\xff\xfe\":" ENTRY("F32", "[1]", "0", "4") "}", 4, INFER8_E_FORMAT, "w\\xff\\xfe", "UTF-8");
+    /* non-UTF-8 key: refused before cJSON reads the header, at its offset in the file (8 + 3) */
+    expect_fail("{\"w\xff\xfe\":" ENTRY("F32", "[1]", "0", "4") "}", 4, INFER8_E_FORMAT,
+                "not JSON text: invalid UTF-8 (byte 0xff) at byte offset 11", NULL);
     /* overlong encoding of '/' is not UTF-8 either */
-    expect_fail("{\"a\xc0\xaf\":" ENTRY("F32", "[1]", "0", "4") "}", 4, INFER8_E_FORMAT, "\\xc0", "UTF-8");
+    expect_fail("{\"a\xc0\xaf\":" ENTRY("F32", "[1]", "0", "4") "}", 4, INFER8_E_FORMAT,
+                "invalid UTF-8 (byte 0xc0) at byte offset 11", NULL);
+    /* a raw control byte inside a key: JSON requires it escaped */
+    expect_fail("{\"a\x1b[2J\":" ENTRY("F32", "[1]", "0", "4") "}", 4, INFER8_E_FORMAT,
+                "not JSON text: control byte 0x1b at byte offset 11", NULL);
+    /* the same, escaped: valid JSON, refused as a name infer8 would print */
+    expect_fail("{\"a\\u001b[2J\":" ENTRY("F32", "[1]", "0", "4") "}", 4, INFER8_E_FORMAT, "\\x1b", "UTF-8");
     /* empty key */
     expect_fail("{\"\":" ENTRY("F32", "[1]", "0", "4") "}", 4, INFER8_E_FORMAT, "empty tensor name", NULL);
     /* unknown dtype */
