@@ -111,8 +111,9 @@ typedef struct infer8_open_options {
      * precision INFER8_PRECISION_FP8 applies fp8_recipe (NULL = "default"; see
      * infer8_fp8_recipe_describe) with the activation scales of fp8_scales_path (scales.json
      * written by infer8_calibrate) to the graph at open; classify then emulates FP8 on the
-     * reference executor (INFER8_DEVICE_CPU_REFERENCE) or runs e4m3 tensor-core kernels
-     * (INFER8_DEVICE_CUDA); other devices refuse FP8. */
+     * reference executor (INFER8_DEVICE_CPU_REFERENCE) or, the same emulation with oneDNN's
+     * fp32 convolutions, on INFER8_DEVICE_CPU, or runs e4m3 tensor-core kernels
+     * (INFER8_DEVICE_CUDA). */
     int precision;             /* an infer8_precision: FP32 (default) or FP8 */
     const char *fp8_recipe;
     const char *fp8_scales_path;
@@ -468,7 +469,8 @@ typedef struct infer8_study_options {
      * variants on a family without residual blocks are reported as not applicable. */
     const char *variants;
     const char *batches;         /* comma list of batch sizes timed (default "1,32") */
-    infer8_device device;        /* CPU_REFERENCE (default) or CPU: quality only; CUDA: also speed */
+    infer8_device device;        /* CPU_REFERENCE (default) or CPU: quality only, every variant scored
+                                  * on that executor (CPU: oneDNN where built); CUDA: also speed */
     double max_kl;               /* decision thresholds: held-out KL mean <= (default 0.02), */
     double min_agreement;        /* top-1 agreement >= (default 0.99), */
     double min_speedup;          /* fp16 time / variant time >= at every batch size (default 1.1) */

@@ -116,9 +116,7 @@ static infer8_status check_backend_runs_all(const infer8_model *m, const i8_back
         const i8_node *nd = &m->graph.nodes[i];
         if (ops->supports_node(&m->graph, nd)) continue;
         if (i8_node_reads_fp8(nd))
-            return i8_fail(err, INFER8_E_UNSUPPORTED,
-                           "%s: layer '%s' is FP8; FP8 runs on the reference executor (--device ref, emulation) "
-                           "or on CUDA, not on the %s backend (fp32)",
+            return i8_fail(err, INFER8_E_UNSUPPORTED, "%s: layer '%s' is FP8, which the %s backend cannot run",
                            m->source, nd->name, ops->name);
         return i8_fail(err, INFER8_E_UNSUPPORTED, "%s: backend %s cannot run layer '%s' (%s)", m->source, ops->name,
                        nd->name, i8_op_name(nd->op));
@@ -126,9 +124,9 @@ static infer8_status check_backend_runs_all(const infer8_model *m, const i8_back
     return INFER8_OK;
 }
 
-/* The device's backend is checked once, at open (its supports_node needs no device), so that
- * e.g. an FP8 model on the oneDNN backend, which computes in fp32, is refused with its file and
- * layer named rather than at the first classify. A build without the device's backend says so
+/* The device's backend is checked once, at open (its supports_node needs no device), so that a
+ * model with a layer the backend cannot run is refused with its file and layer named rather
+ * than at the first classify. A build without the device's backend says so
  * when the backend is first needed (i8_model_ensure_backend). */
 static infer8_status check_device_backend(const infer8_model *m, i8_err *err) {
     const i8_backend_ops *ops = backend_for(m->options.device);

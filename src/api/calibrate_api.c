@@ -211,9 +211,9 @@ EXPORT void infer8_calibrate_options_init(infer8_calibrate_options *o) {
     o->batch = 8;
 }
 
-infer8_status i8_calib_backend(int cuda, i8_calib_collector *c, i8_backend_options *bo, const i8_backend_ops **be,
-                               i8_err *err) {
-    if (cuda) {
+infer8_status i8_calib_backend(infer8_device device, i8_calib_collector *c, i8_backend_options *bo,
+                               const i8_backend_ops **be, i8_err *err) {
+    if (device == INFER8_DEVICE_CUDA) {
 #ifdef INFER8_HAVE_CUDA
         bo->collect_hist = c->hist;
         *be = &i8_backend_cuda;
@@ -223,6 +223,13 @@ infer8_status i8_calib_backend(int cuda, i8_calib_collector *c, i8_backend_optio
 #endif
     }
     (void)err;
+#ifdef INFER8_HAVE_ONEDNN
+    if (device == INFER8_DEVICE_CPU) {
+        bo->collect_hist = c->hist; /* NULL: no statistics, logits only */
+        *be = &i8_backend_cpu_onednn;
+        return INFER8_OK;
+    }
+#endif
     if (c->hist) { /* without histograms (a study without FP8 variants) the pass only scores */
         bo->pre_node_hook = i8_calib_collect_hook;
         bo->hook_user = c;
@@ -279,7 +286,7 @@ EXPORT infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *m, cons
     memset(&bo, 0, sizeof bo);
     bo.max_batch = o.batch;
     bo.threads = m->options.threads;
-    if ((s = i8_calib_backend(m->options.device == INFER8_DEVICE_CUDA, &c, &bo, &be, &err))) goto done;
+    if ((s = i8_calib_backend(m->options.device, &c, &bo, &be, &err))) goto done;
     snprintf(rep.executor, sizeof rep.executor, "%s", be->name);
     if ((s = be->prepare(&bctx, &m->graph, &bo, &err))) goto done;
     const size_t per_image = (size_t)g->input_c * g->input_h * g->input_w;

@@ -93,11 +93,13 @@ infer8_status i8_model_check_adaptive_rounding(const infer8_model *m, i8_err *er
  * i8_pass_split_weights on m->graph; checkpoints only. No-op when NULL. */
 infer8_status i8_model_apply_split_weights(infer8_model *m, i8_err *err);
 
-/* Calibration executor (src/api/calibrate_api.c): with cuda, the CUDA backend (statistics
- * binned on the GPU through bo->collect_hist = c->hist), else the reference executor with c's
- * pre-node hook (none when c has no histograms: the pass then only computes logits). Sets *be; fails when CUDA is asked of a build without it. */
+/* Calibration executor (src/api/calibrate_api.c) for device: CUDA, the CUDA backend (statistics
+ * binned on the GPU through bo->collect_hist = c->hist); CPU, the oneDNN backend where built
+ * (binned after each node the same way), else the reference executor with c's pre-node hook.
+ * Without histograms in c (a study without FP8 variants) the pass only computes logits. Sets
+ * *be; fails when CUDA is asked of a build without it. */
 struct i8_calib_collector;
-infer8_status i8_calib_backend(int cuda, struct i8_calib_collector *c, i8_backend_options *bo,
+infer8_status i8_calib_backend(infer8_device device, struct i8_calib_collector *c, i8_backend_options *bo,
                                const i8_backend_ops **be, i8_err *err);
 
 /* Built-in ImageNet-1k class names (data/imagenet1k_labels.txt compiled in). */

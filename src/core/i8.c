@@ -189,6 +189,29 @@ float i8_f16_to_f32(uint16_t h) {
     return f;
 }
 
+float i8_f16_round(float x) {
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    uint32_t sign = u & 0x80000000u, a = u & 0x7fffffffu, r;
+    if (a >= 0x38800000u) { /* |x| >= 2^-14: binary16 normals keep 10 mantissa bits */
+        if (a > 0x7f800000u) r = 0x7fc00000u | (u & 0x003fe000u); /* NaN: quieted, payload cut */
+        else if (a == 0x7f800000u) r = a;
+        else {
+            r = (a + 0xfffu + ((a >> 13) & 1u)) & 0xffffe000u; /* round to nearest even; carries are right */
+            if (r > 0x477fe000u) r = 0x7f800000u;               /* beyond 65504: Inf */
+        }
+    } else { /* binary16 subnormals: multiples of 2^-24, and 0.5 has that ulp */
+        float f;
+        memcpy(&f, &a, 4);
+        f = (f + 0.5f) - 0.5f;
+        memcpy(&r, &f, 4);
+    }
+    r |= sign;
+    float y;
+    memcpy(&y, &r, 4);
+    return y;
+}
+
 float i8_bf16_to_f32(uint16_t h) {
     uint32_t x = (uint32_t)h << 16;
     float f;

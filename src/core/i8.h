@@ -38,6 +38,9 @@ int i8_add_size(size_t a, size_t b, size_t *out);
 /* IEEE binary16 <-> float32, round to nearest even, NaN and Inf preserved. */
 uint16_t i8_f32_to_f16(float f);
 float i8_f16_to_f32(uint16_t h);
+/* i8_f16_to_f32(i8_f32_to_f16(x)) bit for bit (NaN payloads included), without the branches:
+ * the binary16 storage of the FP8 emulation runs it on every activation. */
+float i8_f16_round(float x);
 /* bfloat16 -> float32 (exact). */
 float i8_bf16_to_f32(uint16_t h);
 

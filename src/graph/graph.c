@@ -38,6 +38,13 @@ int i8_node_reads_fp8_slot(const i8_node *nd, int k) {
     return k == 1 && nd->residual_fp8 && nd->residual == nd->inputs[1];
 }
 
+int i8_node_read_slot(const i8_node *nd, int slot) {
+    if (nd->op == I8_OP_CONCAT || nd->op == I8_OP_INPUT) return -1;
+    if (slot == 0) return nd->n_inputs > 0 ? nd->inputs[0] : -1;
+    if (nd->op == I8_OP_CONV) return nd->residual;
+    return nd->op == I8_OP_RESIDUAL && nd->n_inputs > 1 ? nd->inputs[1] : -1;
+}
+
 static void copy_name(char *dst, size_t size, const char *src) {
     size_t n = src ? strlen(src) : 0;
     if (n >= size) n = size - 1;

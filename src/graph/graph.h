@@ -165,6 +165,10 @@ int i8_node_reads_fp8(const i8_node *nd);
 /* Whether input slot k of nd is read as that e4m3 copy (slot 0 of an FP8 conv, slot 1 of a
  * residual_fp8 conv whose residual x it is); every other read is of the fp16 values. */
 int i8_node_reads_fp8_slot(const i8_node *nd, int k);
+/* The node that read slot `slot` of nd takes, as the executors that emulate FP8 define reads:
+ * slot 0 its first input (none for a concat, which copies its inputs as they are, or the input
+ * node), slot 1 a conv's residual x or a residual add's second operand; -1 when there is none. */
+int i8_node_read_slot(const i8_node *nd, int slot);
 
 /* Passes (each validates its result). */
 infer8_status i8_pass_fold_batchnorm(i8_graph *g, i8_err *err);

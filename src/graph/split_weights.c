@@ -56,7 +56,7 @@ infer8_status i8_pass_split_weights(i8_graph *g, const uint8_t *select, int *n_s
                 break;
             }
             for (size_t e = 0; e < n; e++) {
-                const float hi = i8_f16_to_f32(i8_f32_to_f16(w->data[e]));
+                const float hi = i8_f16_round(w->data[e]);
                 lo[e] = w->data[e] - hi; /* exact: W and hi share their leading bits */
                 w->data[e] = hi;
             }

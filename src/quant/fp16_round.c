@@ -70,7 +70,7 @@ double i8_weight_error(const float *W, const float *Q, int O, int K, const doubl
     return total;
 }
 
-static float f16_nearest(double v) { return i8_f16_to_f32(i8_f32_to_f16((float)v)); }
+static float f16_nearest(double v) { return i8_f16_round((float)v); }
 
 /* the spacing of binary16 values around v (subnormal spacing 2^-24 below 2^-14) */
 static double f16_ulp(double v) {

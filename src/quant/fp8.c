@@ -95,8 +95,16 @@ void i8_fp8_dequantize(const uint8_t *q, size_t n, float scale, float *x) {
     for (size_t i = 0; i < n; i++) x[i] = i8_fp8_to_f32(q[i]) * scale;
 }
 
+/* i8_fp8_to_f32(i8_fp8_from_f32(v)) * scale bit for bit (test_fp8 checks every float v), on the
+ * float bits instead of through the code: the FP8 emulation runs it on every FP8 read. */
 float i8_fp8_fake_quant(float x, float inv_scale, float scale) {
-    return i8_fp8_to_f32(i8_fp8_from_f32(x * inv_scale)) * scale;
+    const uint32_t u = f32_bits(x * inv_scale), sign = u & 0x80000000u, a = u & 0x7FFFFFFFu;
+    uint32_t r;
+    if (a > 0x7F800000u) return bits_f32(0x7FFFFFFFu) * scale; /* NaN: the code 0x7F */
+    if (a > 0x43E00000u) r = 0x43E00000u;                       /* > 448, Inf: satfinite */
+    else if (a >= 0x3C800000u) r = (a + 0x7FFFFu + ((a >> 20) & 1u)) & 0xFFF00000u; /* normals: 3 bits, ties even */
+    else r = f32_bits((bits_f32(a) + 16384.0f) - 16384.0f);    /* subnormals: multiples of 2^-9 (ulp of 2^14) */
+    return bits_f32(r | sign) * scale;
 }
 
 static bool either_nan(uint8_t a, uint8_t b) { return (a & 0x7f) == I8_FP8_E4M3_NAN || (b & 0x7f) == I8_FP8_E4M3_NAN; }

@@ -10,6 +10,10 @@
 
 #include <cmocka.h>
 
+#include "backends/backend.h"
+#include "quant/fp8.h"
+#include "quant/scales.h"
+
 void tg_init(tg *t, int c, int h, int w, uint64_t seed) {
     memset(t, 0, sizeof *t);
     assert_int_equal(i8_graph_init(&t->g, "test", c, h, w, &t->err), INFER8_OK);
@@ -229,4 +233,104 @@ const char *tg_case_build(tg *t, int i, int c5x5_out) {
     case 4: tg_case_unfused(t); return "unfused batchnorm / relu / residual";
     default: tg_case_pool(t, i - 5); return pool_names[i - 5];
     }
+}
+
+/* ---- FP8 quantization of test graphs (as i8_quantize_graph_fp8 does), for the FP8 executors' tests ---- */
+
+/* pre-node hook: amax[p] = max |value| of every tensor p read by any node */
+typedef struct amax_ctx {
+    float *amax;
+} amax_ctx;
+
+static infer8_status amax_hook(void *user, i8_graph *g, int node, int n, const float *const *inputs, i8_err *err) {
+    (void)err;
+    amax_ctx *a = user;
+    const i8_node *nd = &g->nodes[node];
+    for (int k = 0; k < nd->n_inputs; k++) {
+        const i8_node *p = &g->nodes[nd->inputs[k]];
+        size_t count = (size_t)n * p->c * p->h * p->w;
+        float m = a->amax[nd->inputs[k]];
+        for (size_t i = 0; i < count; i++) m = fmaxf(m, fabsf(inputs[k][i]));
+        a->amax[nd->inputs[k]] = m;
+    }
+    return INFER8_OK;
+}
+
+/* amax of every tensor over `images` inputs (float32 NCHW, batches of up to 4) on the fp32 graph */
+float *tg_calibrate_amax(i8_graph *g, const float *in, int images) {
+    float *amax = calloc((size_t)g->n_nodes, sizeof(float));
+    assert_non_null(amax);
+    amax_ctx a = {amax};
+    i8_backend_options o = {.max_batch = 4, .pre_node_hook = amax_hook, .hook_user = &a};
+    void *ctx = NULL;
+    i8_err err = {0};
+    assert_int_equal(i8_backend_cpu_reference.prepare(&ctx, g, &o, &err), INFER8_OK);
+    const i8_node *out = &g->nodes[g->output];
+    size_t per = (size_t)g->input_c * g->input_h * g->input_w, outc = (size_t)out->c * out->h * out->w;
+    float *logits = malloc(sizeof(float) * outc * 4);
+    assert_non_null(logits);
+    for (int b = 0; b < images; b += 4) {
+        int n = images - b < 4 ? images - b : 4;
+        assert_int_equal(i8_backend_cpu_reference.run(ctx, n, in + per * b, logits, &err), INFER8_OK);
+    }
+    free(logits);
+    i8_backend_cpu_reference.destroy(ctx);
+    return amax;
+}
+
+/* Makes conv node k FP8 as i8_quantize_graph_fp8 does; the tensors it reads as FP8 get
+ * out_scale = amax / 448 (or scale_mul times that, to force two readers apart). */
+void tg_make_fp8(tg *t, int k, const float *amax, int residual_fp8) {
+    i8_graph *g = &t->g;
+    i8_node *nd = &g->nodes[k];
+    i8_weight *w = &g->weights[nd->weight];
+    size_t per = (size_t)(w->shape[1] * w->shape[2] * w->shape[3]);
+    float *s = malloc(sizeof(float) * (size_t)nd->c);
+    assert_non_null(s);
+    assert_int_equal(i8_fp8_weight_scales(w->data, (size_t)nd->c, per, w->name, NULL, s, &t->err), INFER8_OK);
+    for (int o = 0; o < nd->c; o++)
+        for (size_t i = 0; i < per; i++) {
+            float *v = &w->data[(size_t)o * per + i];
+            *v = i8_fp8_to_f32(i8_fp8_from_f32(*v * i8_fp8_inv_scale(s[o]))) * s[o];
+        }
+    char name[160];
+    snprintf(name, sizeof name, "%s.weight_scale", nd->name);
+    int64_t shape[1] = {nd->c};
+    int idx;
+    assert_int_equal(i8_graph_add_weight(g, name, 1, shape, s, &idx, &t->err), INFER8_OK);
+    nd = &g->nodes[k];
+    nd->weight_scales = idx;
+    nd->precision = I8_PREC_FP8;
+    g->nodes[nd->inputs[0]].out_scale = i8_fp8_scale_from_amax(amax[nd->inputs[0]]);
+    if (residual_fp8) {
+        nd->residual_fp8 = 1;
+        g->nodes[nd->residual].out_scale = i8_fp8_scale_from_amax(amax[nd->residual]);
+    }
+}
+
+
+static void random_inputs(tg *t, float *in, size_t count) {
+    for (size_t i = 0; i < count; i++) in[i] = (float)(2.0 * i8_rng_uniform(&t->rng) - 1.0);
+}
+
+/* Draws 14 random inputs (returned), calibrates on the first 8 and quantizes the nodes listed
+ * (fp8[k] = node, rfp8[k] = residual_fp8 flag); the convs left in fp16 get binary16 weights,
+ * as i8_quantize_graph_fp8 gives them. */
+float *tg_quantize_case(tg *t, const int *fp8, const int *rfp8, int count) {
+    i8_graph *g = &t->g;
+    size_t per = (size_t)g->input_c * g->input_h * g->input_w;
+    float *in = malloc(sizeof(float) * per * 14);
+    assert_non_null(in);
+    random_inputs(t, in, per * 14);
+    float *amax = tg_calibrate_amax(g, in, 8);
+    for (int k = 0; k < count; k++) tg_make_fp8(t, fp8[k], amax, rfp8 ? rfp8[k] : 0);
+    for (int k = 0; k < g->n_nodes; k++) {
+        i8_node *nd = &g->nodes[k];
+        if (nd->op != I8_OP_CONV || nd->precision == I8_PREC_FP8) continue;
+        i8_weight *w = &g->weights[nd->weight];
+        size_t cnt = (size_t)w->shape[0] * w->shape[1] * w->shape[2] * w->shape[3];
+        for (size_t i = 0; i < cnt; i++) w->data[i] = i8_f16_to_f32(i8_f32_to_f16(w->data[i]));
+    }
+    free(amax);
+    return in;
 }

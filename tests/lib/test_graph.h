@@ -59,4 +59,17 @@ void tg_case_unfused(tg *t);
 int tg_case_count(void);
 const char *tg_case_build(tg *t, int i, int c5x5_out);
 
+/* FP8 quantization of a test graph, as i8_quantize_graph_fp8 does it (tests of the FP8 executors):
+ *   tg_calibrate_amax  the amax of every tensor over `images` float32 NCHW inputs (batches of up
+ *                      to 4) on the reference executor; malloc'ed, one per node;
+ *   tg_make_fp8        conv node k FP8: per-channel weight scales amax/448, weights replaced by
+ *                      e4m3 * scale, out_scale = amax/448 of the tensors it reads as FP8 (its
+ *                      input, and its residual x when residual_fp8);
+ *   tg_quantize_case   draws 14 random inputs (returned, malloc'ed), calibrates on the first 8,
+ *                      makes the `count` nodes fp8[k] FP8 (rfp8[k]: residual_fp8; rfp8 may be
+ *                      NULL) and rounds the other convs' weights to binary16. */
+float *tg_calibrate_amax(i8_graph *g, const float *in, int images);
+void tg_make_fp8(tg *t, int k, const float *amax, int residual_fp8);
+float *tg_quantize_case(tg *t, const int *fp8, const int *rfp8, int count);
+
 #endif

@@ -153,6 +153,33 @@ static void test_f32_sampled_vs_reference(void **state) {
     assert_int_equal(bad, 0);
 }
 
+/* The emulation's fast paths against the compositions they replace, bit for bit (NaN payloads
+ * too): i8_fp8_fake_quant(v, 1, 1) against i8_fp8_to_f32(i8_fp8_from_f32(v)) and i8_f16_round(v)
+ * against i8_f16_to_f32(i8_f32_to_f16(v)), for every float v (every 61st under
+ * INFER8_TEST_QUICK, as in the sanitizer build: ~25 s on 2 cores otherwise); then with real
+ * scales on random inputs, where the product x * inv is rounded once as in the composition. */
+static void test_fast_paths_every_float(void **state) {
+    (void)state;
+    const uint64_t stride = getenv("INFER8_TEST_QUICK") ? 61 : 1;
+    unsigned long bad8 = 0, bad16 = 0;
+#pragma omp parallel for reduction(+ : bad8, bad16) schedule(static)
+    for (int64_t i = 0; i < (int64_t)(1ull << 32); i += (int64_t)stride) {
+        const float v = from_bits((uint32_t)i);
+        bad8 += to_bits(i8_fp8_fake_quant(v, 1.0f, 1.0f)) != to_bits(i8_fp8_to_f32(i8_fp8_from_f32(v)));
+        bad16 += to_bits(i8_f16_round(v)) != to_bits(i8_f16_to_f32(i8_f32_to_f16(v)));
+    }
+    i8_rng rng;
+    i8_rng_seed(&rng, 11);
+    for (int k = 0; k < (1 << 20); k++) {
+        const float x = from_bits((uint32_t)i8_rng_next(&rng)), scale = (float)(1e-3 + i8_rng_uniform(&rng));
+        const float inv = i8_fp8_inv_scale(scale);
+        bad8 += to_bits(i8_fp8_fake_quant(x, inv, scale)) != to_bits(i8_fp8_to_f32(i8_fp8_from_f32(x * inv)) * scale);
+    }
+    if (bad8 || bad16) printf("fast paths differ: fake quant %lu, f16 round %lu values\n", bad8, bad16);
+    assert_int_equal(bad8, 0);
+    assert_int_equal(bad16, 0);
+}
+
 /* The generator must produce what its header promises (else the GPU table tests less). */
 static void test_vectors_cover_cases(void **state) {
     (void)state;
@@ -402,6 +429,7 @@ int main(void) {
         cmocka_unit_test(test_all_codes_and_round_trip),
         cmocka_unit_test(test_f16_exhaustive_vs_reference),
         cmocka_unit_test(test_f32_sampled_vs_reference),
+        cmocka_unit_test(test_fast_paths_every_float),
         cmocka_unit_test(test_vectors_cover_cases),
         cmocka_unit_test(test_cuda_tables),
         cmocka_unit_test(test_bulk_quantize),

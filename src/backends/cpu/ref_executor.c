@@ -302,16 +302,6 @@ static void relayout_conv(ref_ctx *x, int k) {
     i8_ref_conv_relayout(x->g->weights[nd->weight].data, nd->c, in->c, nd->kh, nd->kw, x->conv_w[k]);
 }
 
-/* The node a read slot of node nd takes: slot 0 its first input (none for a concat, which
- * keeps its inputs' values as they are), slot 1 the residual x of a fused residual conv or the
- * second operand of a residual add; -1 when there is none. */
-static int read_slot_node(const i8_node *nd, int slot) {
-    if (nd->op == I8_OP_CONCAT || nd->op == I8_OP_INPUT) return -1;
-    if (slot == 0) return nd->n_inputs > 0 ? nd->inputs[0] : -1;
-    if (nd->op == I8_OP_CONV) return nd->residual;
-    return nd->op == I8_OP_RESIDUAL ? nd->inputs[1] : -1;
-}
-
 /* Does nd read that slot as FP8 (its e4m3 copy)? */
 static int read_slot_fp8(const i8_node *nd, int slot) {
     if (nd->op != I8_OP_CONV) return 0;
@@ -371,7 +361,7 @@ static infer8_status ref_prepare(void **out, i8_graph *g, const i8_backend_optio
         }
         x->unrounded[k] = nd->op == I8_OP_CONV && nd->precision == I8_PREC_FP8 && k != g->output;
         for (int slot = 0; slot < 2; slot++) {
-            int p = read_slot_node(nd, slot);
+            int p = i8_node_read_slot(nd, slot);
             if (p >= 0 && (read_slot_fp8(nd, slot) || x->unrounded[p]) && node_elems(&g->nodes[p]) > copy_elems[slot])
                 copy_elems[slot] = node_elems(&g->nodes[p]);
         }
@@ -404,7 +394,7 @@ static const float *wdata(const i8_graph *g, int idx) { return idx >= 0 ? g->wei
  * (i8_fp8_fake_quant(v, 1.0f / s, s), s = the producer's out_scale) for FP8 reads, the binary16
  * rounding of an unrounded producer for fp16 reads, else the producer's act[] itself. */
 static const float *read_slot(ref_ctx *x, const i8_node *nd, int slot, int n) {
-    const int p = read_slot_node(nd, slot);
+    const int p = i8_node_read_slot(nd, slot);
     if (p < 0) return NULL;
     const i8_node *pn = &x->g->nodes[p];
     const size_t count = (size_t)n * node_elems(pn);
@@ -418,7 +408,7 @@ static const float *read_slot(ref_ctx *x, const i8_node *nd, int slot, int n) {
     }
     if (!x->unrounded[p]) return v;
 #pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < count; i++) y[i] = i8_f16_to_f32(i8_f32_to_f16(v[i]));
+    for (size_t i = 0; i < count; i++) y[i] = i8_f16_round(v[i]);
     return y;
 }
 
@@ -505,7 +495,8 @@ static infer8_status ref_run(void *ctx, int n, const float *input_nchw, float *l
         if (x->f16_storage && k != g->output && !x->unrounded[k]) {
             float *y = x->act[k];
             size_t count = (size_t)n * node_elems(nd);
-            for (size_t i = 0; i < count; i++) y[i] = i8_f16_to_f32(i8_f32_to_f16(y[i]));
+#pragma omp parallel for schedule(static)
+            for (size_t i = 0; i < count; i++) y[i] = i8_f16_round(y[i]);
         }
     }
     if (st == INFER8_OK) {

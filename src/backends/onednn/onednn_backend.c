@@ -23,6 +23,21 @@
  *
  * Precision: fp32 by default; with options->bf16 activations and conv/linear weights are
  * bfloat16 (accumulation in fp32, biases fp32) when the CPU has AVX-512 BF16 or AMX.
+ *
+ * FP8 emulation, the reference executor's (ref_executor.c, docs/fp8.md) with oneDNN's fp32
+ * convolutions: the FP8 convs' weights are already dequantized in the graph; a conv reading a
+ * tensor as FP8 reads its fake-quantized copy (i8_fp8_fake_quant with the producer's
+ * out_scale), made once per tensor right after its producer (as the GPU's epilogue writes the
+ * e4m3 copy). As there, every other activation is stored as binary16 (rounded in place after
+ * its node), except the outputs of FP8 convs and the concats holding them, which keep their
+ * float values; a layer reading one of those as fp16 reads a rounded copy. These element-wise
+ * passes are plan steps of their own (no oneDNN primitive) over dense buffers, so an FP8 graph
+ * writes no concat slices and no residual in place. Only the fp32 accumulation order differs
+ * from the reference executor.
+ *
+ * Calibration (options->collect_hist, as the CUDA backend): after each node k with a histogram,
+ * a pass adds its whole batch output to it (i8_calib_collect: batch max first, then counts, so
+ * the layout's element order does not matter); such a node writes a dense buffer of its own.
  * Not thread-safe: one context per thread (oneDNN's OpenMP team is sized by omp_set_num_threads
  * on the calling thread before each run). */
 #include <stdio.h>
@@ -38,13 +53,22 @@
 #endif
 
 #include "backends/backend.h"
+#include "quant/calibrate.h"
+#include "quant/fp8.h"
 
-/* One oneDNN primitive execution. */
+/* Element-wise passes of the FP8 emulation (steps without a oneDNN primitive). */
+typedef enum elementwise_kind { EW_NONE = 0, EW_FAKE_QUANT, EW_ROUND_F16, EW_COLLECT } elementwise_kind;
+
+/* One oneDNN primitive execution, or (prim NULL) an element-wise pass args[0] -> args[1]. */
 typedef struct step {
     dnnl_primitive_t prim;
     int node;
     int nargs;
     dnnl_exec_arg_t args[8];
+    elementwise_kind ew;
+    float scale;                  /* EW_FAKE_QUANT: the tensor's static scale */
+    size_t count;                 /* floats in the buffer */
+    struct i8_calib_hist *hist;   /* EW_COLLECT: the histogram args[0] is added to */
 } step;
 
 /* Everything built for one batch size. */
@@ -55,6 +79,8 @@ typedef struct plan {
     dnnl_memory_t *mems;          /* every memory object of the plan, for destroy */
     int n_mems, cap_mems;
     dnnl_memory_t *node_mem;      /* [n_nodes] activation memory per node (NULL if none) */
+    dnnl_memory_t *fq_mem;        /* [n_nodes] FP8 emulation: the fake-quantized copy FP8 readers take */
+    dnnl_memory_t *r_mem;         /* [n_nodes] FP8 emulation: the binary16-rounded copy of a float output */
     dnnl_memory_desc_t *node_md;  /* [n_nodes] */
     void **slots;                 /* activation buffers (64-byte aligned) */
     int n_slots;
@@ -78,6 +104,8 @@ typedef struct node_info {
     float *bias_scaled;           /* s*b for fused residual convs (owned), else NULL */
     wcopy *w;                     /* reordered weights, one per layout seen */
     int n_w;
+    int fq_last, r_last;          /* FP8 emulation: last reader of the fake-quantized / rounded copy, -1 if none */
+    int unrounded;                /* FP8 emulation: output kept in float (FP8 conv, concat of one) */
 } node_info;
 
 typedef struct ctx {
@@ -86,6 +114,7 @@ typedef struct ctx {
     int threads;
     int blk;                      /* activation channel block: 16, 8 or 0 (nhwc) */
     int bf16;
+    int f16_storage;              /* FP8 emulation: the graph reads FP8 (see the top of this file) */
     dnnl_data_type_t act_dt;
     dnnl_engine_t engine;
     dnnl_stream_t stream;
@@ -118,8 +147,7 @@ static int supports_node(const i8_graph *g, const i8_node *nd)
 {
     (void)g;
     switch (nd->op) {
-    case I8_OP_CONV: /* fp32 arithmetic: FP8 layers need the reference executor's emulation */
-        return !i8_node_reads_fp8(nd);
+    case I8_OP_CONV: /* FP8 reads are emulated (top of this file) */
     case I8_OP_INPUT:
     case I8_OP_BATCHNORM:
     case I8_OP_RELU:
@@ -175,6 +203,45 @@ static int reader_count(const i8_graph *g, int j)
     return count;
 }
 
+/* A static FP8 scale the emulation can use: normal, with a finite float inverse. */
+static int fp8_scale_ok(float s) {
+    return s >= 1.17549435e-38f && s <= 3.40282347e38f && i8_fp8_inv_scale(s) <= 3.40282347e38f;
+}
+
+/* FP8 emulation: whether the graph needs it, which outputs stay float, and who reads which copy. */
+static infer8_status plan_fp8_emulation(ctx *c, i8_err *err)
+{
+    i8_graph *g = c->g;
+    for (int i = 0; i < g->n_nodes; i++) {
+        c->info[i].fq_last = c->info[i].r_last = -1;
+        c->f16_storage |= i8_node_reads_fp8(&g->nodes[i]);
+    }
+    if (!c->f16_storage) return INFER8_OK;
+    if (c->bf16)
+        return i8_fail(err, INFER8_E_UNSUPPORTED, "onednn: the FP8 emulation computes in fp32, not bf16");
+    for (int i = 0; i < g->n_nodes; i++) {
+        const i8_node *nd = &g->nodes[i];
+        node_info *ni = &c->info[i];
+        if (nd->op == I8_OP_CONCAT) {
+            for (int k = 0; k < nd->n_inputs; k++) ni->unrounded |= c->info[nd->inputs[k]].unrounded;
+            continue;
+        }
+        ni->unrounded = nd->op == I8_OP_CONV && nd->precision == I8_PREC_FP8 && i != g->output;
+        for (int slot = 0; slot < 2; slot++) {
+            int q = i8_node_read_slot(nd, slot);
+            if (q < 0) continue;
+            if (i8_node_reads_fp8_slot(nd, slot)) {
+                if (!fp8_scale_ok(g->nodes[q].out_scale))
+                    return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "onednn: node %s reads '%s' as FP8 with out_scale %g (need > 0)",
+                                   nd->name, g->nodes[q].name, g->nodes[q].out_scale);
+                c->info[q].fq_last = i;
+            } else if (c->info[q].unrounded)
+                c->info[q].r_last = i;
+        }
+    }
+    return INFER8_OK;
+}
+
 static infer8_status plan_layouts(ctx *c, i8_err *err)
 {
     i8_graph *g = c->g;
@@ -197,7 +264,8 @@ static infer8_status plan_layouts(ctx *c, i8_err *err)
         for (int k = 0; k < nd->n_inputs; k++) {
             int p = nd->inputs[k];
             const i8_node *pn = &g->nodes[p];
-            int ok = is_conv_like_input(pn) && p != g->output && reader_count(g, p) == 1 &&
+            int collected = c->opts.collect_hist && c->opts.collect_hist[p];
+            int ok = !c->f16_storage && !collected && is_conv_like_input(pn) && p != g->output && reader_count(g, p) == 1 &&
                      c->info[p].layout_blocked == c->info[i].layout_blocked &&
                      (!c->info[i].layout_blocked || off % c->blk == 0);
             if (ok) {
@@ -217,7 +285,7 @@ static void plan_inplace(ctx *c)
     i8_graph *g = c->g;
     for (int i = 0; i < g->n_nodes; i++) {
         const i8_node *nd = &g->nodes[i];
-        if (nd->op != I8_OP_CONV || nd->residual < 0) continue;
+        if (nd->op != I8_OP_CONV || nd->residual < 0 || c->f16_storage) continue;
         int x = nd->residual;
         if (c->info[i].alias_parent >= 0 || c->info[x].alias_parent >= 0 || g->nodes[x].op == I8_OP_INPUT ||
             g->nodes[x].op == I8_OP_LINEAR || x == g->output || c->info[x].last_use != i ||
@@ -339,6 +407,10 @@ static infer8_status prepare(void **out, i8_graph *g, const i8_backend_options *
         free(c);
         return i8_fail(err, INFER8_E_UNSUPPORTED, "onednn: bf16 needs a CPU with avx512_bf16 or amx_bf16");
     }
+    if (c->bf16 && opts->collect_hist) {
+        free(c);
+        return i8_fail(err, INFER8_E_UNSUPPORTED, "onednn: calibration statistics are collected in fp32, not bf16");
+    }
     c->act_dt = c->bf16 ? dnnl_bf16 : dnnl_f32;
     if (dnnl_engine_create(&c->engine, dnnl_cpu, 0) != dnnl_success ||
         dnnl_stream_create(&c->stream, c->engine, dnnl_stream_default_flags) != dnnl_success) {
@@ -352,7 +424,8 @@ static infer8_status prepare(void **out, i8_graph *g, const i8_backend_options *
         return err->code;
     }
     int old = set_threads(c);
-    if ((st = probe_layout(c, &c->blk, err)) || (st = plan_layouts(c, err)) || (st = probe_aliases(c, err))) {
+    if ((st = plan_fp8_emulation(c, err)) || (st = probe_layout(c, &c->blk, err)) || (st = plan_layouts(c, err)) ||
+        (st = probe_aliases(c, err))) {
         restore_threads(old);
         destroy(c);
         return st;
@@ -377,6 +450,9 @@ static infer8_status prepare(void **out, i8_graph *g, const i8_backend_options *
     snprintf(c->device, sizeof c->device, "%s, %d threads, oneDNN %d.%d.%d (%s), %s activations %s", model,
              c->threads, v->major, v->minor, v->patch, v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other runtime",
              c->bf16 ? "bf16" : "fp32", c->blk == 16 ? "nChw16c" : c->blk == 8 ? "nChw8c" : "nhwc");
+    if (c->f16_storage) /* appended: the device string is truncated, never overrun */
+        snprintf(c->device + strlen(c->device), sizeof c->device - strlen(c->device),
+                 "; FP8 emulated (e4m3 reads, binary16 storage)");
     *out = c;
     return INFER8_OK;
 }
@@ -390,13 +466,14 @@ static infer8_status add_step(plan *p, dnnl_primitive_t prim, int node, int narg
         int cap = p->cap_steps ? 2 * p->cap_steps : 64;
         step *s = i8_realloc(p->steps, sizeof *s * (size_t)cap, err);
         if (!s) {
-            dnnl_primitive_destroy(prim);
+            if (prim) dnnl_primitive_destroy(prim);
             return err->code;
         }
         p->steps = s;
         p->cap_steps = cap;
     }
     step *s = &p->steps[p->n_steps++];
+    memset(s, 0, sizeof *s);
     s->prim = prim;
     s->node = node;
     s->nargs = nargs;
@@ -440,6 +517,51 @@ static infer8_status add_reorder(plan *p, ctx *c, int node, dnnl_memory_t src, d
     DN(dnnl_reorder_primitive_desc_create(&pd, smd, c->engine, dmd, c->engine, NULL), "reorder");
     dnnl_exec_arg_t a[2] = {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}};
     return add_prim(p, pd, node, 2, a, err);
+}
+
+/* Appends an FP8-emulation pass src -> dst (same descriptor; src == dst rounds in place). */
+static infer8_status add_elementwise(plan *p, int node, elementwise_kind kind, dnnl_memory_t src, dnnl_memory_t dst,
+                                     float scale, i8_err *err)
+{
+    dnnl_exec_arg_t a[2] = {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}};
+    infer8_status st = add_step(p, NULL, node, 2, a, err);
+    if (st) return st;
+    const dnnl_memory_desc_t *md;
+    dnnl_memory_get_memory_desc(src, &md);
+    step *s = &p->steps[p->n_steps - 1];
+    s->ew = kind;
+    s->scale = scale;
+    s->count = dnnl_memory_desc_get_size(md) / sizeof(float);
+    return INFER8_OK;
+}
+
+/* After node i, as the reference executor stores it: rounded to binary16 in place unless it
+ * keeps float values; then the fake-quantized copy for its FP8 readers (from the stored
+ * values) and the rounded copy for the fp16 readers of a float output. */
+static infer8_status add_emulation_steps(ctx *c, plan *p, int i, i8_err *err)
+{
+    const node_info *ni = &c->info[i];
+    infer8_status st = INFER8_OK;
+    if (!c->f16_storage) return st;
+    if (i != c->g->output && !ni->unrounded)
+        st = add_elementwise(p, i, EW_ROUND_F16, p->node_mem[i], p->node_mem[i], 1.0f, err);
+    if (!st && ni->fq_last >= 0)
+        st = add_elementwise(p, i, EW_FAKE_QUANT, p->node_mem[i], p->fq_mem[i], c->g->nodes[i].out_scale, err);
+    if (!st && ni->r_last >= 0) st = add_elementwise(p, i, EW_ROUND_F16, p->node_mem[i], p->r_mem[i], 1.0f, err);
+    return st;
+}
+
+/* The memory node i reads in slot `slot` (i8_node_read_slot): in the FP8 emulation the
+ * fake-quantized copy for an FP8 read and the rounded copy of a float output for an fp16 read;
+ * else the producer's own. */
+static dnnl_memory_t read_mem(const ctx *c, const plan *p, int i, int slot)
+{
+    const i8_node *nd = &c->g->nodes[i];
+    int q = i8_node_read_slot(nd, slot);
+    if (q < 0) q = nd->inputs[slot]; /* not reached: callers read defined slots */
+    if (c->f16_storage && i8_node_reads_fp8_slot(nd, slot)) return p->fq_mem[q];
+    if (c->f16_storage && c->info[q].unrounded) return p->r_mem[q];
+    return p->node_mem[q];
 }
 
 /* Runs a one-off reorder now (weights). attr may carry an output scale. */
@@ -585,31 +707,37 @@ static int root_of(const ctx *c, int i)
 }
 
 /* Liveness-planned buffers: each root buffer lives from its first writer to its last reader;
- * buffers whose lifetimes do not overlap share a slot (best fit, grown when needed). */
+ * buffers whose lifetimes do not overlap share a slot (best fit, grown when needed). Entries
+ * 0..nn-1 are the nodes' roots; nn + i and 2 nn + i the FP8 emulation's fake-quantized and
+ * rounded copies of node i, alive from node i to their last reader. root_ptr has 3 nn entries. */
 static infer8_status plan_buffers(ctx *c, plan *p, void **root_ptr, i8_err *err)
 {
     i8_graph *g = c->g;
-    int nn = g->n_nodes;
-    int *start = i8_malloc(sizeof(int) * (size_t)nn * 3, err);
+    int nn = g->n_nodes, ne = 3 * nn;
+    int *start = i8_malloc(sizeof(int) * (size_t)ne * 3, err);
     if (!start) return err->code;
-    int *end = start + nn, *slot_of = start + 2 * nn;
-    for (int i = 0; i < nn; i++) start[i] = nn, end[i] = -1, slot_of[i] = -1;
+    int *end = start + ne, *slot_of = start + 2 * ne;
+    for (int e = 0; e < ne; e++) start[e] = nn, end[e] = -1, slot_of[e] = -1;
     for (int i = 0; i < nn; i++) {
         int r = root_of(c, i);
         start[r] = I8_MIN(start[r], i);
         end[r] = I8_MAX(end[r], c->info[i].last_use);
+        if (c->info[i].fq_last >= 0) start[nn + i] = i, end[nn + i] = c->info[i].fq_last;
+        if (c->info[i].r_last >= 0) start[2 * nn + i] = i, end[2 * nn + i] = c->info[i].r_last;
     }
-    size_t *slot_size = i8_calloc((size_t)nn, sizeof(size_t), err);
-    int *slot_busy = i8_calloc((size_t)nn, sizeof(int), err);
+    size_t *slot_size = i8_calloc((size_t)ne, sizeof(size_t), err);
+    int *slot_busy = i8_calloc((size_t)ne, sizeof(int), err);
     infer8_status st = INFER8_OK;
     if (!slot_size || !slot_busy) st = err->code;
     int n_slots = 0;
-    /* Roots in order of first write (node order, since start[r] <= r). */
+    /* Entries in order of first write (node order, since start <= the node). */
     for (int t = 0; t < nn && !st; t++) {
-        for (int r = 0; r < nn; r++) {
-            if (start[r] != t || end[r] < 0 || r != root_of(c, r)) continue;
+        for (int e = 0; e < ne; e++) {
+            int r = e % nn;
+            if (start[e] != t || end[e] < 0 || (e < nn && r != root_of(c, r))) continue;
             const i8_node *nd = &g->nodes[r];
-            if ((nd->op == I8_OP_INPUT && !c->bf16) || (nd->op == I8_OP_LINEAR && r == g->output)) continue;
+            if (e < nn && ((nd->op == I8_OP_INPUT && !c->bf16 && !c->f16_storage) || (nd->op == I8_OP_LINEAR && r == g->output)))
+                continue;
             size_t need = dnnl_memory_desc_get_size(&p->node_md[r]);
             int best = -1, largest = -1;
             for (int s = 0; s < n_slots; s++) {
@@ -619,8 +747,8 @@ static infer8_status plan_buffers(ctx *c, plan *p, void **root_ptr, i8_err *err)
             }
             if (best < 0) best = largest >= 0 ? largest : n_slots++;
             if (slot_size[best] < need) slot_size[best] = need;
-            slot_busy[best] = end[r];
-            slot_of[r] = best;
+            slot_busy[best] = end[e];
+            slot_of[e] = best;
         }
     }
     if (!st) {
@@ -632,7 +760,7 @@ static infer8_status plan_buffers(ctx *c, plan *p, void **root_ptr, i8_err *err)
         if (!p->slots[s]) st = i8_fail(err, INFER8_E_NOMEM, "onednn: out of memory for %zu activation bytes", slot_size[s]);
         p->n_slots = s + 1;
     }
-    for (int r = 0; r < nn && !st; r++) root_ptr[r] = slot_of[r] >= 0 ? p->slots[slot_of[r]] : NULL;
+    for (int e = 0; e < ne && !st; e++) root_ptr[e] = slot_of[e] >= 0 ? p->slots[slot_of[e]] : NULL;
     free(slot_size);
     free(slot_busy);
     free(start);
@@ -714,7 +842,7 @@ static infer8_status build_conv(ctx *c, plan *p, int i, i8_err *err)
     dnnl_primitive_desc_t pd;
     infer8_status st = conv_pd(c, i, &p->node_md[nd->inputs[0]], &p->node_md[i], &pd, err);
     if (st) return st;
-    dnnl_memory_t src = p->node_mem[nd->inputs[0]];
+    dnnl_memory_t src = read_mem(c, p, i, 0);
     if (pd_is_ref(pd)) {
         /* The producer's layout has no fast kernel (e.g. the 3-channel NCHW input): let oneDNN
          * choose the source layout and reorder into it. */
@@ -748,7 +876,7 @@ static infer8_status build_conv(ctx *c, plan *p, int i, i8_err *err)
     }
     /* Residual not in place: copy x into dst before the conv adds onto it. */
     if (!st && nd->residual >= 0 && c->info[i].inplace_of < 0)
-        st = add_reorder(p, c, i, p->node_mem[nd->residual], p->node_mem[i], err);
+        st = add_reorder(p, c, i, read_mem(c, p, i, 1), p->node_mem[i], err);
     if (st) {
         dnnl_primitive_desc_destroy(pd);
         return st;
@@ -787,7 +915,7 @@ static infer8_status build_pool(ctx *c, plan *p, int i, i8_err *err)
     dnnl_primitive_desc_t pd;
     infer8_status st = pool_pd(c, i, &p->node_md[nd->inputs[0]], &p->node_md[i], &pd, err);
     if (st) return st;
-    dnnl_exec_arg_t a[2] = {{DNNL_ARG_SRC, p->node_mem[nd->inputs[0]]}, {DNNL_ARG_DST, p->node_mem[i]}};
+    dnnl_exec_arg_t a[2] = {{DNNL_ARG_SRC, read_mem(c, p, i, 0)}, {DNNL_ARG_DST, p->node_mem[i]}};
     return add_prim(p, pd, i, 2, a, err);
 }
 
@@ -822,7 +950,7 @@ static infer8_status build_linear(ctx *c, plan *p, int i, i8_err *err)
         dnnl_primitive_desc_destroy(pd);
         return st;
     }
-    dnnl_exec_arg_t a[4] = {{DNNL_ARG_SRC, p->node_mem[nd->inputs[0]]},
+    dnnl_exec_arg_t a[4] = {{DNNL_ARG_SRC, read_mem(c, p, i, 0)},
                             {DNNL_ARG_WEIGHTS, wmem},
                             {DNNL_ARG_DST, dst},
                             {DNNL_ARG_BIAS, bmem}};
@@ -873,8 +1001,8 @@ static infer8_status build_residual(ctx *c, plan *p, int i, i8_err *err)
     dnnl_memory_desc_t src[2] = {p->node_md[nd->inputs[0]], p->node_md[nd->inputs[1]]};
     dnnl_primitive_desc_t pd;
     DNN(dnnl_sum_primitive_desc_create(&pd, &p->node_md[i], 2, scales, src, NULL, c->engine), "sum primitive desc", nd);
-    dnnl_exec_arg_t a[3] = {{DNNL_ARG_MULTIPLE_SRC, p->node_mem[nd->inputs[0]]},
-                            {DNNL_ARG_MULTIPLE_SRC + 1, p->node_mem[nd->inputs[1]]},
+    dnnl_exec_arg_t a[3] = {{DNNL_ARG_MULTIPLE_SRC, read_mem(c, p, i, 0)},
+                            {DNNL_ARG_MULTIPLE_SRC + 1, read_mem(c, p, i, 1)},
                             {DNNL_ARG_DST, p->node_mem[i]}};
     infer8_status st = add_prim(p, pd, i, 3, a, err);
     if (!st && nd->act == I8_ACT_RELU) st = add_relu_inplace(c, p, i, err);
@@ -886,7 +1014,7 @@ static infer8_status build_batchnorm(ctx *c, plan *p, int i, i8_err *err)
     const i8_node *nd = &c->g->nodes[i];
     const int idx[4] = {nd->bn_mean, nd->bn_var, nd->bn_gamma, nd->bn_beta};
     const int arg[4] = {DNNL_ARG_MEAN, DNNL_ARG_VARIANCE, DNNL_ARG_SCALE, DNNL_ARG_SHIFT};
-    infer8_status st = add_reorder(p, c, i, p->node_mem[nd->inputs[0]], p->node_mem[i], err);
+    infer8_status st = add_reorder(p, c, i, read_mem(c, p, i, 0), p->node_mem[i], err);
     if (st) return st;
     dnnl_batch_normalization_desc_t bd;
     DNN(dnnl_batch_normalization_forward_desc_init(&bd, dnnl_forward_inference, &p->node_md[i], nd->bn_eps,
@@ -916,13 +1044,16 @@ static infer8_status build_batchnorm(ctx *c, plan *p, int i, i8_err *err)
 static void plan_free(plan *p)
 {
     if (!p) return;
-    for (int s = 0; s < p->n_steps; s++) dnnl_primitive_destroy(p->steps[s].prim);
+    for (int s = 0; s < p->n_steps; s++)
+        if (p->steps[s].prim) dnnl_primitive_destroy(p->steps[s].prim);
     for (int m = 0; m < p->n_mems; m++) dnnl_memory_destroy(p->mems[m]);
     for (int s = 0; s < p->n_slots; s++) free(p->slots[s]);
     free(p->slots);
     free(p->steps);
     free(p->mems);
     free(p->node_mem);
+    free(p->fq_mem);
+    free(p->r_mem);
     free(p->node_md);
     free(p);
 }
@@ -937,9 +1068,11 @@ static infer8_status build_plan(ctx *c, int n, plan **out, i8_err *err)
     void **root_ptr = NULL;
     infer8_status st = INFER8_OK;
     p->node_mem = i8_calloc((size_t)nn, sizeof *p->node_mem, err);
+    p->fq_mem = i8_calloc((size_t)nn, sizeof *p->fq_mem, err);
+    p->r_mem = i8_calloc((size_t)nn, sizeof *p->r_mem, err);
     p->node_md = i8_calloc((size_t)nn, sizeof *p->node_md, err);
-    root_ptr = i8_calloc((size_t)nn, sizeof *root_ptr, err);
-    if (!p->node_mem || !p->node_md || !root_ptr) st = err->code;
+    root_ptr = i8_calloc((size_t)nn * 3, sizeof *root_ptr, err);
+    if (!p->node_mem || !p->fq_mem || !p->r_mem || !p->node_md || !root_ptr) st = err->code;
     if (!st) st = plan_mds(c, p, err);
     if (!st) st = plan_buffers(c, p, root_ptr, err);
 
@@ -955,15 +1088,17 @@ static infer8_status build_plan(ctx *c, int n, plan **out, i8_err *err)
     if (!st) st = new_mem(p, c, &umd, DNNL_MEMORY_NONE, &p->logits_mem, err);
     for (int i = 0; i < nn && !st; i++) {
         const i8_node *nd = &g->nodes[i];
-        if (nd->op == I8_OP_INPUT && !c->bf16) p->node_mem[i] = p->input_mem;
+        if (nd->op == I8_OP_INPUT && !c->bf16 && !c->f16_storage) p->node_mem[i] = p->input_mem;
         else if (nd->op == I8_OP_LINEAR && i == g->output) p->node_mem[i] = p->logits_mem;
         else st = new_mem(p, c, &p->node_md[i], root_ptr[root_of(c, i)], &p->node_mem[i], err);
+        if (!st && c->info[i].fq_last >= 0) st = new_mem(p, c, &p->node_md[i], root_ptr[nn + i], &p->fq_mem[i], err);
+        if (!st && c->info[i].r_last >= 0) st = new_mem(p, c, &p->node_md[i], root_ptr[2 * nn + i], &p->r_mem[i], err);
     }
     /* Steps in node order. */
     for (int i = 0; i < nn && !st; i++) {
         switch (g->nodes[i].op) {
-        case I8_OP_INPUT:
-            if (c->bf16) st = add_reorder(p, c, i, p->input_mem, p->node_mem[i], err);
+        case I8_OP_INPUT: /* a copy of its own when it is converted or rounded */
+            if (c->bf16 || c->f16_storage) st = add_reorder(p, c, i, p->input_mem, p->node_mem[i], err);
             break;
         case I8_OP_CONV: st = build_conv(c, p, i, err); break;
         case I8_OP_MAXPOOL:
@@ -974,10 +1109,15 @@ static infer8_status build_plan(ctx *c, int n, plan **out, i8_err *err)
         case I8_OP_RESIDUAL: st = build_residual(c, p, i, err); break;
         case I8_OP_BATCHNORM: st = build_batchnorm(c, p, i, err); break;
         case I8_OP_RELU:
-            st = add_reorder(p, c, i, p->node_mem[g->nodes[i].inputs[0]], p->node_mem[i], err);
+            st = add_reorder(p, c, i, read_mem(c, p, i, 0), p->node_mem[i], err);
             if (!st) st = add_relu_inplace(c, p, i, err);
             break;
         default: st = i8_fail(err, INFER8_E_UNSUPPORTED, "onednn: node %s: unsupported op", g->nodes[i].name);
+        }
+        if (!st) st = add_emulation_steps(c, p, i, err);
+        if (!st && c->opts.collect_hist && c->opts.collect_hist[i]) {
+            st = add_elementwise(p, i, EW_COLLECT, p->node_mem[i], p->node_mem[i], 1.0f, err);
+            if (!st) p->steps[p->n_steps - 1].hist = c->opts.collect_hist[i];
         }
     }
     /* Output that is not a linear layer writing the logits directly (tests): copy as NCHW. */
@@ -1016,12 +1156,41 @@ static infer8_status get_plan(ctx *c, int n, plan **p, i8_err *err)
     return INFER8_OK;
 }
 
+/* An FP8-emulation pass (run after the primitives before it have finished). */
+static void run_elementwise(const step *s)
+{
+    void *src = NULL, *dst = NULL;
+    dnnl_memory_get_data_handle(s->args[0].memory, &src);
+    dnnl_memory_get_data_handle(s->args[1].memory, &dst);
+    const float *x = src;
+    float *y = dst;
+    const size_t n = s->count;
+    if (s->ew == EW_COLLECT) {
+        i8_calib_collect(s->hist, x, n); /* parallel inside */
+    } else if (s->ew == EW_FAKE_QUANT) {
+        const float scale = s->scale, inv = i8_fp8_inv_scale(scale);
+#pragma omp parallel for schedule(static)
+        for (size_t k = 0; k < n; k++) y[k] = i8_fp8_fake_quant(x[k], inv, scale);
+    } else {
+#pragma omp parallel for schedule(static)
+        for (size_t k = 0; k < n; k++) y[k] = i8_f16_round(x[k]);
+    }
+}
+
+static dnnl_status_t exec_step(ctx *c, const step *s)
+{
+    if (s->prim) return dnnl_primitive_execute(s->prim, c->stream, s->nargs, s->args);
+    dnnl_status_t r = dnnl_stream_wait(c->stream);
+    if (r == dnnl_success) run_elementwise(s);
+    return r;
+}
+
 static infer8_status execute(ctx *c, plan *p, const float *input, float *logits, i8_err *err)
 {
     DN(dnnl_memory_set_data_handle(p->input_mem, (void *)input), "set input");
     DN(dnnl_memory_set_data_handle(p->logits_mem, logits), "set logits");
     for (int s = 0; s < p->n_steps; s++) {
-        dnnl_status_t r = dnnl_primitive_execute(p->steps[s].prim, c->stream, p->steps[s].nargs, p->steps[s].args);
+        dnnl_status_t r = exec_step(c, &p->steps[s]);
         if (r != dnnl_success)
             return i8_fail(err, INFER8_E_DEVICE, "onednn: node %s: execute: %s", c->g->nodes[p->steps[s].node].name,
                            dnnl_status2str(r));
@@ -1113,7 +1282,7 @@ static infer8_status profile(void *vctx, int n, int iters, double *ms, i8_err *e
     for (int k = 0; k < iters && r == dnnl_success; k++)
         for (int s = 0; s < p->n_steps && r == dnnl_success; s++) {
             double t0 = now_ms();
-            r = dnnl_primitive_execute(p->steps[s].prim, c->stream, p->steps[s].nargs, p->steps[s].args);
+            r = exec_step(c, &p->steps[s]);
             if (r == dnnl_success) r = dnnl_stream_wait(c->stream);
             ms[p->steps[s].node] += (now_ms() - t0) / iters;
         }
