@@ -22,9 +22,9 @@ typedef struct i8_backend_options {
     void *hook_user;
     /* Calibration statistics (struct i8_calib_hist, quant/calibrate.h): when set, every run adds
      * the output of each node k with collect_hist[k] != NULL to that histogram
-     * (i8_calib_collect), and the histograms are up to date when run returns. CUDA only, on the
-     * fp16 activations of an fp16-planned graph (the reference executor does the same through
-     * pre_node_hook with i8_calib_collect_hook). */
+     * (i8_calib_collect), and the histograms are up to date when run returns. CUDA (on the fp16
+     * activations of an fp16-planned graph) and cpu-onednn (fp32); the reference executor does
+     * the same through pre_node_hook with i8_calib_collect_hook. */
     struct i8_calib_hist **collect_hist;
     /* cpu-onednn: 1 = bfloat16 activations and conv/linear weights (fp32 accumulation and
      * logits; needs AVX-512 BF16 or AMX), 0 = float32. Other backends ignore it. */

@@ -38,9 +38,11 @@ int i8_add_size(size_t a, size_t b, size_t *out);
 /* IEEE binary16 <-> float32, round to nearest even, NaN and Inf preserved. */
 uint16_t i8_f32_to_f16(float f);
 float i8_f16_to_f32(uint16_t h);
-/* i8_f16_to_f32(i8_f32_to_f16(x)) bit for bit (NaN payloads included), without the branches:
- * the binary16 storage of the FP8 emulation runs it on every activation. */
+/* i8_f16_to_f32(i8_f32_to_f16(x)) bit for bit (NaN payloads included), without branches: the
+ * binary16 storage of the FP8 emulation runs it on every activation. The array form (y may be
+ * x) vectorizes and runs on the OpenMP threads. */
 float i8_f16_round(float x);
+void i8_f16_round_array(const float *x, float *y, size_t n);
 /* bfloat16 -> float32 (exact). */
 float i8_bf16_to_f32(uint16_t h);
 

@@ -79,6 +79,8 @@ float i8_fp8_to_f32(uint8_t q) {
 
 float i8_fp8_inv_scale(float scale) { return 1.0f / scale; }
 
+int i8_fp8_scale_usable(float s) { return s >= FLT_MIN && s <= FLT_MAX && i8_fp8_inv_scale(s) <= FLT_MAX; }
+
 float i8_fp8_scale_from_amax(float amax) {
     float s = amax / I8_FP8_E4M3_MAX;
     /* Rejects 0, subnormal results, NaN and Inf in one comparison chain. */
@@ -95,16 +97,30 @@ void i8_fp8_dequantize(const uint8_t *q, size_t n, float scale, float *x) {
     for (size_t i = 0; i < n; i++) x[i] = i8_fp8_to_f32(q[i]) * scale;
 }
 
-/* i8_fp8_to_f32(i8_fp8_from_f32(v)) * scale bit for bit (test_fp8 checks every float v), on the
- * float bits instead of through the code: the FP8 emulation runs it on every FP8 read. */
-float i8_fp8_fake_quant(float x, float inv_scale, float scale) {
+static inline uint32_t pick(uint32_t all_ones_or_zero, uint32_t a, uint32_t b) {
+    return (a & all_ones_or_zero) | (b & ~all_ones_or_zero);
+}
+static inline uint32_t at_least(uint32_t a, uint32_t b) { return 0u - (uint32_t)(a >= b); }
+
+/* i8_fp8_to_f32(i8_fp8_from_f32(x * inv_scale)) * scale bit for bit (test_fp8 checks every
+ * float), on the float's bits instead of through the code and without branches, so that the
+ * emulation's loops over every FP8 read vectorize. */
+static inline float fake_quant_bits(float x, float inv_scale, float scale) {
     const uint32_t u = f32_bits(x * inv_scale), sign = u & 0x80000000u, a = u & 0x7FFFFFFFu;
-    uint32_t r;
-    if (a > 0x7F800000u) return bits_f32(0x7FFFFFFFu) * scale; /* NaN: the code 0x7F */
-    if (a > 0x43E00000u) r = 0x43E00000u;                       /* > 448, Inf: satfinite */
-    else if (a >= 0x3C800000u) r = (a + 0x7FFFFu + ((a >> 20) & 1u)) & 0xFFF00000u; /* normals: 3 bits, ties even */
-    else r = f32_bits((bits_f32(a) + 16384.0f) - 16384.0f);    /* subnormals: multiples of 2^-9 (ulp of 2^14) */
-    return bits_f32(r | sign) * scale;
+    const uint32_t normal = (a + 0x7FFFFu + ((a >> 20) & 1u)) & 0xFFF00000u; /* 3 bits, ties even */
+    const uint32_t subnormal = f32_bits((bits_f32(a) + 16384.0f) - 16384.0f); /* multiples of 2^-9 */
+    uint32_t r = pick(at_least(a, 0x3C800000u), normal, subnormal) | sign;
+    r = pick(at_least(a, 0x43E00001u), 0x43E00000u | sign, r); /* > 448, Inf: satfinite */
+    r = pick(at_least(a, 0x7F800001u), 0x7FFFFFFFu, r);        /* NaN: the code 0x7F */
+    return bits_f32(r) * scale;
+}
+
+float i8_fp8_fake_quant(float x, float inv_scale, float scale) { return fake_quant_bits(x, inv_scale, scale); }
+
+void i8_fp8_fake_quant_array(const float *x, float *y, size_t n, float scale) {
+    const float inv = i8_fp8_inv_scale(scale);
+#pragma omp parallel for schedule(static) if (n >= 65536)
+    for (size_t i = 0; i < n; i++) y[i] = fake_quant_bits(x[i], inv, scale);
 }
 
 static bool either_nan(uint8_t a, uint8_t b) { return (a & 0x7f) == I8_FP8_E4M3_NAN || (b & 0x7f) == I8_FP8_E4M3_NAN; }

@@ -42,6 +42,9 @@ float i8_fp8_to_f32(uint8_t q);
 
 /* The inverse scale used by every quantizing path: 1.0f / scale in float32. */
 float i8_fp8_inv_scale(float scale);
+/* 1 when a static scale can serve an FP8 read: a normal float whose float inverse is finite
+ * (the executors that emulate FP8 refuse a graph with another). */
+int i8_fp8_scale_usable(float scale);
 /* Scale for a tensor whose largest magnitude is amax: amax / 448 in float32. When that is not a
  * positive normal float (amax == 0, amax < 448 * FLT_MIN, or amax not finite) the scale is
  * 1.0f: such a tensor is all (near-)zeros, quantizes to zeros, and 1/scale stays finite. */
@@ -51,8 +54,11 @@ float i8_fp8_scale_from_amax(float amax);
 void i8_fp8_quantize(const float *x, size_t n, float scale, uint8_t *q);
 /* x[i] = i8_fp8_to_f32(q[i]) * scale for i < n. */
 void i8_fp8_dequantize(const uint8_t *q, size_t n, float scale, float *x);
-/* Quantize-then-dequantize of one value: i8_fp8_to_f32(i8_fp8_from_f32(x * inv_scale)) * scale. */
+/* Quantize-then-dequantize of one value: i8_fp8_to_f32(i8_fp8_from_f32(x * inv_scale)) * scale,
+ * computed without branches. The array form (y may be x; inv_scale = i8_fp8_inv_scale(scale))
+ * vectorizes and runs on the OpenMP threads. */
 float i8_fp8_fake_quant(float x, float inv_scale, float scale);
+void i8_fp8_fake_quant_array(const float *x, float *y, size_t n, float scale);
 
 /* Do two kernels' e4m3 outputs of one tensor (same scale) agree? At most 1% of the codes differ,
  * neither side has a NaN code, and codes more than one step apart must differ in value by at most

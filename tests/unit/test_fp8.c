@@ -154,27 +154,46 @@ static void test_f32_sampled_vs_reference(void **state) {
 }
 
 /* The emulation's fast paths against the compositions they replace, bit for bit (NaN payloads
- * too): i8_fp8_fake_quant(v, 1, 1) against i8_fp8_to_f32(i8_fp8_from_f32(v)) and i8_f16_round(v)
- * against i8_f16_to_f32(i8_f32_to_f16(v)), for every float v (every 61st under
- * INFER8_TEST_QUICK, as in the sanitizer build: ~25 s on 2 cores otherwise); then with real
- * scales on random inputs, where the product x * inv is rounded once as in the composition. */
+ * too), for every float v (every 61st block of 2^16 under INFER8_TEST_QUICK, as in the sanitizer
+ * build; about 25 s on 2 cores otherwise): i8_fp8_fake_quant_array (scale 1) against
+ * i8_fp8_to_f32(i8_fp8_from_f32(v)), i8_f16_round_array (in place) against
+ * i8_f16_to_f32(i8_f32_to_f16(v)), and the scalar forms (the same inline code) on every 17th
+ * value; then with real scales on random inputs, where x * inv is rounded once as in the
+ * composition. */
 static void test_fast_paths_every_float(void **state) {
     (void)state;
-    const uint64_t stride = getenv("INFER8_TEST_QUICK") ? 61 : 1;
+    const uint64_t block = 1u << 16, every = getenv("INFER8_TEST_QUICK") ? 61 : 1;
+    float *x = malloc(block * sizeof(float)), *q = malloc(block * sizeof(float)), *r = malloc(block * sizeof(float));
+    assert_true(x && q && r);
     unsigned long bad8 = 0, bad16 = 0;
+    for (uint64_t start = 0; start < (1ull << 32); start += block * every) {
+        for (uint64_t i = 0; i < block; i++) x[i] = r[i] = from_bits((uint32_t)(start + i));
+        i8_fp8_fake_quant_array(x, q, (size_t)block, 1.0f);
+        i8_f16_round_array(r, r, (size_t)block);
 #pragma omp parallel for reduction(+ : bad8, bad16) schedule(static)
-    for (int64_t i = 0; i < (int64_t)(1ull << 32); i += (int64_t)stride) {
-        const float v = from_bits((uint32_t)i);
-        bad8 += to_bits(i8_fp8_fake_quant(v, 1.0f, 1.0f)) != to_bits(i8_fp8_to_f32(i8_fp8_from_f32(v)));
-        bad16 += to_bits(i8_f16_round(v)) != to_bits(i8_f16_to_f32(i8_f32_to_f16(v)));
+        for (int64_t i = 0; i < (int64_t)block; i++) {
+            const uint32_t want8 = to_bits(i8_fp8_to_f32(i8_fp8_from_f32(x[i])));
+            const uint32_t want16 = to_bits(i8_f16_to_f32(i8_f32_to_f16(x[i])));
+            bad8 += to_bits(q[i]) != want8;
+            bad16 += to_bits(r[i]) != want16;
+            if (i % 17 == 0) {
+                bad8 += to_bits(i8_fp8_fake_quant(x[i], 1.0f, 1.0f)) != want8;
+                bad16 += to_bits(i8_f16_round(x[i])) != want16;
+            }
+        }
     }
     i8_rng rng;
     i8_rng_seed(&rng, 11);
-    for (int k = 0; k < (1 << 20); k++) {
-        const float x = from_bits((uint32_t)i8_rng_next(&rng)), scale = (float)(1e-3 + i8_rng_uniform(&rng));
-        const float inv = i8_fp8_inv_scale(scale);
-        bad8 += to_bits(i8_fp8_fake_quant(x, inv, scale)) != to_bits(i8_fp8_to_f32(i8_fp8_from_f32(x * inv)) * scale);
+    for (int k = 0; k < 1024; k++) {
+        const float scale = (float)(1e-3 + i8_rng_uniform(&rng)), inv = i8_fp8_inv_scale(scale);
+        for (int i = 0; i < 1024; i++) x[i] = from_bits((uint32_t)i8_rng_next(&rng));
+        i8_fp8_fake_quant_array(x, q, 1024, scale);
+        for (int i = 0; i < 1024; i++) {
+            const uint32_t want = to_bits(i8_fp8_to_f32(i8_fp8_from_f32(x[i] * inv)) * scale);
+            bad8 += (to_bits(q[i]) != want) + (to_bits(i8_fp8_fake_quant(x[i], inv, scale)) != want);
+        }
     }
+    free(x), free(q), free(r);
     if (bad8 || bad16) printf("fast paths differ: fake quant %lu, f16 round %lu values\n", bad8, bad16);
     assert_int_equal(bad8, 0);
     assert_int_equal(bad16, 0);

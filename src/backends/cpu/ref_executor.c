@@ -103,10 +103,6 @@ static infer8_status check_window(const i8_node *nd, const i8_node *in, int pool
 
 static int same_shape(const i8_node *a, const i8_node *b) { return a->c == b->c && a->h == b->h && a->w == b->w; }
 
-static int fp8_scale_ok(float s) {
-    return s >= 1.17549435e-38f && s <= 3.40282347e38f && i8_fp8_inv_scale(s) <= 3.40282347e38f;
-}
-
 static infer8_status check_node(const i8_graph *g, int k, i8_err *err) {
     const i8_node *nd = &g->nodes[k];
     if ((int)nd->op < 0 || nd->op >= I8_OP_COUNT)
@@ -144,10 +140,10 @@ static infer8_status check_node(const i8_graph *g, int k, i8_err *err) {
             return i8_fail(err, INFER8_E_SHAPE, "node %s: residual %d must be inputs[1] with the output's shape",
                            nd->name, nd->residual);
         /* FP8: the tensors read as FP8 need a usable static scale (1/s finite, s normal) */
-        if (nd->precision == I8_PREC_FP8 && !fp8_scale_ok(in->out_scale))
+        if (nd->precision == I8_PREC_FP8 && !i8_fp8_scale_usable(in->out_scale))
             return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "node %s: FP8 conv input '%s' has out_scale %g (need > 0)",
                            nd->name, in->name, (double)in->out_scale);
-        if (nd->residual_fp8 && (nd->residual < 0 || !fp8_scale_ok(g->nodes[nd->residual].out_scale)))
+        if (nd->residual_fp8 && (nd->residual < 0 || !i8_fp8_scale_usable(g->nodes[nd->residual].out_scale)))
             return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "node %s: residual_fp8 needs a residual input with an out_scale",
                            nd->name);
         return INFER8_OK;
@@ -401,14 +397,11 @@ static const float *read_slot(ref_ctx *x, const i8_node *nd, int slot, int n) {
     const float *v = x->act[p];
     float *y = x->read_copy[slot];
     if (read_slot_fp8(nd, slot)) {
-        const float scale = pn->out_scale, inv = i8_fp8_inv_scale(scale);
-#pragma omp parallel for schedule(static)
-        for (size_t i = 0; i < count; i++) y[i] = i8_fp8_fake_quant(v[i], inv, scale);
+        i8_fp8_fake_quant_array(v, y, count, pn->out_scale);
         return y;
     }
     if (!x->unrounded[p]) return v;
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < count; i++) y[i] = i8_f16_round(v[i]);
+    i8_f16_round_array(v, y, count);
     return y;
 }
 
@@ -493,10 +486,7 @@ static infer8_status ref_run(void *ctx, int n, const float *input_nchw, float *l
         }
         run_node(x, k, n, input_nchw);
         if (x->f16_storage && k != g->output && !x->unrounded[k]) {
-            float *y = x->act[k];
-            size_t count = (size_t)n * node_elems(nd);
-#pragma omp parallel for schedule(static)
-            for (size_t i = 0; i < count; i++) y[i] = i8_f16_round(y[i]);
+            i8_f16_round_array(x->act[k], x->act[k], (size_t)n * node_elems(nd));
         }
     }
     if (st == INFER8_OK) {

@@ -203,11 +203,6 @@ static int reader_count(const i8_graph *g, int j)
     return count;
 }
 
-/* A static FP8 scale the emulation can use: normal, with a finite float inverse. */
-static int fp8_scale_ok(float s) {
-    return s >= 1.17549435e-38f && s <= 3.40282347e38f && i8_fp8_inv_scale(s) <= 3.40282347e38f;
-}
-
 /* FP8 emulation: whether the graph needs it, which outputs stay float, and who reads which copy. */
 static infer8_status plan_fp8_emulation(ctx *c, i8_err *err)
 {
@@ -231,7 +226,7 @@ static infer8_status plan_fp8_emulation(ctx *c, i8_err *err)
             int q = i8_node_read_slot(nd, slot);
             if (q < 0) continue;
             if (i8_node_reads_fp8_slot(nd, slot)) {
-                if (!fp8_scale_ok(g->nodes[q].out_scale))
+                if (!i8_fp8_scale_usable(g->nodes[q].out_scale))
                     return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "onednn: node %s reads '%s' as FP8 with out_scale %g (need > 0)",
                                    nd->name, g->nodes[q].name, g->nodes[q].out_scale);
                 c->info[q].fq_last = i;
@@ -1165,16 +1160,9 @@ static void run_elementwise(const step *s)
     const float *x = src;
     float *y = dst;
     const size_t n = s->count;
-    if (s->ew == EW_COLLECT) {
-        i8_calib_collect(s->hist, x, n); /* parallel inside */
-    } else if (s->ew == EW_FAKE_QUANT) {
-        const float scale = s->scale, inv = i8_fp8_inv_scale(scale);
-#pragma omp parallel for schedule(static)
-        for (size_t k = 0; k < n; k++) y[k] = i8_fp8_fake_quant(x[k], inv, scale);
-    } else {
-#pragma omp parallel for schedule(static)
-        for (size_t k = 0; k < n; k++) y[k] = i8_f16_round(x[k]);
-    }
+    if (s->ew == EW_COLLECT) i8_calib_collect(s->hist, x, n); /* each parallel inside */
+    else if (s->ew == EW_FAKE_QUANT) i8_fp8_fake_quant_array(x, y, n, s->scale);
+    else i8_f16_round_array(x, y, n);
 }
 
 static dnnl_status_t exec_step(ctx *c, const step *s)
