@@ -3,12 +3,10 @@
  * (A B A B ...) so drift hits all alike, median with min and max per model and batch, and the
  * speed-up against the first model. --profile adds a per-layer-type breakdown; --input f32 / u8
  * time whole host calls (input upload, forward, logits back) instead of the forward alone. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 

@@ -189,34 +189,18 @@ float i8_f16_to_f32(uint16_t h) {
     return f;
 }
 
-/* Bit helpers and an all-lanes select, so that loops over i8_f16_round_bits vectorize. */
-static inline uint32_t bits_of(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-static inline float float_of(uint32_t u) {
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-static inline uint32_t pick(uint32_t all_ones_or_zero, uint32_t a, uint32_t b) {
-    return (a & all_ones_or_zero) | (b & ~all_ones_or_zero);
-}
-static inline uint32_t at_least(uint32_t a, uint32_t b) { return 0u - (uint32_t)(a >= b); }
-
 static inline float f16_round_bits(float x) {
-    const uint32_t u = bits_of(x), sign = u & 0x80000000u, a = u & 0x7fffffffu;
+    const uint32_t u = i8_f32_bits(x), sign = u & 0x80000000u, a = u & 0x7fffffffu;
     /* |x| >= 2^-14: binary16 normals keep 10 mantissa bits, ties to even (carries are right);
      * beyond 65504 Inf */
     uint32_t normal = (a + 0xfffu + ((a >> 13) & 1u)) & 0xffffe000u;
-    normal = pick(at_least(normal, 0x477fe001u), 0x7f800000u, normal);
+    normal = i8_bits_pick(i8_bits_at_least(normal, 0x477fe001u), 0x7f800000u, normal);
     /* below: binary16 subnormals, multiples of 2^-24, which is the ulp of 0.5 */
-    const uint32_t subnormal = bits_of((float_of(a) + 0.5f) - 0.5f);
-    uint32_t r = pick(at_least(a, 0x38800000u), normal, subnormal);
-    r = pick(at_least(a, 0x7f800000u), a, r);                                  /* Inf */
-    r = pick(at_least(a, 0x7f800001u), 0x7fc00000u | (u & 0x003fe000u), r);   /* NaN: quieted, payload cut */
-    return float_of(r | sign);
+    const uint32_t subnormal = i8_f32_bits((i8_bits_f32(a) + 0.5f) - 0.5f);
+    uint32_t r = i8_bits_pick(i8_bits_at_least(a, 0x38800000u), normal, subnormal);
+    r = i8_bits_pick(i8_bits_at_least(a, 0x7f800000u), a, r);                                  /* Inf */
+    r = i8_bits_pick(i8_bits_at_least(a, 0x7f800001u), 0x7fc00000u | (u & 0x003fe000u), r);   /* NaN: quieted, payload cut */
+    return i8_bits_f32(r | sign);
 }
 
 float i8_f16_round(float x) { return f16_round_bits(x); }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdarg.h>
+#include <string.h>
 
 #include "infer8.h"
 
@@ -42,6 +43,24 @@ float i8_f16_to_f32(uint16_t h);
  * binary16 storage of the FP8 emulation runs it on every activation. The array form (y may be
  * x) vectorizes and runs on the OpenMP threads. */
 float i8_f16_round(float x);
+
+/* Float bits and a branch-free select on them (all_ones_or_zero picks a, else b), shared by the
+ * element-wise conversions so their loops vectorize. */
+static inline uint32_t i8_f32_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+static inline float i8_bits_f32(uint32_t u) {
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+static inline uint32_t i8_bits_pick(uint32_t all_ones_or_zero, uint32_t a, uint32_t b) {
+    return (a & all_ones_or_zero) | (b & ~all_ones_or_zero);
+}
+/* all ones when a >= b, else zero */
+static inline uint32_t i8_bits_at_least(uint32_t a, uint32_t b) { return 0u - (uint32_t)(a >= b); }
 void i8_f16_round_array(const float *x, float *y, size_t n);
 /* bfloat16 -> float32 (exact). */
 float i8_bf16_to_f32(uint16_t h);

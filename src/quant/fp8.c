@@ -7,20 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t f32_bits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
 
-static float bits_f32(uint32_t u) {
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
 
 uint8_t i8_fp8_from_f32(float x) {
-    uint32_t u = f32_bits(x);
+    uint32_t u = i8_f32_bits(x);
     uint8_t sign = (uint8_t)((u >> 24) & 0x80u);
     uint32_t a = u & 0x7FFFFFFFu;
     if (a > 0x7F800000u) return I8_FP8_E4M3_NAN;
@@ -62,19 +52,19 @@ uint8_t i8_fp8_from_f16(uint16_t h) {
         while (!(man >> msb)) msb--;
         bits = sign | ((uint32_t)(msb - 24 + 127) << 23) | ((man ^ (1u << msb)) << (23 - msb));
     }
-    return i8_fp8_from_f32(bits_f32(bits));
+    return i8_fp8_from_f32(i8_bits_f32(bits));
 }
 
 float i8_fp8_to_f32(uint8_t q) {
     uint32_t sign = (uint32_t)(q & 0x80u) << 24;
     uint32_t e = (q >> 3) & 0xFu;
     uint32_t m = q & 7u;
-    if (e == 15 && m == 7) return bits_f32(0x7FFFFFFFu);
-    if (e != 0) return bits_f32(sign | ((e + 120u) << 23) | (m << 20));
-    if (m == 0) return bits_f32(sign);
+    if (e == 15 && m == 7) return i8_bits_f32(0x7FFFFFFFu);
+    if (e != 0) return i8_bits_f32(sign | ((e + 120u) << 23) | (m << 20));
+    if (m == 0) return i8_bits_f32(sign);
     int msb = 2;
     while (!(m >> msb)) msb--;
-    return bits_f32(sign | ((uint32_t)(msb - 9 + 127) << 23) | ((m ^ (1u << msb)) << (23 - msb)));
+    return i8_bits_f32(sign | ((uint32_t)(msb - 9 + 127) << 23) | ((m ^ (1u << msb)) << (23 - msb)));
 }
 
 float i8_fp8_inv_scale(float scale) { return 1.0f / scale; }
@@ -97,22 +87,18 @@ void i8_fp8_dequantize(const uint8_t *q, size_t n, float scale, float *x) {
     for (size_t i = 0; i < n; i++) x[i] = i8_fp8_to_f32(q[i]) * scale;
 }
 
-static inline uint32_t pick(uint32_t all_ones_or_zero, uint32_t a, uint32_t b) {
-    return (a & all_ones_or_zero) | (b & ~all_ones_or_zero);
-}
-static inline uint32_t at_least(uint32_t a, uint32_t b) { return 0u - (uint32_t)(a >= b); }
 
 /* i8_fp8_to_f32(i8_fp8_from_f32(x * inv_scale)) * scale bit for bit (test_fp8 checks every
  * float), on the float's bits instead of through the code and without branches, so that the
  * emulation's loops over every FP8 read vectorize. */
 static inline float fake_quant_bits(float x, float inv_scale, float scale) {
-    const uint32_t u = f32_bits(x * inv_scale), sign = u & 0x80000000u, a = u & 0x7FFFFFFFu;
+    const uint32_t u = i8_f32_bits(x * inv_scale), sign = u & 0x80000000u, a = u & 0x7FFFFFFFu;
     const uint32_t normal = (a + 0x7FFFFu + ((a >> 20) & 1u)) & 0xFFF00000u; /* 3 bits, ties even */
-    const uint32_t subnormal = f32_bits((bits_f32(a) + 16384.0f) - 16384.0f); /* multiples of 2^-9 */
-    uint32_t r = pick(at_least(a, 0x3C800000u), normal, subnormal) | sign;
-    r = pick(at_least(a, 0x43E00001u), 0x43E00000u | sign, r); /* > 448, Inf: satfinite */
-    r = pick(at_least(a, 0x7F800001u), 0x7FFFFFFFu, r);        /* NaN: the code 0x7F */
-    return bits_f32(r) * scale;
+    const uint32_t subnormal = i8_f32_bits((i8_bits_f32(a) + 16384.0f) - 16384.0f); /* multiples of 2^-9 */
+    uint32_t r = i8_bits_pick(i8_bits_at_least(a, 0x3C800000u), normal, subnormal) | sign;
+    r = i8_bits_pick(i8_bits_at_least(a, 0x43E00001u), 0x43E00000u | sign, r); /* > 448, Inf: satfinite */
+    r = i8_bits_pick(i8_bits_at_least(a, 0x7F800001u), 0x7FFFFFFFu, r);        /* NaN: the code 0x7F */
+    return i8_bits_f32(r) * scale;
 }
 
 float i8_fp8_fake_quant(float x, float inv_scale, float scale) { return fake_quant_bits(x, inv_scale, scale); }
