@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 48, call 4: after the review's mend (92ddafc: the float-bit helpers moved into
+# Prepared in session 48, not run (the H100 and H200 starts after the review were refused; 387 s of budget left cannot hold it): after the review's mend (92ddafc: the float-bit helpers moved into
 # core/i8.h), with 477 s of device budget left: issue 5's IRv2 batch-32 row (fp8_bench, 7
 # interleaved rounds, 60 s cuDNN budget) and its torch.compile peer first, then the GPU suites
 # with the time left. Run after tools/prepare-device, carrying build-device/bin,
