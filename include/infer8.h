@@ -365,6 +365,11 @@ typedef struct infer8_tuning {
 } infer8_tuning;
 void infer8_tuning_init(infer8_tuning *tuning);
 infer8_status infer8_get_tuning(infer8_context *ctx, infer8_model *model, int n, infer8_tuning *out);
+/* The tuning as one JSON object ({"conv_problems": 39, "untuned_problems": 0, ...}: every field but
+ * struct_size, by its name), the form bench's and study's JSON rows carry: written into buf,
+ * NUL-terminated and cut to cap - 1 bytes; returns its whole length, as snprintf does (buf may be
+ * NULL when cap is 0), or -1 when tuning is NULL. Non-finite seconds are written as null. */
+int infer8_tuning_json(const infer8_tuning *tuning, char *buf, size_t cap);
 /* Layer i of the optimized graph: name and a type key for profiles ("conv3x3", "conv1x1+residual",
  * "maxpool", "concat", ...; FP8 layers get an "fp8 " prefix). NULL when i is out of range. */
 const char *infer8_layer_name(const infer8_model *model, int i);

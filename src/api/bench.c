@@ -1,6 +1,7 @@
 /* Benchmark entry points of the public API: device description, timed rounds and per-layer
  * profiles, delegated to the executor's optional ops (time_forward, profile, describe_device);
  * executors without time_forward are timed here with the wall clock around run(). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,22 @@ EXPORT infer8_status infer8_get_tuning(infer8_context *ctx, infer8_model *m, int
     memcpy(out, &r, keep < sizeof r ? keep : sizeof r);
     out->struct_size = keep;
     return INFER8_OK;
+}
+
+/* one field list for every JSON writer of a tuning (bench's rows through fprintf, study's
+ * through cJSON's raw items) */
+EXPORT int infer8_tuning_json(const infer8_tuning *t, char *buf, size_t cap) {
+    if (!t || (!buf && cap)) return -1;
+    infer8_tuning r;
+    infer8_tuning_init(&r); /* fields past the caller's struct_size (appended later) read as 0 */
+    memcpy(&r, t, t->struct_size < sizeof r ? t->struct_size : sizeof r);
+    char tune[32] = "null", budget[32] = "null";
+    if (isfinite(r.tune_seconds)) snprintf(tune, sizeof tune, "%.3f", r.tune_seconds);
+    if (isfinite(r.cudnn_budget_s)) snprintf(budget, sizeof budget, "%.1f", r.cudnn_budget_s);
+    return snprintf(buf, cap,
+                    "{\"conv_problems\": %d, \"untuned_problems\": %d, \"partly_tuned_problems\": %d, "
+                    "\"restored_tactics\": %d, \"tune_seconds\": %s, \"cudnn_budget_s\": %s}",
+                    r.conv_problems, r.untuned_problems, r.partly_tuned_problems, r.restored_tactics, tune, budget);
 }
 
 EXPORT const char *infer8_layer_name(const infer8_model *m, int i) {

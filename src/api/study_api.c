@@ -1123,16 +1123,9 @@ static char *study_json(study *S, double wall) {
                 cJSON_AddItemToObject(rw, "min_ms", num(v->mn[b]));
                 cJSON_AddItemToObject(rw, "max_ms", num(v->mx[b]));
                 cJSON_AddItemToObject(rw, "x_vs_fp16", num(S->v[0].med[b] / v->med[b]));
-                if (v->tuning_ok[b]) {
-                    const infer8_tuning *t = &v->tuning[b];
-                    cJSON *tu = cJSON_AddObjectToObject(rw, "tuning");
-                    cJSON_AddNumberToObject(tu, "conv_problems", t->conv_problems);
-                    cJSON_AddNumberToObject(tu, "untuned_problems", t->untuned_problems);
-                    cJSON_AddNumberToObject(tu, "partly_tuned_problems", t->partly_tuned_problems);
-                    cJSON_AddNumberToObject(tu, "restored_tactics", t->restored_tactics);
-                    cJSON_AddNumberToObject(tu, "tune_seconds", t->tune_seconds);
-                    cJSON_AddNumberToObject(tu, "cudnn_budget_s", t->cudnn_budget_s);
-                }
+                char tuning[256];
+                if (v->tuning_ok[b] && infer8_tuning_json(&v->tuning[b], tuning, sizeof tuning) < (int)sizeof tuning)
+                    cJSON_AddRawToObject(rw, "tuning", tuning);
                 cJSON *ra = cJSON_AddArrayToObject(rw, "rounds_ms");
                 for (int r = 0; r < o->rounds; r++) cJSON_AddItemToArray(ra, num(v->rounds[b] ? v->rounds[b][r] : NAN));
                 cJSON *pt = cJSON_AddObjectToObject(rw, "profile_ms_by_type");

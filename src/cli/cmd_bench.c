@@ -365,12 +365,9 @@ int cmd_bench(int argc, char **argv) {
                         rows[b * n_models].median / row->median);
                 for (int r = 0; r < rounds; r++) fprintf(f, "%s%.6f", r ? ", " : "", row->rounds[r]);
                 fprintf(f, "]");
-                if (row->tuning_ok)
-                    fprintf(f,
-                            ", \"tuning\": {\"conv_problems\": %d, \"untuned_problems\": %d, \"partly_tuned_problems\": %d, "
-                            "\"restored_tactics\": %d, \"tune_seconds\": %.3f, \"cudnn_budget_s\": %.1f}",
-                            row->tuning.conv_problems, row->tuning.untuned_problems, row->tuning.partly_tuned_problems,
-                            row->tuning.restored_tactics, row->tuning.tune_seconds, row->tuning.cudnn_budget_s);
+                char tuning[256];
+                if (row->tuning_ok && infer8_tuning_json(&row->tuning, tuning, sizeof tuning) < (int)sizeof tuning)
+                    fprintf(f, ", \"tuning\": %s", tuning);
                 if (profile) {
                     fprintf(f, ", \"profile_ms_by_type\": {");
                     infer8_type_time *t = profiles[b * n_models + m];

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <cjson/cJSON.h>
 
 #include <stdio.h>
 #include <unistd.h>
@@ -435,8 +436,6 @@ static void test_opt_level_range(void **state) {
     infer8_context_free(ctx);
 }
 
-/* Open options out of range or not initialised are refused, naming the field; 0 and 4096 are
- * valid max_batch values (0 = 32). */
 /* infer8_get_tuning on the CPU: before any forward the model has not run; after one, the
  * reference executor says it tunes nothing, and the caller's struct is left as it was. (On the
  * GPU the study's report check, tools/gpu-check.d/check_study.py, reads what it gives.) */
@@ -459,6 +458,54 @@ static void test_get_tuning_cpu(void **state) {
     infer8_context_free(ctx);
 }
 
+/* infer8_tuning_json: every field by name with its value, parsed back by cJSON; non-finite
+ * seconds as null; a struct from before partly_tuned_problems (smaller struct_size) reads it as 0;
+ * a short buffer is cut and NUL-terminated while the whole length is returned */
+static void test_tuning_json(void **state) {
+    (void)state;
+    infer8_tuning t;
+    infer8_tuning_init(&t);
+    t.conv_problems = 39, t.untuned_problems = 2, t.partly_tuned_problems = 5, t.restored_tactics = 7;
+    t.tune_seconds = 35.4567, t.cudnn_budget_s = -1;
+    char text[256];
+    int n = infer8_tuning_json(&t, text, sizeof text);
+    assert_int_equal(n, (int)strlen(text));
+    cJSON *o = cJSON_Parse(text);
+    assert_non_null(o);
+    assert_int_equal(cJSON_GetArraySize(o), 6);
+    const struct {
+        const char *key;
+        double value;
+    } want[] = {{"conv_problems", 39},  {"untuned_problems", 2}, {"partly_tuned_problems", 5},
+                {"restored_tactics", 7}, {"tune_seconds", 35.457}, {"cudnn_budget_s", -1}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, want[i].key);
+        assert_true(cJSON_IsNumber(v));
+        assert_float_equal(v->valuedouble, want[i].value, 1e-9);
+    }
+    cJSON_Delete(o);
+
+    t.tune_seconds = NAN, t.cudnn_budget_s = INFINITY;
+    assert_true(infer8_tuning_json(&t, text, sizeof text) > 0);
+    o = cJSON_Parse(text);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "tune_seconds")));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "cudnn_budget_s")));
+    cJSON_Delete(o);
+
+    t.struct_size = offsetof(infer8_tuning, partly_tuned_problems);
+    infer8_tuning_json(&t, text, sizeof text);
+    assert_non_null(strstr(text, "\"partly_tuned_problems\": 0,"));
+
+    char small[10];
+    assert_int_equal(infer8_tuning_json(&t, small, sizeof small), n - 2); /* null for 35.457, null for -1.0 */
+    assert_string_equal(small, "{\"conv_pr");
+    assert_int_equal(infer8_tuning_json(&t, NULL, 0), n - 2);
+    assert_int_equal(infer8_tuning_json(NULL, text, sizeof text), -1);
+    assert_int_equal(infer8_tuning_json(&t, NULL, 4), -1);
+}
+
+/* Open options out of range or not initialised are refused, naming the field; 0 and 4096 are
+ * valid max_batch values (0 = 32). */
 static void test_open_options_range(void **state) {
     (void)state;
     char path[1100];
@@ -937,6 +984,7 @@ int main(void) {
         cmocka_unit_test(test_open_options_range),
         cmocka_unit_test(test_null_arguments),
         cmocka_unit_test(test_get_tuning_cpu),
+        cmocka_unit_test(test_tuning_json),
         cmocka_unit_test(test_bad_magic_version),
         cmocka_unit_test(test_truncation),     cmocka_unit_test(test_flipped_bytes),
         cmocka_unit_test(test_bad_table),      cmocka_unit_test(test_bad_contents),
