@@ -27,4 +27,9 @@ grep -qx "| inception_resnet_v2 | default | 32 | tma= bench=1 budget=40 dnn=0 |"
 grep -qx "INFER8_CUDA_FP8_DNN=1:" "$WORK/dnn.txt" && [ -s "$out/fp8_tma_ab_1.md" ] && [ -s "$out/fp8_tma_ab_0.md" ] || fail "no dnn=1 run or no table: $(cat "$WORK/dnn.txt")"
 STANDIN_FAIL=1 run_ab >"$WORK/abfail.txt" && fail "a failing benchmark run gave exit 0"
 grep -q "fp8_tma_ab: exit 1" "$WORK/abfail.txt" || fail "no failure reported: $(cat "$WORK/abfail.txt")"
+# a call that did not carry the test binary is told which file to carry, with the shell's exit 127
+(cd "$repo" && OUT="$out" FP8_BENCH_BIN=build-device/tests/absent FP8_BENCH_INTO=nobin \
+  bash -c '. "$1/tools/gpu-check.d/fp8.sh"; gpu_env() { :; }; fp8_bench' _ "$SRC") >"$WORK/nobin.txt" && rc=0 || rc=$?
+[ "$rc" -eq 127 ] || fail "fp8_bench without its binary did not exit 127: $(cat "$WORK/nobin.txt")"
+grep -q "build-device/tests/absent is missing: carry it" "$WORK/nobin.txt" || fail "no message naming the binary: $(cat "$WORK/nobin.txt")"
 echo "ok: fp8_tma_ab runs the benchmark with the TMA kernels out and in (or another variable's values), at the batch asked for"

@@ -47,10 +47,17 @@ fp8_halo() {
 # build's test_cuda_fp8 (an A/B of two commits in one call; default build-device/tests/test_cuda_fp8).
 fp8_bench() {
   gpu_env >/dev/null
-  local dir="$OUT${FP8_BENCH_INTO:+/$FP8_BENCH_INTO}"
+  local dir="$OUT${FP8_BENCH_INTO:+/$FP8_BENCH_INTO}" bin=${FP8_BENCH_BIN:-build-device/tests/test_cuda_fp8}
   mkdir -p "$dir" || return 1
+  # the benchmark lives in the FP8 test binary: a call that did not carry it gets told so, not just
+  # "exit 127" (session 49's call 3 carried build-device/bin and tests/tools only)
+  if [ ! -x "$bin" ]; then
+    echo "fp8_bench${FP8_BENCH_INTO:+ $FP8_BENCH_INTO}: $bin is missing: carry it (tools/prepare-device builds it)" | tee "$dir/fp8_bench.log"
+    echo "fp8_bench${FP8_BENCH_INTO:+ $FP8_BENCH_INTO}: exit 127"
+    return 127
+  fi
   INFER8_FP8_BENCH=1 INFER8_FP8_BENCH_TSV="$dir" INFER8_CUDA_CUDNN_BUDGET=${INFER8_CUDA_CUDNN_BUDGET:-60} timeout ${FP8_BENCH_TIMEOUT:-540} \
-    "${FP8_BENCH_BIN:-build-device/tests/test_cuda_fp8}" >"$dir/fp8_bench.md" 2>"$dir/fp8_bench.log"
+    "$bin" >"$dir/fp8_bench.md" 2>"$dir/fp8_bench.log"
   local rc=$?
   # the roofline bound of FP8 over fp16 on the same convs (standard-library Python)
   ls "$dir"/fp8-layers-*.tsv >/dev/null 2>&1 && python3 bench/fp8_roofline.py "$dir"/fp8-layers-*.tsv >>"$dir/fp8_bench.md"
