@@ -859,7 +859,7 @@ static int undertuned_note(const study *S, i8_strbuf *r) {
     return any;
 }
 
-static void decide(study *S) {
+static void decide_reasons(study *S) {
     const infer8_study_options *o = &S->o;
     i8_strbuf *r = &S->reason;
     int any_q = 0, ship = -1;
@@ -936,6 +936,13 @@ static void decide(study *S) {
     if (!any_q) S->decision = 0; /* quality alone rules FP8 out */
     else if (any_runnable_q && !any_unrunnable_q) S->decision = 0; /* measured and too slow */
     else S->decision = -1;                                             /* quality passes, speed unknown */
+}
+
+/* the reasons are sentences each followed by a space; the printed and stored text ends at the last */
+static void decide(study *S) {
+    decide_reasons(S);
+    i8_strbuf *r = &S->reason;
+    while (r->s && r->len && r->s[r->len - 1] == ' ') r->s[--r->len] = 0;
 }
 
 static const char *decision_word(int d) { return d > 0 ? "ship" : d == 0 ? "do not ship" : "undecided"; }

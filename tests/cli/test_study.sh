@@ -150,6 +150,7 @@ want = "undecided" if any(q_ok) else "do not ship"
 check(js["decision"]["decision"] == want, "decision %s, expected %s" % (js["decision"]["decision"], want))
 check("**Decision: %s**" % want in md and ("decision: %s\n" % want) in stdout, "decision not printed")
 check(js["decision"]["reason"] in md and "Reason: " in md and "fp8/max: KL" in js["decision"]["reason"], "reason")
+check(js["decision"]["reason"] == js["decision"]["reason"].strip(), "reason without trailing blanks: %r" % js["decision"]["reason"][-20:])
 check(not js["speed"]["measured"] and "speed was not measured" in md.lower(), "speed must be reported as not measured")
 
 # recipe: listing count == study.json count == inspect's convolutions minus the 5 stem convs
