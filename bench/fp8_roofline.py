@@ -21,6 +21,15 @@ also have the tuner's graph-replay times of the chosen tactics
 (fp16_tuned_ms, fp8_tuned_ms), and where every row has both (> 0) they give the "tuned" columns,
 the kernels' own efficiency.
 
+The latency model (batch 1): there every conv is mostly latency (launch, pipeline fill, one wave),
+which FP8 does not shorten. Take the fastest conv measured in either graph as a floor every conv
+pays, and let FP8 shrink each FP8 conv's time above it by that conv's roofline ratio (convs kept in
+fp16 unchanged): sum of fp16 times / sum of (floor + (fp16 time - floor) * FP8 roofline / fp16
+roofline), profile times. That is what FP8 gains with the same number of conv kernels in both
+graphs when its kernels run their work as efficiently as the fp16 ones; more needs fewer kernels
+or FP8 kernels more efficient than fp16's. At batch 32 the fastest conv is not mostly latency, so
+the table prints the model for batch 1 only (the JSON has it for every TSV).
+
 Usage: bench/fp8_roofline.py [--bw BYTES_PER_S] [--fp16 FLOPS] [--fp8 FLOPS] [--json | --detail] TSV [TSV ...]
 Defaults are the H200's datasheet figures: HBM3e 4.8 TB/s, dense fp16 989.4 TFLOPS, dense FP8
 1978.9 TFLOPS. Standard library only.
@@ -69,6 +78,8 @@ def analyse(path, bw, p16, p8):
     lost = gained = kept16 = kept8 = kept_roof = 0.0
     slower = faster = kept = 0
     ratio16, ratio8, each16, each8 = [], [], [], []
+    floor = min(min(float(r["fp16_ms"]), float(r["fp8_ms"])) for r in rows) * 1e-3
+    latency8 = 0.0  # the FP8 graph's convs in the latency model
     for r in rows:
         flops, b16, b8 = conv_bytes_flops(r, batch)
         t16 = max(flops / p16, b16 / bw)
@@ -77,6 +88,8 @@ def analyse(path, bw, p16, p8):
         ideal8 += t8
         meas16 += float(r["fp16_ms"]) * 1e-3
         meas8 += float(r["fp8_ms"]) * 1e-3
+        above = max(float(r["fp16_ms"]) * 1e-3 - floor, 0.0)
+        latency8 += floor + above * (t8 / t16) if b8 is not None else float(r["fp16_ms"]) * 1e-3
         if tuned:
             a, b = float(r["fp16_tuned_ms"]), float(r["fp8_tuned_ms"])
             tuned = a > 0 and b > 0
@@ -107,6 +120,7 @@ def analyse(path, bw, p16, p8):
         "fp8_convs_bound_x": q16 / q8 if q8 else None,
         "measured_fp16_ms": meas16 * 1e3, "measured_fp8_ms": meas8 * 1e3, "measured_x": meas16 / meas8,
         "efficiency_fp16": ideal16 / meas16, "efficiency_fp8": ideal8 / meas8,
+        "latency_floor_us": floor * 1e6, "latency_model_x": meas16 / latency8,
         "fp8_convs_efficiency_fp16": q16 / qm16 if qm16 else None, "fp8_convs_efficiency_fp8": q8 / qm8 if qm8 else None,
         "tuned_fp16_ms": tuned16 * 1e3 if tuned else None, "tuned_fp8_ms": tuned8 * 1e3 if tuned else None,
         "tuned_x": tuned16 / tuned8 if tuned else None,
@@ -173,6 +187,10 @@ def main():
               f"| {r['bound_x']:.2f} | {r['fp8_convs_bound_x']:.2f} | {r['measured_fp16_ms']:.3f} / "
               f"{r['measured_fp8_ms']:.3f} | {r['measured_x']:.2f} | {100 * r['efficiency_fp16']:.0f}% / "
               f"{100 * r['efficiency_fp8']:.0f}% | {tuned} |")
+    for r in results:
+        if r["batch"] == 1:
+            print(f"{r['file']}: latency model x {r['latency_model_x']:.2f} (each of {r['convs']} convs pays "
+                  f"{r['latency_floor_us']:.2f} us, the fastest conv measured, and FP8 shrinks the rest by its roofline ratio)")
     for r in results if a.detail else []:
         d = r["detail"]
         if d is None:

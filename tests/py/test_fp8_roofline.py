@@ -56,6 +56,21 @@ assert p.returncode == 0, p.stderr
 close(r["bound_x"], (2 * 2359296) / (2359296 + 1179648))
 close(r["fp8_convs_bound_x"], 2.0)
 
+# the latency model: floor = the fastest conv measured in either graph (8: the second conv's FP8
+# time); each FP8 conv (roofline ratio 2 here) pays it plus half its fp16 time above it, a conv kept
+# in fp16 its fp16 time: 1000 -> 8 + 992 / 2 = 504, 10 -> 8 + 2 / 2 = 9, kept 20 -> 20
+p, r = run(row(3, 64, 64, 4, 0, "fp8", 1000, 800), row(3, 64, 64, 4, 0, "fp8", 10, 8),
+           row(3, 64, 64, 4, 0, "fp16", 20, 21), name="fp8-layers-test-b1.tsv")
+assert p.returncode == 0, p.stderr
+close(r["latency_floor_us"], 8e3)
+close(r["latency_model_x"], 1030 / 533)
+p, _ = run(row(3, 64, 64, 4, 0, "fp8", 1000, 800), row(3, 64, 64, 4, 0, "fp8", 10, 8),
+           row(3, 64, 64, 4, 0, "fp16", 20, 21), name="fp8-layers-test-b1.tsv", as_json=False)
+assert p.stdout.splitlines()[-1] == ("fp8-layers-test-b1.tsv: latency model x 1.93 (each of 3 convs pays 8000.00 us, "
+                                     "the fastest conv measured, and FP8 shrinks the rest by its roofline ratio)"), p.stdout
+p, _ = run(row(3, 64, 64, 4, 0, "fp8", 1000, 800), as_json=False)  # batch 2: not printed
+assert "latency model" not in p.stdout, p.stdout
+
 # stride 2, valid padding: input (h - 1) * 2 + kh = 9 for a 4x4 output of a 3x3
 p, r = run(row(3, 1, 1, 4, 0, "fp16", 1, 1, stride=2))
 # FLOPs 2*32*9 = 576; bytes 2*(2*81*1 + 9 + 32) = 406 -> compute-bound at 576
