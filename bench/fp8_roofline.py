@@ -30,6 +30,11 @@ graphs when its kernels run their work as efficiently as the fp16 ones; more nee
 or FP8 kernels more efficient than fp16's. At batch 32 the fastest conv is not mostly latency, so
 the table prints the model for batch 1 only (the JSON has it for every TSV).
 
+--detail also prints, per layer type (fp8_bench's classes; convs kept in fp16 apart), the tuned
+times and each graph's efficiency, and the x FP8 would reach on the convs if its convs of each type
+ran at the efficiency the fp16 convs of that type reach (where they already do better, as measured):
+the target that says which FP8 kernels fall short of what fp16's reach on the same shapes.
+
 Usage: bench/fp8_roofline.py [--bw BYTES_PER_S] [--fp16 FLOPS] [--fp8 FLOPS] [--json | --detail] TSV [TSV ...]
 Defaults are the H200's datasheet figures: HBM3e 4.8 TB/s, dense fp16 989.4 TFLOPS, dense FP8
 1978.9 TFLOPS. Standard library only.
@@ -59,6 +64,29 @@ def conv_bytes_flops(row, batch):
     return flops, b16, b8
 
 
+def conv_class(row):
+    """fp8_bench's layer type of a conv; convs the FP8 graph keeps in fp16 form a class of their own"""
+    if row["precision"] != "fp8":
+        return "kept in fp16"
+    kh, kw = int(row["kh"]), int(row["kw"])
+    if kh == kw == 1:
+        return "1x1 + residual" if row["residual"] == "1" else "1x1"
+    if kh != kw:
+        return "1xk / kx1"
+    return "3x3 stride 2" if int(row["stride"]) == 2 else "3x3 / 5x5"
+
+
+def efficiency_target(classes):
+    """x over fp16 on the convs if each class's FP8 convs ran at the fp16 convs' efficiency of that
+    class (their roofline time / that efficiency), or as measured where they already do better"""
+    f16 = sum(c["tuned_ms"][0] for c in classes.values())
+    f8 = 0.0
+    for c in classes.values():
+        eff16 = c["roofline_ms"][0] / c["tuned_ms"][0] if c["tuned_ms"][0] > 0 else 0.0
+        f8 += min(c["tuned_ms"][1], c["roofline_ms"][1] / eff16) if eff16 > 0 else c["tuned_ms"][1]
+    return f16 / f8 if f8 > 0 else None
+
+
 def analyse(path, bw, p16, p8):
     name = os.path.basename(path)
     with open(path, newline="") as f:
@@ -80,6 +108,7 @@ def analyse(path, bw, p16, p8):
     ratio16, ratio8, each16, each8 = [], [], [], []
     floor = min(min(float(r["fp16_ms"]), float(r["fp8_ms"])) for r in rows) * 1e-3
     latency8 = 0.0  # the FP8 graph's convs in the latency model
+    classes = {}  # layer type: convs, tuned and roofline ms of both graphs (--detail)
     for r in rows:
         flops, b16, b8 = conv_bytes_flops(r, batch)
         t16 = max(flops / p16, b16 / bw)
@@ -95,6 +124,12 @@ def analyse(path, bw, p16, p8):
             tuned = a > 0 and b > 0
             tuned16 += a * 1e-3
             tuned8 += b * 1e-3
+            c = classes.setdefault(conv_class(r), {"convs": 0, "tuned_ms": [0.0, 0.0], "roofline_ms": [0.0, 0.0]})
+            c["convs"] += 1
+            c["tuned_ms"][0] += a
+            c["tuned_ms"][1] += b
+            c["roofline_ms"][0] += t16 * 1e3
+            c["roofline_ms"][1] += t8 * 1e3
             ratio16.append(float(r["fp16_ms"]) / a if a > 0 else 0.0)
             ratio8.append(float(r["fp8_ms"]) / b if b > 0 else 0.0)
             each16.append(a)
@@ -132,6 +167,7 @@ def analyse(path, bw, p16, p8):
             "conv_tuned_ms_fp16": spread(each16), "conv_tuned_ms_fp8": spread(each8),
             "fp16_kept_convs": kept, "fp16_kept_tuned_ms": [kept16, kept8], "fp16_kept_roofline_ms": kept_roof,
             "profile_over_tuned_fp16": spread(ratio16), "profile_over_tuned_fp8": spread(ratio8),
+            "classes": classes, "fp8_at_fp16_efficiency_x": efficiency_target(classes),
         } if tuned else None,
     }
 
@@ -204,6 +240,13 @@ def main():
               f"(fp16 graph) / {1e3 * d['fp16_kept_tuned_ms'][1]:.1f} us (FP8 graph), roofline "
               f"{1e3 * d['fp16_kept_roofline_ms']:.1f} us")
         print_spreads(r["file"], d, "profile_over_tuned_", "profile / tuned", 1, 3, "")
+        for name, c in sorted(d["classes"].items(), key=lambda kv: -kv[1]["tuned_ms"][1]):
+            e16, e8 = (c["roofline_ms"][i] / c["tuned_ms"][i] if c["tuned_ms"][i] > 0 else 0.0 for i in (0, 1))
+            print(f"{r['file']}: {name}: {c['convs']} convs, tuned {1e3 * c['tuned_ms'][0]:.1f} / "
+                  f"{1e3 * c['tuned_ms'][1]:.1f} us, efficiency fp16 {100 * e16:.0f}% / FP8 {100 * e8:.0f}%")
+        x = d["fp8_at_fp16_efficiency_x"]
+        print(f"{r['file']}: FP8 convs at the fp16 convs' efficiency, class by class: x {x:.2f} on the convs"
+              if x else f"{r['file']}: no efficiency target (no tuned time)")
     return 0
 
 

@@ -117,10 +117,20 @@ for got, want in zip(d["profile_over_tuned_fp8"], [2.0, 1 / 12, 3.2]):
 p, _ = run(*tuned_rows(), head=HEAD_TUNED, as_json=False, extra=["--detail"])
 lines = p.stdout.splitlines()
 assert p.returncode == 0 and ("of 2 FP8 convs 1 faster and 1 slower than their fp16 selves, 100000.0 us lost "
-                              "against 250000.0 us gained") in lines[-6], p.stdout
-assert lines[-5].endswith("one conv, tuned, fp16 graph: median 300000.00 us (10000.00-500000.00)"), lines[-5]
-assert "1 convs kept in fp16: tuned 10000.0 us (fp16 graph) / 12000.0 us (FP8 graph), roofline 576000000.0 us" in lines[-3]
-assert lines[-1].endswith("profile / tuned, fp8 graph: median 2.000 (0.083-3.200)"), lines[-1]
+                              "against 250000.0 us gained") in lines[-9], p.stdout
+assert lines[-8].endswith("one conv, tuned, fp16 graph: median 300000.00 us (10000.00-500000.00)"), lines[-8]
+assert "1 convs kept in fp16: tuned 10000.0 us (fp16 graph) / 12000.0 us (FP8 graph), roofline 576000000.0 us" in lines[-6]
+assert lines[-4].endswith("profile / tuned, fp8 graph: median 2.000 (0.083-3.200)"), lines[-4]
+# per layer type: the two 3x3 FP8 convs (tuned 800 / 650, roofline 2 x 2359296e3 / 2 x 1179648e3)
+# and the stride-2 conv kept in fp16 (10 / 12, roofline 576e3 in both); at the fp16 convs'
+# efficiency the 3x3s would take 1179648e3 * 2 / (4718592e3 / 800) = 400 (< 650), the kept one 10
+# (< 12): x = 810 / 410
+close(d["classes"]["3x3 / 5x5"]["tuned_ms"][1], 650), close(d["classes"]["kept in fp16"]["roofline_ms"][0], 576e3)
+assert d["classes"]["3x3 / 5x5"]["convs"] == 2 and d["classes"]["kept in fp16"]["convs"] == 1, d["classes"]
+close(d["fp8_at_fp16_efficiency_x"], 810 / 410)
+assert lines[-3].endswith("3x3 / 5x5: 2 convs, tuned 800000.0 / 650000.0 us, efficiency fp16 589824000% / FP8 362968615%"), lines[-3]
+assert lines[-2].endswith("kept in fp16: 1 convs, tuned 10000.0 / 12000.0 us, efficiency fp16 5760000% / FP8 4800000%"), lines[-2]
+assert lines[-1].endswith("FP8 convs at the fp16 convs' efficiency, class by class: x 1.98 on the convs"), lines[-1]
 p, r = run(row(3, 64, 64, 4, 0, "fp8", 1000, 800))
 assert r["detail"] is None
 p, _ = run(row(3, 64, 64, 4, 0, "fp8", 1000, 800), as_json=False, extra=["--detail"])
