@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-
 uint8_t i8_fp8_from_f32(float x) {
     uint32_t u = i8_f32_bits(x);
     uint8_t sign = (uint8_t)((u >> 24) & 0x80u);
@@ -86,7 +84,6 @@ void i8_fp8_quantize(const float *x, size_t n, float scale, uint8_t *q) {
 void i8_fp8_dequantize(const uint8_t *q, size_t n, float scale, float *x) {
     for (size_t i = 0; i < n; i++) x[i] = i8_fp8_to_f32(q[i]) * scale;
 }
-
 
 /* i8_fp8_to_f32(i8_fp8_from_f32(x * inv_scale)) * scale bit for bit (test_fp8 checks every
  * float), on the float's bits instead of through the code and without branches, so that the

@@ -111,7 +111,7 @@ infer8_status i8_quantize_graph_fp8(i8_graph *g, const i8_fp8_recipe *r, const i
                 i8_weight *w = &g->weights[nd->weight];
                 size_t count = 1;
                 for (int d = 0; d < w->ndim; d++) count *= (size_t)w->shape[d];
-                for (size_t i = 0; i < count; i++) w->data[i] = i8_f16_round(w->data[i]);
+                i8_f16_round_array(w->data, w->data, count);
             }
             continue;
         }

@@ -279,7 +279,7 @@ float *tg_calibrate_amax(i8_graph *g, const float *in, int images) {
 }
 
 /* Makes conv node k FP8 as i8_quantize_graph_fp8 does; the tensors it reads as FP8 get
- * out_scale = amax / 448 (or scale_mul times that, to force two readers apart). */
+ * out_scale = amax / 448. */
 void tg_make_fp8(tg *t, int k, const float *amax, int residual_fp8) {
     i8_graph *g = &t->g;
     i8_node *nd = &g->nodes[k];
@@ -307,7 +307,6 @@ void tg_make_fp8(tg *t, int k, const float *amax, int residual_fp8) {
         g->nodes[nd->residual].out_scale = i8_fp8_scale_from_amax(amax[nd->residual]);
     }
 }
-
 
 static void random_inputs(tg *t, float *in, size_t count) {
     for (size_t i = 0; i < count; i++) in[i] = (float)(2.0 * i8_rng_uniform(&t->rng) - 1.0);

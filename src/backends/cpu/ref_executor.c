@@ -298,12 +298,6 @@ static void relayout_conv(ref_ctx *x, int k) {
     i8_ref_conv_relayout(x->g->weights[nd->weight].data, nd->c, in->c, nd->kh, nd->kw, x->conv_w[k]);
 }
 
-/* Does nd read that slot as FP8 (its e4m3 copy)? */
-static int read_slot_fp8(const i8_node *nd, int slot) {
-    if (nd->op != I8_OP_CONV) return 0;
-    return slot == 0 ? nd->precision == I8_PREC_FP8 : nd->residual_fp8 && nd->residual >= 0;
-}
-
 static infer8_status ref_prepare(void **out, i8_graph *g, const i8_backend_options *opts, i8_err *err) {
     if (!out || !g || !opts) return i8_fail(err, INFER8_E_INVALID_ARGUMENT, "cpu-reference: NULL argument");
     if (opts->max_batch < 1 || opts->threads < 0)
@@ -358,7 +352,7 @@ static infer8_status ref_prepare(void **out, i8_graph *g, const i8_backend_optio
         x->unrounded[k] = nd->op == I8_OP_CONV && nd->precision == I8_PREC_FP8 && k != g->output;
         for (int slot = 0; slot < 2; slot++) {
             int p = i8_node_read_slot(nd, slot);
-            if (p >= 0 && (read_slot_fp8(nd, slot) || x->unrounded[p]) && node_elems(&g->nodes[p]) > copy_elems[slot])
+            if (p >= 0 && (i8_node_reads_fp8_slot(nd, slot) || x->unrounded[p]) && node_elems(&g->nodes[p]) > copy_elems[slot])
                 copy_elems[slot] = node_elems(&g->nodes[p]);
         }
     }
@@ -396,7 +390,7 @@ static const float *read_slot(ref_ctx *x, const i8_node *nd, int slot, int n) {
     const size_t count = (size_t)n * node_elems(pn);
     const float *v = x->act[p];
     float *y = x->read_copy[slot];
-    if (read_slot_fp8(nd, slot)) {
+    if (i8_node_reads_fp8_slot(nd, slot)) {
         i8_fp8_fake_quant_array(v, y, count, pn->out_scale);
         return y;
     }
