@@ -101,6 +101,13 @@ static const shape shapes[] = {
     {"Block35 siblings merged 1x1 320->96 @35 b32", 32, 35, 320, 96, 0, 0, 0, 0, 0, 0},
     {"Block17 siblings merged 1x1 1088->320 @17 b32", 32, 17, 1088, 320, 0, 0, 0, 0, 0, 0},
     {"Block8 siblings merged 1x1 2080->384 @8 b32", 32, 8, 2080, 384, 0, 0, 0, 0, 0, 0},
+    /* spatial convs whose c_in is a 128-channel chunk or two and a rest of 32s, the mixed im2col
+     * variants' range (session 50): IRv2's Block8 1x3 / 3x1 and Reduction-B 3x3 stride 2, v4's
+     * Block B 1x7 at batch 32 (the 7x1 160->192 above is the first) */
+    {"Block8 1x3 192->224 @8 b32", 32, 8, 192, 224, 0, 1, 3, 1, 0, 1},
+    {"Block8 3x1 224->256 @8 b32", 32, 8, 224, 256, 0, 3, 1, 1, 1, 0},
+    {"Reduction-B 3x3 s2 288->320 @17 b32", 32, 17, 288, 320, 0, 3, 3, 2, 0, 0},
+    {"v4 Block B 1x7 192->224 @17 b32", 32, 17, 192, 224, 0, 1, 7, 1, 0, 3},
 };
 
 static uint64_t rng_state = 88172645463325252ull;

@@ -322,6 +322,8 @@ static const im2col_case im2col_cases[] = {
     {"7x1, 160 -> 144, 19x17", 19, 17, 160, 144, 7, 1, 1, 3, 0},
     {"3x3 stride 2, 80 -> 200, 19x17", 19, 17, 80, 200, 3, 3, 2, 0, 0},
     {"3x3 stride 2 pad 1, 48 -> 80, 17x17", 17, 17, 48, 80, 3, 3, 2, 1, 1},
+    {"1x7, 224 -> 96, 17x17", 17, 17, 224, 96, 1, 7, 1, 0, 3},
+    {"3x3 stride 2, 288 -> 72, 17x17", 17, 17, 288, 72, 3, 3, 2, 0, 0},
 };
 
 /* INFER8_CUDA_FP8_VARIANT=v, and compare_fp8 asserts that every spatial FP8 conv ran v */
@@ -366,6 +368,21 @@ static int spatial_case_ok(int v, const im2col_case *C, uint64_t seed) {
     return ok;
 }
 
+/* whether FP8 variant v can run a conv of this shape reading a dense e4m3 tensor (the arena's
+ * buffers are 256-byte aligned; the pointers stand in for them: fits reads no memory) */
+static int variant_fits_conv(int v, int h, int w, int c_in, int c_out, int kh, int kw, int s, int ph, int pw) {
+    i8_cuda_fp8_conv_args a;
+    memset(&a, 0, sizeof a);
+    a.x = (const void *)(uintptr_t)0x100000, a.x_fp8 = 1, a.x_inv = 1.0f;
+    a.n = 3, a.h = h, a.w = w, a.c_in = c_in, a.x_ld = c_in;
+    a.wq = (const uint8_t *)(uintptr_t)0x200000;
+    a.mult = (const float *)(uintptr_t)0x300000, a.bias = (const float *)(uintptr_t)0x310000;
+    a.y = (void *)(uintptr_t)0x400000, a.y_ld = c_out, a.y_inv = 1.0f;
+    a.kh = kh, a.kw = kw, a.sh = a.sw = s, a.ph = ph, a.pw = pw, a.c_out = c_out;
+    a.ho = (h + 2 * ph - kh) / s + 1, a.wo = (w + 2 * pw - kw) / s + 1;
+    return i8_cuda_conv_fp8_fits(&a, v);
+}
+
 static void test_fp8_im2col(void **state) {
     (void)state;
     int tested = 0, failed = 0;
@@ -375,19 +392,44 @@ static void test_fp8_im2col(void **state) {
         force_spatial_variant(v);
         for (size_t k = 0; k < sizeof im2col_cases / sizeof im2col_cases[0]; k++) {
             const im2col_case *C = &im2col_cases[k];
-            if (i8_cuda_conv_fp8_im2col_span(v) < 128 && C->c_in > 64) continue; /* does not fit */
+            if (!variant_fits_conv(v, C->h, C->w, C->c_in, C->c_out, C->kh, C->kw, C->s, C->ph, C->pw))
+                continue; /* the narrow variant: c_in <= 64; the mixed ones: a chunk and a rest of whole 32s */
             failed += !spatial_case_ok(v, C, 40 + (uint64_t)v * 16 + k);
             tested++;
         }
     }
     assert_int_equal(failed, 0);
-    assert_true(tested >= 3 * (int)(sizeof im2col_cases / sizeof im2col_cases[0]));
+    /* the three 128-channel kernels on all ten cases, the 32-channel one on the five with c_in <= 64,
+     * the three mixed ones on c_in 160 (7 + 2 stages, the last with 1 sub-slice), 224 (7 + 6, three
+     * sub-slices a tap, taps straddling stages) and 288 (18 + 3, stride 2) */
+    assert_int_equal(tested, 3 * 10 + 5 + 3 * 3);
 }
 
 /* A chain of seven FP8 convs, six of them spatial, e4m3 copies between them, every spatial conv
- * forced onto `variant`: max rel and mean |diff| / max |ref| against the emulation. narrow: a
- * chain whose spatial convs all have c_in <= 64 (the 32-channel im2col variant's range). */
-static op_result im2col_chain(int variant, int narrow) {
+ * forced onto `variant`: max rel and mean |diff| / max |ref| against the emulation. Chains: 0 wide,
+ * 1 narrow (every spatial conv's c_in <= 64, the 32-channel im2col variant's range), 2 mixed (every
+ * spatial conv's c_in a 128-channel chunk or two and a rest of 32s: the mixed variants' range). */
+enum { CHAIN_WIDE, CHAIN_NARROW, CHAIN_MIXED };
+static op_result im2col_chain(int variant, int chain) {
+    if (chain == CHAIN_MIXED) {
+        force_spatial_variant(variant);
+        tg t;
+        tg_init(&t, 3, 19, 17, 41);
+        int a = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+        int b = tg_conv(&t, "pw", a, 160, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+        int c = tg_conv(&t, "c1x7", b, 224, 1, 7, 1, 1, 0, 3, 1, I8_ACT_RELU, -1, 1);
+        int d = tg_conv(&t, "c7x1", c, 288, 7, 1, 1, 1, 3, 0, 1, I8_ACT_RELU, -1, 1);
+        int e = tg_conv(&t, "c3", d, 192, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+        int f = tg_conv(&t, "c3s2p1", e, 160, 3, 3, 2, 2, 1, 1, 1, I8_ACT_RELU, -1, 1);
+        int h = tg_conv(&t, "c3s2", f, 96, 3, 3, 2, 2, 0, 0, 1, I8_ACT_NONE, -1, 1);
+        tg_finish(&t, h);
+        int fp8[] = {b, c, d, e, f, h};
+        const op_result r = run_case(&t, fp8, NULL, 6, 0);
+        fprintf(stderr, "  mixed chain on %-14s max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% beyond 2e-2, top-1 %d/%d\n",
+                i8_cuda_conv_fp8_name(variant), r.rel, r.mean_rel, 100.0 * r.outliers, r.agree, r.total);
+        return r;
+    }
+    const int narrow = chain == CHAIN_NARROW;
     force_spatial_variant(variant);
     tg t;
     tg_init(&t, 3, 19, 17, 40);
@@ -419,34 +461,24 @@ static void test_fp8_im2col_chain(void **state) {
     (void)state;
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
     int tested = 0;
-    for (int narrow = 0; narrow < 2; narrow++) {
-        im2col_chain(1, narrow); /* qmma32x64: fp32 sums, for the report */
-        const op_result w = im2col_chain(17, narrow); /* wgmma128x64 */
+    for (int chain = CHAIN_WIDE; chain <= CHAIN_MIXED; chain++) {
+        im2col_chain(1, chain); /* qmma32x64: fp32 sums, for the report */
+        const op_result w = im2col_chain(17, chain); /* wgmma128x64 */
         for (int v = I8_FP8_TMA_FIRST; v < i8_cuda_conv_fp8_variants(); v++) {
-            if (!i8_cuda_conv_fp8_is_im2col(v) || (!narrow && i8_cuda_conv_fp8_im2col_span(v) < 128)) continue;
-            const op_result r = im2col_chain(v, narrow);
+            const int span = i8_cuda_conv_fp8_im2col_span(v);
+            if (!span || (span == I8_FP8_SPAN_MIXED) != (chain == CHAIN_MIXED) || (chain == CHAIN_WIDE && span < 128))
+                continue;
+            const op_result r = im2col_chain(v, chain);
             assert_true(r.mean_rel <= 1.5 * w.mean_rel + 1e-4);
             assert_true(r.rel <= 1.5 * w.rel + 1e-2);
             tested++;
         }
     }
-    assert_int_equal(tested, 3 + 4); /* the wide chain on the three 128-channel kernels, the narrow on all four */
+    /* the wide chain on the three 128-channel kernels, the narrow on those and the 32-channel one,
+     * the mixed on the three mixed ones */
+    assert_int_equal(tested, 3 + 4 + 3);
 }
 
-/* whether FP8 variant v can run a conv of this shape reading a dense e4m3 tensor (the arena's
- * buffers are 256-byte aligned; the pointers stand in for them: fits reads no memory) */
-static int variant_fits_conv(int v, int h, int w, int c_in, int c_out, int kh, int kw, int s, int ph, int pw) {
-    i8_cuda_fp8_conv_args a;
-    memset(&a, 0, sizeof a);
-    a.x = (const void *)(uintptr_t)0x100000, a.x_fp8 = 1, a.x_inv = 1.0f;
-    a.n = 3, a.h = h, a.w = w, a.c_in = c_in, a.x_ld = c_in;
-    a.wq = (const uint8_t *)(uintptr_t)0x200000;
-    a.mult = (const float *)(uintptr_t)0x300000, a.bias = (const float *)(uintptr_t)0x310000;
-    a.y = (void *)(uintptr_t)0x400000, a.y_ld = c_out, a.y_inv = 1.0f;
-    a.kh = kh, a.kw = kw, a.sh = a.sw = s, a.ph = ph, a.pw = pw, a.c_out = c_out;
-    a.ho = (h + 2 * ph - kh) / s + 1, a.wo = (w + 2 * pw - kw) / s + 1;
-    return i8_cuda_conv_fp8_fits(&a, v);
-}
 
 /* The halo kernels (session 28), each forced on every im2col case it fits, as test_fp8_im2col:
  * the case's input an e4m3 copy, the emulation the oracle, batch 1 and 3. Their cases cover a band
@@ -457,7 +489,7 @@ static void test_fp8_halo(void **state) {
     (void)state;
     int tested = 0, failed = 0, variants = 0;
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-    for (int v = I8_FP8_HALO_FIRST; v < i8_cuda_conv_fp8_variants(); v++) {
+    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_HALO_END; v++) {
         variants++;
         force_spatial_variant(v);
         for (size_t k = 0; k < sizeof im2col_cases / sizeof im2col_cases[0]; k++) {
@@ -482,11 +514,11 @@ static void test_fp8_halo(void **state) {
 static void test_fp8_halo_chain(void **state) {
     (void)state;
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-    im2col_chain(1, 1); /* qmma32x64: fp32 sums, for the report */
-    const op_result w = im2col_chain(17, 1);
+    im2col_chain(1, CHAIN_NARROW); /* qmma32x64: fp32 sums, for the report */
+    const op_result w = im2col_chain(17, CHAIN_NARROW);
     int tested = 0;
-    for (int v = I8_FP8_HALO_FIRST; v < i8_cuda_conv_fp8_variants(); v++) {
-        const op_result r = im2col_chain(v, 1);
+    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_HALO_END; v++) {
+        const op_result r = im2col_chain(v, CHAIN_NARROW);
         assert_true(r.mean_rel <= 1.5 * w.mean_rel + 1e-4);
         assert_true(r.rel <= 1.5 * w.rel + 1e-2);
         tested++;

@@ -1,6 +1,7 @@
 /* The FP8 kernel variants' host-side table (cuda_fp8.cu, cuda_fp8_tma.cu), which needs no GPU:
  * stored tactics name variants by number, so the numbering must stay put (the cp.async
- * families 0-47, the TMA kernels from I8_FP8_TMA_FIRST on); every variant has its own name and
+ * families 0-47, the TMA kernels from I8_FP8_TMA_FIRST on, the halo kernels from
+ * I8_FP8_HALO_FIRST, more TMA kernels from I8_FP8_TMA_LATE_FIRST); every variant has its own name and
  * split-K factor; i8_cuda_conv_fp8_fits (what the tuner and the lab skip on) accepts exactly the
  * problems each kernel handles: the TMA kernels only pointwise convs (the im2col ones only the
  * others, e4m3 input) with aligned rows and outputs and the input precision they read, the wgmma families only 16-aligned channels; and a
@@ -20,15 +21,18 @@
 #include "backends/cuda/cuda_fp8.h"
 
 enum { TMA_S4 = I8_FP8_TMA_FIRST, TMA_128, TMA_S4R, TMA_S3H, TMA_S4P, TMA_S4PR, TMA_S4C, TMA_128C, TMA_S4PC, TMA_S4C32 };
+enum { TMA_S4PCM = I8_FP8_TMA_LATE_FIRST, TMA_S4CM, TMA_128CM }; /* after the halo kernels (session 50) */
+static int is_mixed(int v) { return v == TMA_S4PCM || v == TMA_S4CM || v == TMA_128CM; }
 
 static void test_numbering_and_names(void **state) {
     (void)state;
     assert_int_equal(I8_FP8_TMA_FIRST, 48);
-    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 10);
+    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 13);
     assert_int_equal(I8_FP8_HALO_FIRST, 58);
     assert_int_equal(i8_cuda_conv_fp8_halo_variants(), 5);
+    assert_int_equal(I8_FP8_TMA_LATE_FIRST, 63);
     const int n = i8_cuda_conv_fp8_variants();
-    assert_int_equal(n, 63);
+    assert_int_equal(n, 66);
     assert_true(n <= 64 * I8_FP8_VARIANT_SET_WORDS); /* INFER8_CUDA_FP8_VARIANT's set holds them all */
     /* the names stored tactics and reports refer to, in place */
     assert_string_equal(i8_cuda_conv_fp8_name(0), "qmma64x64");
@@ -41,6 +45,9 @@ static void test_numbering_and_names(void **state) {
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4C32), "tma128x64s4c32");
     assert_string_equal(i8_cuda_conv_fp8_name(I8_FP8_HALO_FIRST), "halo64x32");
     assert_string_equal(i8_cuda_conv_fp8_name(I8_FP8_HALO_FIRST + 4), "halo128x96");
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4PCM), "tma128x64s4pcm");
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4CM), "tma128x64s4cm");
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_128CM), "tma128x128s3cm");
     assert_string_equal(i8_cuda_conv_fp8_name(n), "?");
     assert_string_equal(i8_cuda_conv_fp8_name(-1), "?");
     /* within a family a name repeats once per split-K factor; across tiles and families never */
@@ -55,13 +62,20 @@ static void test_numbering_and_names(void **state) {
         const int want = v >= I8_FP8_TMA_FIRST ? 1 : 1 << (v % I8_FP8_FAMILY_VARIANTS / 4);
         assert_int_equal(i8_cuda_conv_fp8_splits(v), want);
         assert_int_equal(i8_cuda_conv_fp8_is_wgmma(v), v >= I8_FP8_FAMILY_VARIANTS);
-        assert_int_equal(i8_cuda_conv_fp8_is_tma(v), v >= I8_FP8_TMA_FIRST && v < I8_FP8_HALO_FIRST);
-        assert_int_equal(i8_cuda_conv_fp8_is_halo(v), v >= I8_FP8_HALO_FIRST);
-        assert_int_equal(i8_cuda_conv_fp8_is_im2col(v), v == TMA_S4C || v == TMA_128C || v == TMA_S4PC || v == TMA_S4C32);
+        assert_int_equal(i8_cuda_conv_fp8_is_tma(v), (v >= I8_FP8_TMA_FIRST && v < I8_FP8_HALO_FIRST) || is_mixed(v));
+        assert_int_equal(i8_cuda_conv_fp8_is_halo(v), v >= I8_FP8_HALO_FIRST && v < I8_FP8_HALO_END);
+        assert_int_equal(i8_cuda_conv_fp8_is_im2col(v),
+                         v == TMA_S4C || v == TMA_128C || v == TMA_S4PC || v == TMA_S4C32 || is_mixed(v));
+        assert_int_equal(i8_cuda_conv_fp8_tma_index(v),
+                         v >= I8_FP8_TMA_FIRST && v < I8_FP8_HALO_FIRST ? v - I8_FP8_TMA_FIRST
+                         : is_mixed(v)                                  ? 10 + v - TMA_S4PCM
+                                                                        : -1);
     }
     for (int v = -1; v <= n; v++)
-        assert_int_equal(i8_cuda_conv_fp8_im2col_span(v),
-                         v == TMA_S4C32 ? 32 : v >= 0 && v < n && i8_cuda_conv_fp8_is_im2col(v) ? 128 : 0);
+        assert_int_equal(i8_cuda_conv_fp8_im2col_span(v), v == TMA_S4C32 ? 32
+                                                          : is_mixed(v)   ? I8_FP8_SPAN_MIXED
+                                                          : v >= 0 && v < n && i8_cuda_conv_fp8_is_im2col(v) ? 128
+                                                                                                            : 0);
     assert_false(i8_cuda_conv_fp8_is_im2col(n));
     assert_false(i8_cuda_conv_fp8_is_im2col(-1));
 }
@@ -102,19 +116,38 @@ static void test_fits(void **state) {
     a.res = NULL; /* a residual mode without its tensor: nothing runs it */
     for (int v = 0; v < n; v++) assert_false(fits(&a, v));
     /* 3x3, e4m3 input: of the TMA kernels the im2col ones (at c_in 384 not the one with 32-channel
-     * sub-slices, which takes c_in up to 64); the implicit-GEMM families too */
+     * sub-slices, which takes c_in up to 64, nor the mixed ones: whole 128-channel chunks, no rest);
+     * the implicit-GEMM families too */
     a = pointwise(1);
     a.kh = a.kw = 3, a.ph = a.pw = 1;
     for (int v = I8_FP8_TMA_FIRST; v < n; v++)
-        assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v) && v != TMA_S4C32);
-    a.c_in = a.x_ld = 64;
+        assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v) && v != TMA_S4C32 && !is_mixed(v));
+    a.c_in = a.x_ld = 64; /* below one chunk: no mixed kernel */
     for (int v = I8_FP8_TMA_FIRST; v < n; v++)
-        assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v) || i8_cuda_conv_fp8_is_halo(v));
+        assert_int_equal(fits(&a, v), (i8_cuda_conv_fp8_is_im2col(v) && !is_mixed(v)) || i8_cuda_conv_fp8_is_halo(v));
     a.c_in = a.x_ld = 48; /* the second sub-slice of each tap: 16 channels and 16 zeros */
     assert_true(fits(&a, TMA_S4C32) && fits(&a, TMA_S4C));
     a.c_in = a.x_ld = 80;
     assert_false(fits(&a, TMA_S4C32));
     assert_true(fits(&a, TMA_S4C));
+    /* the mixed kernels: a chunk and a rest of whole 32-channel sub-slices a tap */
+    a.c_in = a.x_ld = 160, a.kh = 7, a.kw = 1, a.ph = 3, a.pw = 0; /* IRv2's Block17 7x1: 7 + 2 stages */
+    for (int v = I8_FP8_TMA_FIRST; v < n; v++)
+        if (i8_cuda_conv_fp8_is_tma(v)) assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v) && v != TMA_S4C32);
+    a.c_in = a.x_ld = 288, a.kh = a.kw = 3, a.ph = a.pw = 1; /* two chunks and one sub-slice a tap */
+    assert_true(fits(&a, TMA_S4PCM) && fits(&a, TMA_S4CM) && fits(&a, TMA_128CM));
+    a.c_in = a.x_ld = 176; /* a rest of 48: not whole sub-slices */
+    assert_false(fits(&a, TMA_S4PCM) || fits(&a, TMA_S4CM) || fits(&a, TMA_128CM));
+    assert_true(fits(&a, TMA_S4C));
+    a.c_in = a.x_ld = 256; /* whole chunks: the plain kernels */
+    assert_false(fits(&a, TMA_S4PCM) || fits(&a, TMA_S4CM) || fits(&a, TMA_128CM));
+    a.c_in = a.x_ld = 224, a.x_fp8 = 0; /* fp16 input */
+    assert_false(fits(&a, TMA_S4PCM) || fits(&a, TMA_S4CM) || fits(&a, TMA_128CM));
+    a.x_fp8 = 1;
+    assert_true(fits(&a, TMA_S4PCM));
+    a.kh = a.kw = 1, a.ph = a.pw = 0; /* pointwise: not the im2col kernels */
+    assert_false(fits(&a, TMA_S4PCM) || fits(&a, TMA_S4CM) || fits(&a, TMA_128CM));
+    a.kh = a.kw = 3, a.ph = a.pw = 1;
     a.c_in = a.x_ld = 384;
     assert_true(fits(&a, 0) && fits(&a, 16) && fits(&a, 32));
     a.x_fp8 = 0; /* fp16 input: no TMA kernel (the im2col ones read e4m3 codes only) */
@@ -163,25 +196,25 @@ static void test_fits(void **state) {
  * shared memory */
 static void test_fits_halo(void **state) {
     (void)state;
-    const int n = i8_cuda_conv_fp8_variants(), h64x32 = I8_FP8_HALO_FIRST, h64x64 = h64x32 + 1,
+    const int h64x32 = I8_FP8_HALO_FIRST, h64x64 = h64x32 + 1,
               h128x32 = h64x32 + 2, h128x64 = h64x32 + 3, h128x96 = h64x32 + 4;
     i8_cuda_fp8_conv_args a = pointwise(1); /* 17x17 */
     a.kh = a.kw = 3, a.ph = a.pw = 1, a.c_in = a.x_ld = 32, a.c_out = a.y_ld = 48; /* Block35's 3x3 */
-    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_true(fits(&a, v));
+    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_HALO_END; v++) assert_true(fits(&a, v));
     a.c_in = a.x_ld = 48;
-    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_true(fits(&a, v));
+    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_HALO_END; v++) assert_true(fits(&a, v));
     a.c_in = a.x_ld = 40; /* 8- but not 16-aligned channels: a 16-byte piece would straddle two taps */
-    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
+    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_HALO_END; v++) assert_false(fits(&a, v));
     assert_true(fits(&a, 0));
     a.c_in = 32, a.x_ld = 40; /* pixel pitch */
-    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
+    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_HALO_END; v++) assert_false(fits(&a, v));
     a.x_ld = 32, a.x = (const void *)(uintptr_t)0x100008; /* base not 16-byte aligned */
-    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
+    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_HALO_END; v++) assert_false(fits(&a, v));
     a.x = (const void *)(uintptr_t)0x100000, a.x_fp8 = 0; /* fp16 input */
-    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
+    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_HALO_END; v++) assert_false(fits(&a, v));
     a.x_fp8 = 1;
     a.res = (const void *)(uintptr_t)0x600000, a.res_mode = I8_FP8_RES_F16, a.res_ld = 48; /* a residual */
-    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
+    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_HALO_END; v++) assert_false(fits(&a, v));
     assert_true(fits(&a, 0));
     a.res = NULL, a.res_mode = I8_FP8_RES_NONE;
     /* c_in 272: K 2448 fits; 32 x 2480 bytes of weights (79 KB) with two halo buffers of 6 rows
@@ -190,11 +223,11 @@ static void test_fits_halo(void **state) {
     assert_true(fits(&a, h64x32));
     assert_false(fits(&a, h128x32) || fits(&a, h128x96));
     a.c_in = a.x_ld = 288; /* K 2592: past 2560 */
-    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_false(fits(&a, v));
+    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_HALO_END; v++) assert_false(fits(&a, v));
     /* a 200-wide map: an item is one row of 200 pixels, four 64-pixel tiles, which the warpgroups
      * walk */
     a.c_in = a.x_ld = 32, a.h = a.w = a.ho = a.wo = 200;
-    for (int v = I8_FP8_HALO_FIRST; v < n; v++) assert_true(fits(&a, v));
+    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_HALO_END; v++) assert_true(fits(&a, v));
     /* 1x7 and 7x1 taps, stride 2 */
     a = pointwise(1);
     a.c_in = a.x_ld = 64, a.kh = 1, a.kw = 7, a.pw = 3;
@@ -241,8 +274,9 @@ static void test_refused_launch(void **state) {
     a.x_fp8 = 0; /* fp16 input to a spatial conv: not the im2col kernels */
     assert_int_equal(i8_cuda_conv_fp8(&a, TMA_S4C, NULL), 1);
     assert_int_equal(i8_cuda_conv_fp8(&a, i8_cuda_conv_fp8_variants(), NULL), 1);
-    a = pointwise(1); /* pointwise: not the halo kernels */
+    a = pointwise(1); /* pointwise: not the halo kernels, nor the mixed im2col ones */
     assert_int_equal(i8_cuda_conv_fp8(&a, I8_FP8_HALO_FIRST, NULL), 1);
+    assert_int_equal(i8_cuda_conv_fp8(&a, TMA_S4PCM, NULL), 1);
     assert_int_equal(i8_cuda_conv_fp8(NULL, 0, NULL), 1);
 }
 

@@ -829,11 +829,10 @@ template <int BN, int NWG> static int launch_halo(const i8_cuda_fp8_conv_args *a
                            g.smem, s, a->pdl, args);
 }
 
-extern "C" int i8_cuda_conv_fp8_halo_variants(void) {
 #define HALO_COUNT(name, bn, tiles, nwg) +1
-    return 0 HALO_VARIANTS(HALO_COUNT);
+static_assert(0 HALO_VARIANTS(HALO_COUNT) == I8_FP8_HALO_VARIANTS, "I8_FP8_HALO_VARIANTS counts the halo variants");
 #undef HALO_COUNT
-}
+extern "C" int i8_cuda_conv_fp8_halo_variants(void) { return I8_FP8_HALO_VARIANTS; }
 
 static const char *halo_name(int t) {
     static const char *const names[] = {
@@ -889,10 +888,10 @@ extern "C" int i8_cuda_conv_fp8_setup(void) {
     return rc;
 }
 
-extern "C" int i8_cuda_conv_fp8_variants(void) { return I8_FP8_HALO_FIRST + i8_cuda_conv_fp8_halo_variants(); }
+extern "C" int i8_cuda_conv_fp8_variants(void) { return I8_FP8_VARIANTS; }
 
 extern "C" int i8_cuda_conv_fp8_splits(int variant) {
-    return variant >= I8_FP8_TMA_FIRST ? 1 : 1 << ((variant % I8_FP8_FAMILY_VARIANTS) / FP8_TILE_COUNT);
+    return variant >= I8_FP8_TMA_FIRST ? 1 : 1 << ((variant % I8_FP8_FAMILY_VARIANTS) / FP8_TILE_COUNT); /* TMA, halo: none */
 }
 
 /* Which tile of which family a variant runs: 0-3 the qmma tiles of FP8_TILES, 4-7 the wgmma
@@ -908,7 +907,7 @@ extern "C" const char *i8_cuda_conv_fp8_name(int variant) {
                                   "wgmma64x64s2", "wgmma128x64s2", "wgmma64x128s3", "wgmma64x64s3"};
     if (variant < 0 || variant >= i8_cuda_conv_fp8_variants()) return "?";
     if (i8_cuda_conv_fp8_is_halo(variant)) return halo_name(variant - I8_FP8_HALO_FIRST);
-    if (variant >= I8_FP8_TMA_FIRST) return i8_cuda_conv_fp8_tma_name(variant - I8_FP8_TMA_FIRST);
+    if (i8_cuda_conv_fp8_is_tma(variant)) return i8_cuda_conv_fp8_tma_name(i8_cuda_conv_fp8_tma_index(variant));
     return names[fp8_tile_index(variant)];
 }
 
@@ -919,7 +918,7 @@ extern "C" int i8_cuda_conv_fp8_fits(const i8_cuda_fp8_conv_args *a, int variant
         variant < 0 || variant >= i8_cuda_conv_fp8_variants())
         return 0;
     if (i8_cuda_conv_fp8_is_halo(variant)) return halo_variant_fits(a, variant - I8_FP8_HALO_FIRST);
-    if (variant >= I8_FP8_TMA_FIRST) return i8_cuda_conv_fp8_tma_fits(a, variant - I8_FP8_TMA_FIRST);
+    if (i8_cuda_conv_fp8_is_tma(variant)) return i8_cuda_conv_fp8_tma_fits(a, i8_cuda_conv_fp8_tma_index(variant));
     const bool wgmma = i8_cuda_conv_fp8_is_wgmma(variant);
     if (wgmma && (a->c_in % 16 || a->x_ld % 16 || ((uintptr_t)a->x & 15))) return 0;
     return 1;
@@ -929,7 +928,7 @@ extern "C" int i8_cuda_conv_fp8(const i8_cuda_fp8_conv_args *a, int variant, voi
     cudaStream_t s = (cudaStream_t)stream;
     if (!i8_cuda_conv_fp8_fits(a, variant)) return (int)cudaErrorInvalidValue;
     if (i8_cuda_conv_fp8_is_halo(variant)) return halo_launch(a, variant - I8_FP8_HALO_FIRST, s);
-    if (variant >= I8_FP8_TMA_FIRST) return i8_cuda_conv_fp8_tma(a, variant - I8_FP8_TMA_FIRST, stream);
+    if (i8_cuda_conv_fp8_is_tma(variant)) return i8_cuda_conv_fp8_tma(a, i8_cuda_conv_fp8_tma_index(variant), stream);
     int splits = i8_cuda_conv_fp8_splits(variant);
     switch (fp8_tile_index(variant)) {
     case 0: return launch_fp8<64, 64, 32, 32>(a, splits, s);

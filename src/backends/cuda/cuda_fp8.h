@@ -90,8 +90,8 @@ int i8_cuda_conv_fp8_setup(void);
  * variant % 4, split-K factor = 1 << (variant % I8_FP8_FAMILY_VARIANTS / 4). From 48 on: the
  * persistent TMA kernels of cuda_fp8_tma.cu (pointwise convs; from session 15 also spatial
  * convs with e4m3 input, i8_cuda_conv_fp8_is_im2col; no split-K); from 58 on the halo kernels
- * (session 28; no split-K). Stored tactics name variants by number, so variants are only ever
- * appended. */
+ * (session 28; no split-K); from 63 on more TMA kernels (I8_FP8_TMA_LATE_FIRST). Stored tactics
+ * name variants by number, so variants are only ever appended. */
 enum { I8_FP8_FAMILY_VARIANTS = 16, I8_FP8_FAMILIES = 3 }; /* per family: 4 tiles x split-K 1, 2, 4, 8 */
 enum { I8_FP8_TMA_FIRST = I8_FP8_FAMILIES * I8_FP8_FAMILY_VARIANTS };
 /* From I8_FP8_HALO_FIRST on (after the I8_FP8_TMA_VARIANTS TMA kernels): the halo kernels of
@@ -99,9 +99,23 @@ enum { I8_FP8_TMA_FIRST = I8_FP8_FAMILIES * I8_FP8_FAMILY_VARIANTS };
  * of output rows of one image, copies the input rows under it (with the padding's zeros) and its
  * whole weight slice into shared memory once, and runs wgmma with A loaded from there into registers. */
 enum { I8_FP8_TMA_VARIANTS = 10, I8_FP8_HALO_FIRST = I8_FP8_TMA_FIRST + I8_FP8_TMA_VARIANTS };
-static inline int i8_cuda_conv_fp8_is_halo(int variant) { return variant >= I8_FP8_HALO_FIRST; }
+enum { I8_FP8_HALO_VARIANTS = 5, I8_FP8_HALO_END = I8_FP8_HALO_FIRST + I8_FP8_HALO_VARIANTS };
+/* From I8_FP8_TMA_LATE_FIRST on (session 50): TMA kernels added after the halo ones, numbered on
+ * from there; the TMA table of cuda_fp8_tma.cu lists them after its first I8_FP8_TMA_VARIANTS. */
+enum { I8_FP8_TMA_LATE_FIRST = I8_FP8_HALO_END, I8_FP8_TMA_LATE_VARIANTS = 3 };
+enum { I8_FP8_VARIANTS = I8_FP8_TMA_LATE_FIRST + I8_FP8_TMA_LATE_VARIANTS };
+static inline int i8_cuda_conv_fp8_is_halo(int variant) {
+    return variant >= I8_FP8_HALO_FIRST && variant < I8_FP8_HALO_END;
+}
 static inline int i8_cuda_conv_fp8_is_tma(int variant) {
-    return variant >= I8_FP8_TMA_FIRST && variant < I8_FP8_HALO_FIRST;
+    return (variant >= I8_FP8_TMA_FIRST && variant < I8_FP8_HALO_FIRST) ||
+           (variant >= I8_FP8_TMA_LATE_FIRST && variant < I8_FP8_VARIANTS);
+}
+/* a TMA variant's row in cuda_fp8_tma.cu's table (-1 for the others) */
+static inline int i8_cuda_conv_fp8_tma_index(int variant) {
+    if (!i8_cuda_conv_fp8_is_tma(variant)) return -1;
+    return variant < I8_FP8_HALO_FIRST ? variant - I8_FP8_TMA_FIRST
+                                       : I8_FP8_TMA_VARIANTS + variant - I8_FP8_TMA_LATE_FIRST;
 }
 /* the wgmma-based variants, the halo kernels among them (tensor-core sums promoted to fp32 every
  * 128 of K; qmma, variants 0-15, sums in fp32): the tuner keeps one only when its output matches
@@ -115,14 +129,16 @@ const char *i8_cuda_conv_fp8_name(int variant);
 int i8_cuda_conv_fp8_fits(const i8_cuda_fp8_conv_args *a, int variant);
 int i8_cuda_conv_fp8(const i8_cuda_fp8_conv_args *a, int variant, void *stream);
 
-/* cuda_fp8_tma.cu, through the above (tma variant t = variant - I8_FP8_TMA_FIRST) */
+/* cuda_fp8_tma.cu, through the above (its table's row t = i8_cuda_conv_fp8_tma_index(variant)) */
 int i8_cuda_conv_fp8_tma_variants(void);
 const char *i8_cuda_conv_fp8_tma_name(int t);
 int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int t);
 /* whether variant is a TMA kernel for spatial convs (im2col-mode loads; e4m3 input) */
 int i8_cuda_conv_fp8_is_im2col(int variant);
-/* channels per K sub-slice of an im2col variant (128, or 32 for the one that fits c_in <= 64 only);
- * 0 for the others */
+/* channels per K sub-slice of an im2col variant (128; 32 for the one that fits c_in <= 64 only;
+ * for the mixed ones, I8_FP8_SPAN_MIXED: whole 128-channel chunks, then the rest of each tap in
+ * 32-channel sub-slices); 0 for the others */
+enum { I8_FP8_SPAN_MIXED = 160 };
 int i8_cuda_conv_fp8_im2col_span(int variant);
 int i8_cuda_conv_fp8_tma_setup(void);
 /* The current device's SM count (asked only when *sm_count < 1) and the driver's

@@ -50,6 +50,12 @@ typedef struct tma_params {
     int chunks;         /* im2col: SW-channel chunks per tap, ceil(c_in / SW) */
     int subs;           /* im2col: SW-deep sub-slices in all, kh kw chunks (KB = their stages) */
     int tma_store;      /* the epilogue stores its staging tiles with TMA (else 16- / 8-byte stores) */
+    /* MIX (mixed-width stages, im2col): the first full_kb stages take whole 128-channel chunks of
+     * each tap (chunks = c_in / 128 a tap, maps ta / tb); the stages after them take the rest of
+     * every tap, tail_chunks 32-channel sub-slices a tap from channel tail_c0, four to a stage
+     * (tail_subs in all; maps ta32 / tb32) */
+    int full_kb, tail_chunks, tail_subs, tail_c0;
+    CUtensorMap ta32, tb32;
     i8_cuda_fp8_outs outs; /* MO instances: the sibling outputs (copied; last, so that the other
                             * instances' parameter offsets stay as they were) */
 } tma_params;
@@ -443,7 +449,7 @@ __device__ __forceinline__ void tma_retire(float *acc, float *part, uint64_t *em
  * The mainloops take turns (order barriers): tile t's starts when tile t - 1's has ended. Without
  * that, a consumer could wait on a stage's full barrier a phase early, and a parity wait cannot
  * tell that phase from the one before it (session 12: a deadlock, fp16 input at batch 32). */
-template <int BN, int S, bool RT, bool XH, int SW = FP8_BK>
+template <int BN, int S, bool RT, bool XH, int SW = FP8_BK, bool MIX = false>
 __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigned char *sA, unsigned char *sB,
                                              unsigned char *sY, unsigned char *sQ, unsigned char *sR,
                                              unsigned char *sA8, float *sMB, uint64_t *full, uint64_t *empty,
@@ -473,7 +479,8 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
                 wg_bar(1 + c);
                 tA = myA8;
             }
-            tma_issue<BN, 2, SW>(part, tA, tB);
+            if (MIX && kb >= p.full_kb) tma_issue<BN, 2, 32>(part, tA, tB); /* the taps' narrow rests */
+            else tma_issue<BN, 2, SW>(part, tA, tB);
             wg_wait_all();
             tma_retire<BN, 2>(acc, part, &empty[stage]);
         }
@@ -495,9 +502,11 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
  * 2 the epilogue without its global stores; 3 no wgmma; 4 no TMA loads (the producer only
  * arrives, the consumers multiply whatever the stages hold). Cooperative kernels only. */
 enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS };
-template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false>
+template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
+          bool MIX = false>
 __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
     static_assert(SW == FP8_BK || (!XH && !W1), "narrow sub-slices: e4m3 input, no lab schedules");
+    static_assert(!MIX || (SW == FP8_BK && !RT && !XH && !W1 && !MO && AB == AB_NONE), "mixed stages: the plain im2col kernels");
     static_assert(!MO || (!RT && !XH && !PP && AB == AB_NONE && !W1 && SW == FP8_BK), "sibling outputs: the plain 1x1 kernel");
     typedef tma_smem<BN, S, RT, XH, PP> L;
     extern __shared__ __align__(1024) unsigned char tma_raw[];
@@ -545,13 +554,28 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
                  * past K, which arrive as zeros. */
                 int c0 = 0, kx = 0, ky = 0, tap_col = 0, sub = 0;
                 const int chunk_end = p.chunks * SW;
+                /* MIX: the same walk over the taps' narrow rests (tc: channel past tail_c0) */
+                int tc = 0, tkx = 0, tky = 0, ttap_col = 0, tsub = 0;
+                const int tail_end = p.tail_chunks * 32;
                 for (int kb = 0; kb < KB; kb++) {
                     mbar_wait(&empty[stage], phase ^ 1u);
                     if constexpr (AB == AB_NO_LOADS) {
                         mbar_arrive(&full[stage]);
                     } else {
                         mbar_arrive_expect_tx(&full[stage], L::STAGE); /* out-of-range rows arrive as zeros, full size */
-                        if (p.im2col) {
+                        if (MIX && kb >= p.full_kb) {
+#pragma unroll
+                            for (int j = 0; j < FP8_BK / 32; j++) {
+                                tma_load_im2col(sA + stage * L::A + j * TMA_BM * 32, &p.ta32, p.tail_c0 + tc, iw, ih, img,
+                                                (unsigned short)tkx, (unsigned short)tky, &full[stage]);
+                                tma_load_2d(sB + stage * L::B + j * BN * 32, &p.tb32,
+                                            tsub < p.tail_subs ? ttap_col + p.tail_c0 + tc : p.K, n0, &full[stage]);
+                                if (++tsub < p.tail_subs && (tc += 32) == tail_end) {
+                                    tc = 0, ttap_col += p.a.c_in;
+                                    if (++tkx == p.a.kw) tkx = 0, tky++;
+                                }
+                            }
+                        } else if (p.im2col) {
 #pragma unroll
                             for (int j = 0; j < FP8_BK / SW; j++) {
                                 tma_load_im2col(sA + stage * L::A + j * TMA_BM * SW, &p.ta, c0, iw, ih, img,
@@ -590,7 +614,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
     }
     if constexpr (PP) { /* ping-pong: consumer warpgroup c computes whole tiles t = c, c + 2, ... (CTA-local
                * order), so one warpgroup's epilogue overlaps the other's wgmma */
-        tma_pingpong<BN, S, RT, XH, SW>(p, wg - 1, sA, sB, sY, sQ, sR, sA8, sMB, full, empty, res_full, res_empty, order,
+        tma_pingpong<BN, S, RT, XH, SW, MIX>(p, wg - 1, sA, sB, sY, sQ, sR, sA8, sMB, full, empty, res_full, res_empty, order,
                                     res_tma, KB);
         return;
     }
@@ -643,6 +667,8 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
                 wg_fence();
                 for (int i = 0; i < BN / 2; i++) part[i] = 0.0f;
                 wg_commit();
+            } else if (MIX && kb >= p.full_kb) { /* the taps' narrow rests: this warpgroup's rows of 32 bytes */
+                tma_issue<BN, 1, 32>(part, sA + stage * L::A + cw * 64 * 32, tB);
             } else {
                 tma_issue<BN, 1, SW>(part, tA, tB);
             }
@@ -753,9 +779,10 @@ extern "C" int i8_cuda_conv_fp8_tma_store_fits(const i8_cuda_fp8_conv_args *a) {
 }
 
 /* the kernel's dynamic shared memory allowance (once per process and device, not during capture) */
-template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false>
+template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
+          bool MIX = false>
 static int tma_set_smem(void) {
-    return (int)cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW, MO>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    return (int)cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW, MO, MIX>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      tma_smem<BN, S, RT, XH, PP>::BYTES);
 }
 
@@ -763,7 +790,8 @@ static int tma_set_smem(void) {
  * tile; a fits tma_fits (i8_cuda_conv_fp8 and the lab check it first). Up to 16 blocks per SM,
  * freeing SMs early for concurrent branches, ran IRv2's batch-32 FP8 graph slower (5.05 against
  * 4.19 ms, session 18). */
-template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false>
+template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
+          bool MIX = false>
 static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2col = false,
                       const i8_cuda_fp8_outs *outs = nullptr) {
     typedef tma_smem<BN, S, RT, XH, PP> L;
@@ -778,15 +806,23 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2co
     p.a = *a;
     p.im2col = im2col;
     p.M = a->n * a->ho * a->wo, p.K = a->kh * a->kw * a->c_in;
-    p.chunks = (a->c_in + SW - 1) / SW;
+    p.chunks = MIX ? a->c_in / FP8_BK : (a->c_in + SW - 1) / SW;
     p.subs = a->kh * a->kw * p.chunks;
     p.KB = im2col ? (p.subs + FP8_BK / SW - 1) / (FP8_BK / SW) : (p.K + FP8_BK - 1) / FP8_BK;
     if (!im2col && SW != FP8_BK) return (int)cudaErrorInvalidValue; /* narrow sub-slices: im2col only */
+    if (MIX) { /* whole chunks first, then the rests (tma_mixed_fits: c_in % 32 == 0, a rest and a chunk) */
+        if (!im2col || a->c_in % 32 || a->c_in % FP8_BK == 0) return (int)cudaErrorInvalidValue;
+        p.full_kb = p.KB, p.tail_c0 = p.chunks * FP8_BK, p.tail_chunks = (a->c_in - p.tail_c0) / 32;
+        p.tail_subs = a->kh * a->kw * p.tail_chunks;
+        p.KB += (p.tail_subs + FP8_BK / 32 - 1) / (FP8_BK / 32);
+    }
     p.m_tiles = (p.M + TMA_BM - 1) / TMA_BM, p.n_tiles = (a->c_out + BN - 1) / BN;
     int rc = im2col ? encode_im2col((encode_im2col_fn)im2col_fn, &p.ta, a, SW)
                     : encode_2d(encode, &p.ta, a->x, XH ? 2 : 1, (uint64_t)p.M, (uint64_t)p.K,
                                 (uint64_t)a->x_ld * (XH ? 2 : 1), TMA_BM);
     if (!rc) rc = encode_2d(encode, &p.tb, a->wq, 1, (uint64_t)a->c_out, (uint64_t)p.K, (uint64_t)p.K, BN, SW);
+    if (!rc && MIX) rc = encode_im2col((encode_im2col_fn)im2col_fn, &p.ta32, a, 32);
+    if (!rc && MIX) rc = encode_2d(encode, &p.tb32, a->wq, 1, (uint64_t)a->c_out, (uint64_t)p.K, (uint64_t)p.K, BN, 32);
     p.res_tma = RT && (a->res_mode == I8_FP8_RES_F16 || a->res_mode == I8_FP8_RES_F16_FQ) && ((uintptr_t)a->res & 15) == 0;
     if (!rc && p.res_tma)
         rc = encode_2d(encode, &p.tr, a->res, 2, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->res_ld * 2, TMA_BM);
@@ -799,7 +835,7 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2co
         p.tma_store = !encode_2d(encode, &p.tq, a->yq, 1, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->y_ld, 16, BN);
     const int tiles = p.m_tiles * p.n_tiles, grid = tiles < sm_count ? tiles : sm_count;
     void *args[] = {&p};
-    return (int)launch_pdl((const void *)tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW, MO>, dim3(grid), dim3(TMA_THREADS), L::BYTES, s,
+    return (int)launch_pdl((const void *)tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW, MO, MIX>, dim3(grid), dim3(TMA_THREADS), L::BYTES, s,
                            a->pdl, args);
 }
 
@@ -829,42 +865,62 @@ extern "C" int i8_cuda_conv_fp8_tma_multi(const i8_cuda_fp8_conv_args *a, const 
  * them by number: only ever append). Columns: name, BN, stages, RT, XH, PP, im2col (the spatial
  * convs: same kernels, the producer loads A in im2col mode), SW (bytes of K per sub-slice: 128,
  * or 32 for small c_in, where a 128-channel chunk per tap is mostly zeros: at c_in 32 a stage
- * holds four taps instead of one). */
+ * holds four taps instead of one), MIX (mixed-width stages: whole 128-channel chunks of each tap,
+ * then the rest of every tap in 32-channel sub-slices, four to a stage; IRv2's Block17 7x1 over 160
+ * channels takes 7 + 2 stages where 128-channel chunks take 14, half of them three quarters zeros;
+ * session 42's all-32-channel form, 9 stages of narrow loads, was no faster). The rows after the
+ * first I8_FP8_TMA_VARIANTS are the variants from I8_FP8_TMA_LATE_FIRST on. */
 #define TMA_VARIANTS(X) \
-    X("tma128x64s4", 64, 4, false, false, false, false, 128) X("tma128x128s3", 128, 3, false, false, false, false, 128) \
-    X("tma128x64s4r", 64, 4, true, false, false, false, 128) X("tma128x64s3h", 64, 3, false, true, false, false, 128) \
-    X("tma128x64s4p", 64, 4, false, false, true, false, 128) X("tma128x64s4pr", 64, 4, true, false, true, false, 128) \
-    X("tma128x64s4c", 64, 4, false, false, false, true, 128) X("tma128x128s3c", 128, 3, false, false, false, true, 128) \
-    X("tma128x64s4pc", 64, 4, false, false, true, true, 128) X("tma128x64s4c32", 64, 4, false, false, false, true, 32)
+    X("tma128x64s4", 64, 4, false, false, false, false, 128, false) \
+    X("tma128x128s3", 128, 3, false, false, false, false, 128, false) \
+    X("tma128x64s4r", 64, 4, true, false, false, false, 128, false) \
+    X("tma128x64s3h", 64, 3, false, true, false, false, 128, false) \
+    X("tma128x64s4p", 64, 4, false, false, true, false, 128, false) \
+    X("tma128x64s4pr", 64, 4, true, false, true, false, 128, false) \
+    X("tma128x64s4c", 64, 4, false, false, false, true, 128, false) \
+    X("tma128x128s3c", 128, 3, false, false, false, true, 128, false) \
+    X("tma128x64s4pc", 64, 4, false, false, true, true, 128, false) \
+    X("tma128x64s4c32", 64, 4, false, false, false, true, 32, false) \
+    X("tma128x64s4pcm", 64, 4, false, false, true, true, 128, true) \
+    X("tma128x64s4cm", 64, 4, false, false, false, true, 128, true) \
+    X("tma128x128s3cm", 128, 3, false, false, false, true, 128, true)
 
-#define TMA_COUNT(name, bn, st, rt, xh, pp, ic, sw) +1
-/* the halo variants are numbered after these (cuda_fp8.h) */
-static_assert(0 TMA_VARIANTS(TMA_COUNT) == I8_FP8_TMA_VARIANTS, "I8_FP8_TMA_VARIANTS counts the TMA variants");
+#define TMA_COUNT(name, bn, st, rt, xh, pp, ic, sw, mix) +1
+/* the halo variants are numbered after the first I8_FP8_TMA_VARIANTS of these (cuda_fp8.h) */
+static_assert(0 TMA_VARIANTS(TMA_COUNT) == I8_FP8_TMA_VARIANTS + I8_FP8_TMA_LATE_VARIANTS,
+              "I8_FP8_TMA_VARIANTS and I8_FP8_TMA_LATE_VARIANTS count the TMA variants");
 extern "C" int i8_cuda_conv_fp8_tma_variants(void) { return 0 TMA_VARIANTS(TMA_COUNT); }
 #undef TMA_COUNT
 
 extern "C" const char *i8_cuda_conv_fp8_tma_name(int v) {
     static const char *const names[] = {
-#define TMA_NAME(name, bn, st, rt, xh, pp, ic, sw) name,
+#define TMA_NAME(name, bn, st, rt, xh, pp, ic, sw, mix) name,
         TMA_VARIANTS(TMA_NAME)
 #undef TMA_NAME
     };
     return v >= 0 && v < i8_cuda_conv_fp8_tma_variants() ? names[v] : "?";
 }
 
+/* the mixed variants: a tap holds whole 128-channel chunks and a rest of 32-channel sub-slices
+ * (c_in 160, 192, 224, 288, ...); elsewhere they would run as the plain 128-channel kernels do */
+static bool tma_mixed_fits(const i8_cuda_fp8_conv_args *a) {
+    return a->c_in > FP8_BK && a->c_in % 32 == 0 && a->c_in % FP8_BK != 0;
+}
+
 extern "C" int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int v) {
     int i = 0;
-#define TMA_FITS(name, bn, st, rt, xh, pp, ic, sw) \
-    if (v == i++) return tma_fits(a, xh, ic) && (sw == FP8_BK || a->c_in <= 64); /* narrow: small c_in only */
+#define TMA_FITS(name, bn, st, rt, xh, pp, ic, sw, mix) \
+    if (v == i++) return tma_fits(a, xh, ic) && (sw == FP8_BK || a->c_in <= 64) && (!mix || tma_mixed_fits(a)); /* narrow: small c_in only */
     TMA_VARIANTS(TMA_FITS)
 #undef TMA_FITS
     return 0;
 }
 
 extern "C" int i8_cuda_conv_fp8_im2col_span(int variant) {
-    int i = I8_FP8_TMA_FIRST;
-#define TMA_SPAN(name, bn, st, rt, xh, pp, ic, sw) \
-    if (variant == i++) return ic ? sw : 0;
+    const int t = i8_cuda_conv_fp8_tma_index(variant);
+    int i = 0;
+#define TMA_SPAN(name, bn, st, rt, xh, pp, ic, sw, mix) \
+    if (t == i++) return !ic ? 0 : mix ? I8_FP8_SPAN_MIXED : sw;
     TMA_VARIANTS(TMA_SPAN)
 #undef TMA_SPAN
     return 0;
@@ -881,9 +937,9 @@ extern "C" int i8_cuda_tma_driver(int *sm_count, void **encode_tiled, void **enc
 
 extern "C" int i8_cuda_conv_fp8_tma_setup(void) {
     int rc = 0;
-#define TMA_SET(name, bn, st, rt, xh, pp, ic, sw) \
-    if (!rc && (!ic || sw != FP8_BK)) rc = tma_set_smem<bn, st, rt, xh, pp, AB_NONE, false, sw>(); /* the 128-byte \
-                                                                  im2col variants: the pointwise ones' kernels */
+#define TMA_SET(name, bn, st, rt, xh, pp, ic, sw, mix) \
+    if (!rc && (!ic || sw != FP8_BK || mix)) rc = tma_set_smem<bn, st, rt, xh, pp, AB_NONE, false, sw, false, mix>(); \
+    /* the plain 128-byte im2col variants: the pointwise ones' kernels */
     TMA_VARIANTS(TMA_SET)
 #undef TMA_SET
     if (!rc) rc = tma_set_smem<64, 4, false, false, false, AB_NONE, false, FP8_BK, true>(); /* i8_cuda_conv_fp8_tma_multi */
@@ -894,8 +950,8 @@ extern "C" int i8_cuda_conv_fp8_tma_setup(void) {
 extern "C" int i8_cuda_conv_fp8_tma(const i8_cuda_fp8_conv_args *a, int v, void *stream) {
     cudaStream_t s = (cudaStream_t)stream;
     int i = 0;
-#define TMA_LAUNCH(name, bn, st, rt, xh, pp, ic, sw) \
-    if (v == i++) return launch_tma<bn, st, rt, xh, pp, AB_NONE, false, sw>(a, s, ic);
+#define TMA_LAUNCH(name, bn, st, rt, xh, pp, ic, sw, mix) \
+    if (v == i++) return launch_tma<bn, st, rt, xh, pp, AB_NONE, false, sw, false, mix>(a, s, ic);
     TMA_VARIANTS(TMA_LAUNCH)
 #undef TMA_LAUNCH
     return (int)cudaErrorInvalidValue;
