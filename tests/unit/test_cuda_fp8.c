@@ -408,45 +408,30 @@ static void test_fp8_im2col(void **state) {
 /* A chain of seven FP8 convs, six of them spatial, e4m3 copies between them, every spatial conv
  * forced onto `variant`: max rel and mean |diff| / max |ref| against the emulation. Chains: 0 wide,
  * 1 narrow (every spatial conv's c_in <= 64, the 32-channel im2col variant's range), 2 mixed (every
- * spatial conv's c_in a 128-channel chunk or two and a rest of 32s: the mixed variants' range). */
+ * spatial conv's c_in a 128-channel chunk or two and a rest of 32s, the mixed variants' range:
+ * 160, 224, 288, 192, 160, 224). */
 enum { CHAIN_WIDE, CHAIN_NARROW, CHAIN_MIXED };
 static op_result im2col_chain(int variant, int chain) {
-    if (chain == CHAIN_MIXED) {
-        force_spatial_variant(variant);
-        tg t;
-        tg_init(&t, 3, 19, 17, 41);
-        int a = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-        int b = tg_conv(&t, "pw", a, 160, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-        int c = tg_conv(&t, "c1x7", b, 224, 1, 7, 1, 1, 0, 3, 1, I8_ACT_RELU, -1, 1);
-        int d = tg_conv(&t, "c7x1", c, 288, 7, 1, 1, 1, 3, 0, 1, I8_ACT_RELU, -1, 1);
-        int e = tg_conv(&t, "c3", d, 192, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-        int f = tg_conv(&t, "c3s2p1", e, 160, 3, 3, 2, 2, 1, 1, 1, I8_ACT_RELU, -1, 1);
-        int h = tg_conv(&t, "c3s2", f, 96, 3, 3, 2, 2, 0, 0, 1, I8_ACT_NONE, -1, 1);
-        tg_finish(&t, h);
-        int fp8[] = {b, c, d, e, f, h};
-        const op_result r = run_case(&t, fp8, NULL, 6, 0);
-        fprintf(stderr, "  mixed chain on %-14s max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% beyond 2e-2, top-1 %d/%d\n",
-                i8_cuda_conv_fp8_name(variant), r.rel, r.mean_rel, 100.0 * r.outliers, r.agree, r.total);
-        return r;
-    }
-    const int narrow = chain == CHAIN_NARROW;
+    /* the output channels of pw, c3, c1x7, c7x1, c5, c3s2p1 (each the next one's c_in) */
+    static const int channels[3][6] = {{48, 64, 160, 144, 48, 80}, {48, 64, 32, 48, 64, 48}, {160, 224, 288, 192, 160, 224}};
+    static const char *const chain_names[3] = {"wide", "narrow", "mixed"};
+    const int *ch = channels[chain];
     force_spatial_variant(variant);
     tg t;
-    tg_init(&t, 3, 19, 17, 40);
+    tg_init(&t, 3, 19, 17, chain == CHAIN_MIXED ? 41 : 40);
     int a = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-    int b = tg_conv(&t, "pw", a, 48, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-    int c = tg_conv(&t, "c3", b, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-    int d = tg_conv(&t, "c1x7", c, narrow ? 32 : 160, 1, 7, 1, 1, 0, 3, 1, I8_ACT_RELU, -1, 1);
-    int e = tg_conv(&t, "c7x1", d, narrow ? 48 : 144, 7, 1, 1, 1, 3, 0, 1, I8_ACT_RELU, -1, 1);
-    int f = tg_conv(&t, "c5", e, narrow ? 64 : 48, 5, 5, 1, 1, 2, 2, 1, I8_ACT_RELU, -1, 1);
-    int h = tg_conv(&t, "c3s2p1", f, narrow ? 48 : 80, 3, 3, 2, 2, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int b = tg_conv(&t, "pw", a, ch[0], 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int c = tg_conv(&t, "c3", b, ch[1], 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int d = tg_conv(&t, "c1x7", c, ch[2], 1, 7, 1, 1, 0, 3, 1, I8_ACT_RELU, -1, 1);
+    int e = tg_conv(&t, "c7x1", d, ch[3], 7, 1, 1, 1, 3, 0, 1, I8_ACT_RELU, -1, 1);
+    int f = tg_conv(&t, "c5", e, ch[4], 5, 5, 1, 1, 2, 2, 1, I8_ACT_RELU, -1, 1);
+    int h = tg_conv(&t, "c3s2p1", f, ch[5], 3, 3, 2, 2, 1, 1, 1, I8_ACT_RELU, -1, 1);
     int k = tg_conv(&t, "c3s2", h, 200, 3, 3, 2, 2, 0, 0, 1, I8_ACT_NONE, -1, 1);
     tg_finish(&t, k);
     int fp8[] = {b, c, d, e, f, h, k};
     const op_result r = run_case(&t, fp8, NULL, 7, 0);
     fprintf(stderr, "  %s chain on %-14s max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% beyond 2e-2, top-1 %d/%d\n",
-            narrow ? "narrow" : "wide", i8_cuda_conv_fp8_name(variant), r.rel, r.mean_rel, 100.0 * r.outliers, r.agree,
-            r.total);
+            chain_names[chain], i8_cuda_conv_fp8_name(variant), r.rel, r.mean_rel, 100.0 * r.outliers, r.agree, r.total);
     return r;
 }
 
