@@ -85,6 +85,10 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
      * branches) */
     const char *tma = getenv("INFER8_CUDA_FP8_TMA");
     c->fp8_tma = !tma || atoi(tma) > 0;
+    /* INFER8_CUDA_FP8_MIXED=0 leaves the mixed-width im2col kernels (variants 63-65) out of the
+     * tuning unless INFER8_CUDA_FP8_VARIANT names them: an A/B of whole graphs in one process */
+    const char *mixed = getenv("INFER8_CUDA_FP8_MIXED");
+    c->fp8_mixed = !mixed || atoi(mixed) > 0;
     /* INFER8_CUDA_TMA_GRID=N: the TMA kernels launch at most N blocks, each looping over its
      * share of the tiles, in tuning and graphs alike (test_fp8_tma_tile_loop: many tiles per
      * block). Capping them in the product lost in sessions 22 and 24 (docs/fp8.md). */
