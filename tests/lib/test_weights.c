@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/model.h"
+#include "families/family.h"
+#include "graph/graph.h"
 #include "image/image.h"
 
 static int ends_with(const char *s, size_t len, const char *suffix) {
@@ -51,4 +54,22 @@ float *i8_test_generated_inputs(int n, uint64_t seed0, i8_err *err) {
         }
     }
     return in;
+}
+
+infer8_status i8_test_model_graph(const char *model, i8_graph *g, i8_err *err) {
+    if (strncmp(model, "random:", 7)) {
+        i8_limits lim;
+        i8_limits_default(&lim);
+        i8_model_config cfg;
+        const i8_family *fam = NULL;
+        memset(&cfg, 0, sizeof cfg);
+        return i8_checkpoint_load(model, NULL, &lim, &cfg, &fam, g, I8_CKPT_OPTIMIZE, err);
+    }
+    const i8_family *fam = i8_family_find(model + 7);
+    if (!fam) return i8_fail(err, INFER8_E_UNSUPPORTED, "unknown arch '%s'", model + 7);
+    i8_weight_source src = {NULL, i8_test_random_weight};
+    infer8_status st = fam->build(g, &src, 1000, fam->default_size, fam->default_size, err);
+    if (!st) st = i8_pass_fold_batchnorm(g, err);
+    if (!st) st = i8_pass_fuse(g, err);
+    return st;
 }

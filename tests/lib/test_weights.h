@@ -19,4 +19,10 @@ infer8_status i8_test_random_weight(void *ctx, const char *key, int ndim, const 
  * NCHW [n][3][299][299] (malloc'd; free it), or NULL with *err set. */
 float *i8_test_generated_inputs(int n, uint64_t seed0, i8_err *err);
 
+struct i8_graph;
+/* The graph the backends run for MODEL (batch norm folded, layers fused): "random:<arch>" builds
+ * the family's graph on i8_test_random_weight at its default size, anything else is opened as a
+ * checkpoint (snapshot folder or .safetensors). For the test tools. */
+infer8_status i8_test_model_graph(const char *model, struct i8_graph *g, i8_err *err);
+
 #endif

@@ -21,8 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/model.h"
-#include "families/family.h"
 #include "graph/graph.h"
 #include "test_weights.h"
 
@@ -30,26 +28,7 @@
 #define MAX_COLUMNS 8
 
 static int load_graph(const char *model, i8_graph *g, i8_err *err) {
-    infer8_status st;
-    if (!strncmp(model, "random:", 7)) {
-        const i8_family *fam = i8_family_find(model + 7);
-        if (!fam) {
-            fprintf(stderr, "critical_path: unknown arch '%s'\n", model + 7);
-            return 1;
-        }
-        i8_weight_source src = {NULL, i8_test_random_weight};
-        st = fam->build(g, &src, 1000, fam->default_size, fam->default_size, err);
-    } else {
-        i8_limits lim;
-        i8_limits_default(&lim);
-        i8_model_config cfg;
-        const i8_family *fam = NULL;
-        memset(&cfg, 0, sizeof cfg);
-        st = i8_checkpoint_load(model, NULL, &lim, &cfg, &fam, g, 1, err);
-    }
-    if (!st) st = i8_pass_fold_batchnorm(g, err);
-    if (!st) st = i8_pass_fuse(g, err);
-    if (st) {
+    if (i8_test_model_graph(model, g, err)) {
         fprintf(stderr, "critical_path: %s: %s\n", model, err->msg);
         return 1;
     }

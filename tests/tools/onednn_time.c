@@ -13,9 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/model.h"
 #include "backends/backend.h"
-#include "families/family.h"
 #include "test_weights.h"
 
 #ifdef INFER8_HAVE_ONEDNN
@@ -40,25 +38,7 @@ int main(int argc, char **argv)
     i8_err err = {0};
     i8_graph g;
     memset(&g, 0, sizeof g);
-    infer8_status st;
-    if (!strncmp(argv[1], "random:", 7)) {
-        const i8_family *fam = i8_family_find(argv[1] + 7);
-        if (!fam) {
-            fprintf(stderr, "onednn_time: unknown arch %s\n", argv[1] + 7);
-            return 1;
-        }
-        i8_weight_source src = {NULL, i8_test_random_weight};
-        st = fam->build(&g, &src, 1000, fam->default_size, fam->default_size, &err);
-        if (!st) st = i8_pass_fold_batchnorm(&g, &err);
-        if (!st) st = i8_pass_fuse(&g, &err);
-    } else {
-        i8_limits lim;
-        i8_limits_default(&lim);
-        i8_model_config cfg;
-        const i8_family *fam = NULL;
-        memset(&cfg, 0, sizeof cfg);
-        st = i8_checkpoint_load(argv[1], NULL, &lim, &cfg, &fam, &g, 1, &err);
-    }
+    infer8_status st = i8_test_model_graph(argv[1], &g, &err);
     if (st) {
         fprintf(stderr, "onednn_time: %s\n", err.msg);
         return 1;
