@@ -154,6 +154,10 @@ infer8_status i8_graph_count_uses(const i8_graph *g, int **uses, i8_err *err);
  * NULL) that cost. Fails only with INFER8_E_NOMEM. */
 infer8_status i8_graph_critical_path(const i8_graph *g, const double *cost, double slack, unsigned char *on_path,
                                      int *count, double *longest, i8_err *err);
+/* The cost in ms given to a node other than a conv when convs are costed by their measured times
+ * (the CUDA backend's priority choice; tests/tools/critical_path's default): pools, concats and
+ * the classifier take a few us on the GPU, and their exact figure rarely moves the path. */
+#define I8_CRITICAL_PATH_NONCONV_MS 0.002
 
 /* Static names: "conv", "batchnorm", ... ("removed" for I8_OP_COUNT); "fp32", "fp16", "fp8". */
 const char *i8_op_name(i8_op op);

@@ -12,8 +12,8 @@
  * batch norm folded, layers fused, as the backends run it). TSV: tab-separated, a header naming
  * a "name" column and the cost columns (ms per conv, default fp16_tuned_ms and fp8_tuned_ms);
  * one row per conv, named as the graph's conv nodes. Nodes other than convs cost --nonconv-ms
- * (default 0.002, the CUDA backend's figure for its priority choice). Prints one JSON object per
- * cost column. --template prints a TSV of every conv at 1 ms. Exit 0, or 1 with a message naming
+ * (default I8_CRITICAL_PATH_NONCONV_MS, as the CUDA backend's priority choice counts them).
+ * Prints one JSON object per cost column. --template prints a TSV of every conv at 1 ms. Exit 0, or 1 with a message naming
  * the file and line at fault. */
 #include <errno.h>
 #include <math.h>
@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     const char *model = argv[1], *tsv = argv[2], *columns = "fp16_tuned_ms,fp8_tuned_ms";
-    double nonconv_ms = 0.002;
+    double nonconv_ms = I8_CRITICAL_PATH_NONCONV_MS;
     const int template_only = !strcmp(tsv, "--template");
     for (int a = 3; a < argc; a++) {
         if (!strcmp(argv[a], "--columns") && a + 1 < argc) columns = argv[++a];

@@ -647,8 +647,7 @@ static infer8_status choose_own(cu_ctx *c, cu_batch *b, float base_ms, i8_err *e
 }
 
 /* Node costs for the critical path: each conv's tuned time (tactic ms), every other node
- * NONCONV_MS; nodes on chains within SLACK_MS of the longest count as on it. */
-#define NONCONV_MS 0.002
+ * I8_CRITICAL_PATH_NONCONV_MS; nodes on chains within SLACK_MS of the longest count as on it. */
 #define SLACK_MS 0.0005
 
 /* Records the batch's choice in its tactics' flags (i8_cuda_tactic), which a bundle stores. */
@@ -703,7 +702,7 @@ static unsigned char *critical_path(const cu_ctx *c, cu_batch *b, i8_err *err) {
     infer8_status rc = prio && cost ? INFER8_OK : err->code;
     for (int i = 0; i < n && !rc; i++) {
         const double t = b->tactics[i].ms;
-        cost[i] = c->g->nodes[i].op == I8_OP_CONV && t > 0.0 ? t : NONCONV_MS;
+        cost[i] = c->g->nodes[i].op == I8_OP_CONV && t > 0.0 ? t : I8_CRITICAL_PATH_NONCONV_MS;
     }
     if (!rc) rc = i8_graph_critical_path(c->g, cost, SLACK_MS, prio, &b->stats.prio_nodes, NULL, err);
     free(cost);
