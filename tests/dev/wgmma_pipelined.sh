@@ -3,7 +3,8 @@
 # a kernel that makes a function call (a device printf, a non-inlined helper) and says so only
 # as "info" C7510, which a build does not show. The TMA lab kernel shipped that way in session 12
 # (its barrier wait printed before trapping). Compiles the product's FP8 kernels (cuda_fp8.cu,
-# cuda_fp8_tma.cu) and the lab's (fp8_tma.cu, which includes them) for sm_90a with ptxas -v.
+# cuda_fp8_tma.cu) and the lab's (fp8_tma.cu, which includes them) for sm_90a with ptxas -v; the
+# product's TMA kernels must not spill either.
 # Usage: wgmma_pipelined.sh NVCC SRC_ROOT WORK
 set -euo pipefail
 nvcc=$1 src=$2 work=$3
@@ -19,6 +20,13 @@ for f in src/backends/cuda/cuda_fp8.cu src/backends/cuda/cuda_fp8_tma.cu dev/ker
     grep -E "C7510|wgmma.mma_async instructions are serialized" "$log" | sed 's/^/  /' >&2
     echo "FAIL: $f: wgmma serialized by ptxas in the kernels above"
     exit 1
+  fi
+  # the product's TMA kernels spill nothing; in the three-consumer ones a spill means ptxas compiled
+  # the consumers within the registers the block starts with, ignoring setmaxnreg (it does where a
+  # kernel holds a trap: session 51, mbar_wait<FAULT>)
+  if [ "$f" = src/backends/cuda/cuda_fp8_tma.cu ]; then
+    spills=$(awk '/Function properties for _Z[0-9]*tma_fp8_kernel/ {fn = $NF; getline; if ($5 + 0 > 0) print fn}' "$log")
+    [ -z "$spills" ] || { echo "$spills" | sed 's/^/  /' >&2; echo "FAIL: $f: TMA kernels above spill registers"; exit 1; }
   fi
   echo "ok: $f: $kernels wgmma kernels, none serialized"
 done

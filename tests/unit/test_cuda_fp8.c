@@ -92,6 +92,8 @@ static float *emulation_logits(i8_graph *g, const float *in, int images, int n, 
  * test_fp8_tma_tile_loop: the node that must have run expect_node_variant (-1: no such check) */
 static int expect_spatial_variant = -1;
 static int expect_node = -1, expect_node_variant = -1;
+/* test_fp8_skip: no FP8 conv may have run a TMA kernel */
+static int expect_no_tma = 0;
 /* what compare_fp8 saw of the launch choice (choose_launch) at its last batch size */
 static i8_cuda_stats last_stats;
 
@@ -162,6 +164,13 @@ static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns,
             spatial++;
         }
         assert_true(spatial > 0);
+    }
+    for (int k = 0; k < count && expect_no_tma; k++) {
+        assert_int_equal(i8_cuda_tactics(cc, ns[k], &tac, &err), INFER8_OK);
+        for (int i = 0; i < g->n_nodes; i++)
+            if (tac[i].kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_tma(tac[i].variant))
+                fail_msg("%s b%d ran %s, which INFER8_CUDA_FP8_SKIP lists", g->nodes[i].name, ns[k],
+                         i8_cuda_conv_fp8_name(tac[i].variant));
     }
     for (int k = 0; k < count && expect_node >= 0; k++) {
         assert_int_equal(i8_cuda_tactics(cc, ns[k], &tac, &err), INFER8_OK);
@@ -339,7 +348,9 @@ static int im2col_teardown(void **state) {
     (void)state;
     expect_spatial_variant = -1;
     expect_node = expect_node_variant = -1;
+    expect_no_tma = 0;
     unsetenv("INFER8_CUDA_FP8_VARIANT");
+    unsetenv("INFER8_CUDA_FP8_SKIP");
     unsetenv("INFER8_CUDA_FP8_DNN");
     unsetenv("INFER8_CUDA_PRIORITY");
     unsetenv("INFER8_CUDA_TMA_STORE");
@@ -399,10 +410,11 @@ static void test_fp8_im2col(void **state) {
         }
     }
     assert_int_equal(failed, 0);
-    /* the three 128-channel kernels on all ten cases, the 32-channel one on the five with c_in <= 64,
-     * the three mixed ones on c_in 160 (7 + 2 stages, the last with 1 sub-slice), 224 (7 + 6, three
-     * sub-slices a tap, taps straddling stages) and 288 (18 + 3, stride 2) */
-    assert_int_equal(tested, 3 * 10 + 5 + 3 * 3);
+    /* the four 128-channel kernels (one with three ping-pong consumers) on all ten cases, the
+     * 32-channel one on the five with c_in <= 64, the four mixed ones on c_in 160 (7 + 2 stages, the
+     * last with 1 sub-slice), 224 (7 + 6, three sub-slices a tap, taps straddling stages) and 288
+     * (18 + 3, stride 2) */
+    assert_int_equal(tested, 4 * 10 + 5 + 4 * 3);
 }
 
 /* A chain of seven FP8 convs, six of them spatial, e4m3 copies between them, every spatial conv
@@ -459,9 +471,9 @@ static void test_fp8_im2col_chain(void **state) {
             tested++;
         }
     }
-    /* the wide chain on the three 128-channel kernels, the narrow on those and the 32-channel one,
-     * the mixed on the three mixed ones */
-    assert_int_equal(tested, 3 + 4 + 3);
+    /* the wide chain on the four 128-channel kernels, the narrow on those and the 32-channel one,
+     * the mixed on the four mixed ones */
+    assert_int_equal(tested, 4 + 5 + 4);
 }
 
 
@@ -524,8 +536,8 @@ static int variant_named(const char *name) {
 
 /* The persistent TMA kernels walk their tiles in a loop: the 1x1 conv 128 -> 320 at 35x35 has 145
  * tiles of 128 x 64 at batch 3, more than the H200's 132 SMs, so some blocks take two tiles. The
- * output must match the emulation on the plain kernel and on the ping-pong one (its two consumers
- * alternate the block's tiles), on every SM and on a grid capped at 2 blocks (each block then
+ * output must match the emulation on the plain kernel and on the ping-pong ones (two or three
+ * consumers take the block's tiles in turn), on every SM and on a grid capped at 2 blocks (each block then
  * walks about 72 tiles, so each stage's barriers go through many phases within one block).
  * residual: the same conv with a fused fp16 residual, on the kernels whose producer also loads
  * each tile's residual into one of two buffers that the epilogue hands back (session 30 moved
@@ -533,10 +545,11 @@ static int variant_named(const char *name) {
  * blocks per SM; session 18 measured that graph slower and the option was removed.) */
 static void tma_loop_case(int residual) {
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-    const char *const plain[] = {"tma128x64s4", "tma128x64s4p"}, *const with_res[] = {"tma128x64s4r", "tma128x64s4pr"};
-    for (int k = 0; k < 4; k++) {
-        const char *kernel = (residual ? with_res : plain)[k % 2];
-        if (k < 2) assert_int_equal(unsetenv("INFER8_CUDA_TMA_GRID"), 0);
+    const char *const plain[] = {"tma128x64s4", "tma128x64s4p", "tma128x64s4p3"},
+                      *const with_res[] = {"tma128x64s4r", "tma128x64s4pr", "tma128x64s4p3r"};
+    for (int k = 0; k < 6; k++) {
+        const char *kernel = (residual ? with_res : plain)[k % 3];
+        if (k < 3) assert_int_equal(unsetenv("INFER8_CUDA_TMA_GRID"), 0);
         else assert_int_equal(setenv("INFER8_CUDA_TMA_GRID", "2", 1), 0);
         const int v = variant_named(kernel);
         assert_true(v >= I8_FP8_TMA_FIRST);
@@ -560,7 +573,7 @@ static void tma_loop_case(int residual) {
         const op_result r = run_case(&t, fp8, NULL, n_fp8, 0);
         const int ok = fp8_op_close(r.rel, r.mean_rel, r.outliers);
         fprintf(stderr, "  %-14s%s on %s: max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% beyond 2e-2: %s\n",
-                kernel, residual ? " with residual" : "", k < 2 ? "every SM" : "2 blocks", r.rel, r.mean_rel,
+                kernel, residual ? " with residual" : "", k < 3 ? "every SM" : "2 blocks", r.rel, r.mean_rel,
                 100.0 * r.outliers, ok ? "ok" : "WRONG");
         assert_true(ok);
     }
@@ -577,6 +590,42 @@ static void test_fp8_tma_residual_loop(void **state) {
     tma_loop_case(1);
 }
 
+/* INFER8_CUDA_FP8_SKIP (whole-graph A/Bs, session 51): the variants it lists are left out of the
+ * tuning, unless INFER8_CUDA_FP8_VARIANT names them. tma_loop_case's residual graph (three FP8 1x1
+ * convs at 35x35, batch 3; no cuDNN e4m3) with every TMA variant listed must run none; with
+ * tma128x64s4p3r listed and also named, its up-projection must run that one. */
+static void test_fp8_skip(void **state) {
+    (void)state;
+    char list[512] = "";
+    size_t len = 0;
+    for (int v = 0; v < i8_cuda_conv_fp8_variants(); v++)
+        if (i8_cuda_conv_fp8_is_tma(v)) len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", len ? "," : "", v);
+    assert_true(len < sizeof list);
+    assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
+    assert_int_equal(setenv("INFER8_CUDA_FP8_SKIP", list, 1), 0);
+    const int p3r = variant_named("tma128x64s4p3r");
+    for (int pass = 0; pass < 2; pass++) {
+        char val[16];
+        snprintf(val, sizeof val, "%d", p3r);
+        if (pass == 1) assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
+        tg t;
+        tg_init(&t, 3, 35, 35, 95 + (uint64_t)pass);
+        int a = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+        int x = tg_conv(&t, "x", a, 320, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+        int b = tg_conv(&t, "branch", x, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+        int up = tg_conv(&t, "up", b, 320, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, x, 0.17f);
+        tg_finish(&t, up);
+        expect_no_tma = pass == 0;
+        expect_node = pass == 1 ? up : -1, expect_node_variant = pass == 1 ? p3r : -1;
+        int fp8[] = {x, b, up};
+        const op_result r = run_case(&t, fp8, NULL, 3, 0);
+        const int ok = fp8_op_close(r.rel, r.mean_rel, r.outliers);
+        fprintf(stderr, "  every TMA kernel skipped%s: max rel diff %.3g, %.4f%% beyond 2e-2: %s\n",
+                pass ? ", tma128x64s4p3r named" : "", r.rel, 100.0 * r.outliers, ok ? "ok" : "WRONG");
+        assert_true(ok);
+    }
+}
+
 /* The TMA kernels' two ways out (session 32): TMA stores from the staging tiles where the output's
  * base and row stride are 16-byte aligned and its rows whole 16-byte chunks
  * (i8_cuda_conv_fp8_tma_store_fits), else 16- / 8-byte stores (also forced with
@@ -586,16 +635,16 @@ static void test_fp8_tma_residual_loop(void **state) {
  * in session 32's first run of this test (max rel 0.127), so it takes the stores; so does the
  * e4m3 slice at channel 40 (8 bytes off alignment); the 144-channel one at 112 takes TMA stores
  * and leaves a part tile past c_out. Batch 3 at 17x17 leaves a part tile of rows. Each TMA kernel
- * (64 and 128 wide, plain and ping-pong; the fp16-input one for the first conv) in both modes
- * against the emulation. */
+ * (64 and 128 wide, plain and ping-pong with two and three consumers; the fp16-input one for the
+ * first conv) in both modes against the emulation. */
 static void test_fp8_tma_store_paths(void **state) {
     (void)state;
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-    const char *const kernels[] = {"tma128x64s4", "tma128x128s3", "tma128x64s4p"};
+    const char *const kernels[] = {"tma128x64s4", "tma128x128s3", "tma128x64s4p", "tma128x64s4p3"};
     int wrong = 0; /* every case reported before the verdict: which kernels and which path */
-    for (int k = 0; k < 6; k++) {
-        const char *kernel = kernels[k % 3];
-        const int off = k >= 3, v = variant_named(kernel), vh = variant_named("tma128x64s3h");
+    for (int k = 0; k < 8; k++) {
+        const char *kernel = kernels[k % 4];
+        const int off = k >= 4, v = variant_named(kernel), vh = variant_named("tma128x64s3h");
         if (off) assert_int_equal(setenv("INFER8_CUDA_TMA_STORE", "0", 1), 0);
         else assert_int_equal(unsetenv("INFER8_CUDA_TMA_STORE"), 0);
         char val[32];
@@ -1503,6 +1552,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_fp8_halo_chain, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_tma_tile_loop, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_tma_residual_loop, im2col_teardown),
+        cmocka_unit_test_teardown(test_fp8_skip, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_tma_store_paths, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_priority, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_pdl, im2col_teardown),

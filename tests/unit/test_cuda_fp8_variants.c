@@ -1,7 +1,8 @@
 /* The FP8 kernel variants' host-side table (cuda_fp8.cu, cuda_fp8_tma.cu), which needs no GPU:
  * stored tactics name variants by number, so the numbering must stay put (the cp.async
  * families 0-47, the TMA kernels from I8_FP8_TMA_FIRST on, the halo kernels from
- * I8_FP8_HALO_FIRST, more TMA kernels from I8_FP8_TMA_LATE_FIRST); every variant has its own name and
+ * I8_FP8_HALO_FIRST, more TMA kernels from I8_FP8_TMA_LATE_FIRST: mixed-width im2col, three
+ * ping-pong consumers); every variant has its own name and
  * split-K factor; i8_cuda_conv_fp8_fits (what the tuner and the lab skip on) accepts exactly the
  * problems each kernel handles: the TMA kernels only pointwise convs (the im2col ones only the
  * others, e4m3 input) with aligned rows and outputs and the input precision they read, the wgmma families only 16-aligned channels; and a
@@ -21,18 +22,20 @@
 #include "backends/cuda/cuda_fp8.h"
 
 enum { TMA_S4 = I8_FP8_TMA_FIRST, TMA_128, TMA_S4R, TMA_S3H, TMA_S4P, TMA_S4PR, TMA_S4C, TMA_128C, TMA_S4PC, TMA_S4C32 };
-enum { TMA_S4PCM = I8_FP8_TMA_LATE_FIRST, TMA_S4CM, TMA_128CM }; /* after the halo kernels (session 50) */
-static int is_mixed(int v) { return v == TMA_S4PCM || v == TMA_S4CM || v == TMA_128CM; }
+/* after the halo kernels: the mixed-width im2col kernels (session 50), three ping-pong consumers (51) */
+enum { TMA_S4PCM = I8_FP8_TMA_LATE_FIRST, TMA_S4CM, TMA_128CM, TMA_S4P3, TMA_S4P3R, TMA_S4P3C, TMA_S4P3CM };
+static int is_mixed(int v) { return v == TMA_S4PCM || v == TMA_S4CM || v == TMA_128CM || v == TMA_S4P3CM; }
+static int is_late_tma(int v) { return v >= I8_FP8_TMA_LATE_FIRST && v <= TMA_S4P3CM; }
 
 static void test_numbering_and_names(void **state) {
     (void)state;
     assert_int_equal(I8_FP8_TMA_FIRST, 48);
-    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 13);
+    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 17);
     assert_int_equal(I8_FP8_HALO_FIRST, 58);
     assert_int_equal(i8_cuda_conv_fp8_halo_variants(), 5);
     assert_int_equal(I8_FP8_TMA_LATE_FIRST, 63);
     const int n = i8_cuda_conv_fp8_variants();
-    assert_int_equal(n, 66);
+    assert_int_equal(n, 70);
     assert_true(n <= 64 * I8_FP8_VARIANT_SET_WORDS); /* INFER8_CUDA_FP8_VARIANT's set holds them all */
     /* the names stored tactics and reports refer to, in place */
     assert_string_equal(i8_cuda_conv_fp8_name(0), "qmma64x64");
@@ -48,6 +51,10 @@ static void test_numbering_and_names(void **state) {
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4PCM), "tma128x64s4pcm");
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4CM), "tma128x64s4cm");
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_128CM), "tma128x128s3cm");
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4P3), "tma128x64s4p3");
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4P3R), "tma128x64s4p3r");
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4P3C), "tma128x64s4p3c");
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4P3CM), "tma128x64s4p3cm");
     assert_string_equal(i8_cuda_conv_fp8_name(n), "?");
     assert_string_equal(i8_cuda_conv_fp8_name(-1), "?");
     /* within a family a name repeats once per split-K factor; across tiles and families never */
@@ -62,13 +69,13 @@ static void test_numbering_and_names(void **state) {
         const int want = v >= I8_FP8_TMA_FIRST ? 1 : 1 << (v % I8_FP8_FAMILY_VARIANTS / 4);
         assert_int_equal(i8_cuda_conv_fp8_splits(v), want);
         assert_int_equal(i8_cuda_conv_fp8_is_wgmma(v), v >= I8_FP8_FAMILY_VARIANTS);
-        assert_int_equal(i8_cuda_conv_fp8_is_tma(v), (v >= I8_FP8_TMA_FIRST && v < I8_FP8_HALO_FIRST) || is_mixed(v));
+        assert_int_equal(i8_cuda_conv_fp8_is_tma(v), (v >= I8_FP8_TMA_FIRST && v < I8_FP8_HALO_FIRST) || is_late_tma(v));
         assert_int_equal(i8_cuda_conv_fp8_is_halo(v), v >= I8_FP8_HALO_FIRST && v < I8_FP8_HALO_END);
         assert_int_equal(i8_cuda_conv_fp8_is_im2col(v),
-                         v == TMA_S4C || v == TMA_128C || v == TMA_S4PC || v == TMA_S4C32 || is_mixed(v));
+                         v == TMA_S4C || v == TMA_128C || v == TMA_S4PC || v == TMA_S4C32 || v == TMA_S4P3C || is_mixed(v));
         assert_int_equal(i8_cuda_conv_fp8_tma_index(v),
                          v >= I8_FP8_TMA_FIRST && v < I8_FP8_HALO_FIRST ? v - I8_FP8_TMA_FIRST
-                         : is_mixed(v)                                  ? 10 + v - TMA_S4PCM
+                         : is_late_tma(v)                               ? 10 + v - TMA_S4PCM
                                                                         : -1);
     }
     for (int v = -1; v <= n; v++)
@@ -109,9 +116,9 @@ static void test_fits(void **state) {
     /* a fused fp16 residual, 4-byte aligned, pitch a multiple of 8: fits all e4m3 TMA kernels */
     a = pointwise(1);
     a.res = (const void *)(uintptr_t)0x600004, a.res_mode = I8_FP8_RES_F16, a.res_ld = 1088;
-    assert_true(fits(&a, TMA_S4) && fits(&a, TMA_S4R) && fits(&a, TMA_S4PR));
+    assert_true(fits(&a, TMA_S4) && fits(&a, TMA_S4R) && fits(&a, TMA_S4PR) && fits(&a, TMA_S4P3R) && fits(&a, TMA_S4P3));
     a.res_ld = 1090; /* rows not 16-byte aligned */
-    assert_false(fits(&a, TMA_S4R));
+    assert_false(fits(&a, TMA_S4R) || fits(&a, TMA_S4P3R));
     assert_true(fits(&a, 0));
     a.res = NULL; /* a residual mode without its tensor: nothing runs it */
     for (int v = 0; v < n; v++) assert_false(fits(&a, v));
@@ -135,7 +142,8 @@ static void test_fits(void **state) {
     for (int v = I8_FP8_TMA_FIRST; v < n; v++)
         if (i8_cuda_conv_fp8_is_tma(v)) assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v) && v != TMA_S4C32);
     a.c_in = a.x_ld = 288, a.kh = a.kw = 3, a.ph = a.pw = 1; /* two chunks and one sub-slice a tap */
-    assert_true(fits(&a, TMA_S4PCM) && fits(&a, TMA_S4CM) && fits(&a, TMA_128CM));
+    assert_true(fits(&a, TMA_S4PCM) && fits(&a, TMA_S4CM) && fits(&a, TMA_128CM) && fits(&a, TMA_S4P3CM));
+    assert_true(fits(&a, TMA_S4P3C) && !fits(&a, TMA_S4P3) && !fits(&a, TMA_S4P3R));
     a.c_in = a.x_ld = 176; /* a rest of 48: not whole sub-slices */
     assert_false(fits(&a, TMA_S4PCM) || fits(&a, TMA_S4CM) || fits(&a, TMA_128CM));
     assert_true(fits(&a, TMA_S4C));
@@ -277,6 +285,10 @@ static void test_refused_launch(void **state) {
     a = pointwise(1); /* pointwise: not the halo kernels, nor the mixed im2col ones */
     assert_int_equal(i8_cuda_conv_fp8(&a, I8_FP8_HALO_FIRST, NULL), 1);
     assert_int_equal(i8_cuda_conv_fp8(&a, TMA_S4PCM, NULL), 1);
+    assert_int_equal(i8_cuda_conv_fp8(&a, TMA_S4P3C, NULL), 1);
+    a.kh = a.kw = 3; /* spatial: not the pointwise three-consumer kernels */
+    assert_int_equal(i8_cuda_conv_fp8(&a, TMA_S4P3, NULL), 1);
+    assert_int_equal(i8_cuda_conv_fp8(&a, TMA_S4P3R, NULL), 1);
     assert_int_equal(i8_cuda_conv_fp8(NULL, 0, NULL), 1);
 }
 

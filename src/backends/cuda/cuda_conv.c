@@ -704,11 +704,13 @@ void i8_cuda_conv_free_batch(const cu_ctx *c, cu_batch *b) {
     b->n_plans = b->cap_plans = 0;
 }
 
-/* whether the tuning may try FP8 variant v (INFER8_CUDA_FP8_TMA=0 leaves the TMA kernels out,
- * INFER8_CUDA_FP8_MIXED=0 the mixed-width im2col ones unless INFER8_CUDA_FP8_VARIANT names them) */
+/* whether the tuning may try FP8 variant v (INFER8_CUDA_FP8_TMA=0 leaves the TMA kernels out;
+ * INFER8_CUDA_FP8_MIXED=0 the mixed-width im2col ones and INFER8_CUDA_FP8_SKIP those it lists,
+ * unless INFER8_CUDA_FP8_VARIANT names them) */
 static int fp8_variant_allowed(const cu_ctx *c, int v) {
     if (!c->fp8_tma && i8_cuda_conv_fp8_is_tma(v)) return 0;
-    return c->fp8_mixed || i8_cuda_conv_fp8_im2col_span(v) != I8_FP8_SPAN_MIXED || i8_fp8_variant_set_has(&c->fp8_only, v);
+    if (i8_fp8_variant_set_has(&c->fp8_only, v)) return 1;
+    return (c->fp8_mixed || i8_cuda_conv_fp8_im2col_span(v) != I8_FP8_SPAN_MIXED) && !i8_fp8_variant_set_has(&c->fp8_skip, v);
 }
 
 /* whether two tactics run the same kernel (kind, variant, engine; times and flags aside) */

@@ -103,6 +103,9 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
     const char *pdl = getenv("INFER8_CUDA_PDL");
     c->pdl_mode = pdl ? atoi(pdl) : 1;
     c->fp8_only = i8_fp8_variant_set_parse(getenv("INFER8_CUDA_FP8_VARIANT"), i8_cuda_conv_fp8_variants());
+    /* INFER8_CUDA_FP8_SKIP=v[,v...]: left out of the tuning (an A/B of whole graphs in one process,
+     * as INFER8_CUDA_FP8_MIXED=0 for the mixed kernels) */
+    c->fp8_skip = i8_fp8_variant_set_parse(getenv("INFER8_CUDA_FP8_SKIP"), i8_cuda_conv_fp8_variants());
     /* INFER8_CUDA_FP8_LT (cuBLASLt e4m3 GEMMs for the 1x1 convs; buffers: i8_cuda_fp8_setup) */
     const char *lt = getenv("INFER8_CUDA_FP8_LT");
     if (lt && atoi(lt) > 0) {

@@ -34,7 +34,19 @@
 #include "cuda_wgmma.cuh"
 
 #define TMA_BM 128
-#define TMA_THREADS 384 /* producer warpgroup + two consumer warpgroups */
+/* threads of a block: the producer warpgroup and the consumer warpgroups, two (cooperative, or
+ * ping-pong) or NC (ping-pong) */
+template <bool PP, int NC> constexpr int tma_threads(void) { return 128 * (1 + (PP ? NC : 2)); }
+/* Three ping-pong consumers (NC 3, session 51): 512 threads start with 128 registers each; the
+ * producer warpgroup gives back all but 32 (setmaxnreg), so that each consumer thread may hold 160,
+ * as in the two-consumer kernels (128 x 32 + 384 x 160 = 512 x 128). */
+enum { TMA3_PRODUCER_REGS = 32, TMA3_CONSUMER_REGS = 160 };
+template <int N> __device__ __forceinline__ void regs_dec(void) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+template <int N> __device__ __forceinline__ void regs_inc(void) {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
 
 typedef struct tma_params {
     CUtensorMap ta, tb; /* A [M][K] (row stride x_ld; im2col: the input [n][h][w][c_in]), B [c_out][K] */
@@ -85,7 +97,11 @@ __device__ __forceinline__ void mbar_arrive(uint64_t *bar) {
  * never ends (a pipeline bug) traps after about 2^22 calls, seconds, so that the launch fails
  * ("unspecified launch failure") instead of hanging the stream for ever. No printf: a function
  * call anywhere in a kernel makes ptxas serialize all its wgmma (C7510; it did until session
- * 12's call 5, so those times are of serialized kernels; tests/dev/wgmma_pipelined.sh). */
+ * 12's call 5, so those times are of serialized kernels; tests/dev/wgmma_pipelined.sh).
+ * FAULT (the kernels that move registers between warpgroups, setmaxnreg): a store to address 0
+ * fails the launch instead ("an illegal memory access"). Where a kernel holds a trap, ptxas
+ * (CUDA 13) compiles every warpgroup within the registers the block starts with, ignoring
+ * setmaxnreg's: the three-consumer kernels' consumers spilled 264 bytes at 128 registers. */
 __device__ __forceinline__ bool mbar_try(uint64_t *bar, unsigned parity) {
     unsigned done;
     asm volatile("{\n"
@@ -98,9 +114,12 @@ __device__ __forceinline__ bool mbar_try(uint64_t *bar, unsigned parity) {
                  : "memory");
     return done != 0;
 }
-__device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity) {
+template <bool FAULT = false> __device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity) {
     for (unsigned spins = 0; !mbar_try(bar, parity); spins++)
-        if (spins == (1u << 22)) __trap();
+        if (spins == (1u << 22)) {
+            if constexpr (FAULT) asm volatile("st.global.u32 [%0], 0;\n" ::"l"(0ull) : "memory");
+            else __trap();
+        }
 }
 /* box of the 2-D tensor map at (x = K byte, y = row) into dst, completing on bar */
 __device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar) {
@@ -136,19 +155,23 @@ __device__ __forceinline__ void tma_load_im2col(void *dst, const CUtensorMap *ma
                  : "memory");
 }
 
-/* RT: two residual tiles (128 rows x BN fp16 = 128 bytes, 128-byte swizzle), so that a tile's
- * residual is loaded while the tile before it finishes. XH: fp16 input; a stage holds its 128 K
- * values as two 64-wide fp16 boxes, which the consumers quantize into one e4m3 tile (A8). */
-template <int BN, int S, bool RT, bool XH = false, bool PP = false> struct tma_smem {
+/* RT: RB residual tiles (128 rows x BN fp16 = 128 bytes, 128-byte swizzle), so that a tile's
+ * residual is loaded while the tile before it finishes: two, or in the ping-pong kernels one per
+ * consumer. XH: fp16 input; a stage holds its 128 K values as two 64-wide fp16 boxes, which the
+ * consumers quantize into one e4m3 tile (A8). NC: ping-pong consumers. */
+template <int BN, int S, bool RT, bool XH = false, bool PP = false, int NC = 2> struct tma_smem {
     static constexpr int A = TMA_BM * FP8_BK * (XH ? 2 : 1), B = BN * FP8_BK, STAGE = A + B;
-    static constexpr int W = PP ? 2 : 1; /* ping-pong: each consumer warpgroup stages its own tile */
+    static constexpr int CW = PP ? NC : 2; /* consumer warpgroups */
+    static constexpr int W = PP ? NC : 1; /* ping-pong: each consumer warpgroup stages its own tile */
     static constexpr int Y1 = TMA_BM * BN * 2, Q1 = TMA_BM * BN, Y = W * Y1, Q = W * Q1; /* tma_stage_y / _q */
-    static constexpr int RTILE = TMA_BM * BN * 2, R = RT ? 2 * RTILE : 0; /* 1024-aligned after Y, Q */
+    static constexpr int RB = PP ? NC : 2;
+    static constexpr int RTILE = TMA_BM * BN * 2, R = RT ? RB * RTILE : 0; /* 1024-aligned after Y, Q */
     static_assert(!RT || BN * 2 == 128, "the residual box is one 128-byte swizzle span wide");
     static constexpr int A81 = XH ? TMA_BM * FP8_BK : 0, A8 = W * A81; /* 1024-aligned after R */
-    static constexpr int MB1 = 2 * BN * 4, MB = 2 * MB1; /* per consumer warpgroup: its tile's mult, bias */
+    static constexpr int MB1 = 2 * BN * 4, MB = CW * MB1; /* per consumer warpgroup: its tile's mult, bias */
     static constexpr int BARS = S * STAGE + Y + Q + R + A8 + MB; /* 8-byte aligned */
-    static constexpr int BYTES = BARS + (2 * S + 6) * 8 + 1024; /* + room to align the stages to 1024 */
+    static constexpr int NBAR = 2 * S + 2 * RB + CW; /* full, empty, res_full, res_empty, order */
+    static constexpr int BYTES = BARS + NBAR * 8 + 1024; /* + room to align the stages to 1024 */
 };
 
 /* A tile's per-channel multiplier and bias, for the epilogue: each thread of a consumer
@@ -443,33 +466,37 @@ __device__ __forceinline__ void tma_retire(float *acc, float *part, uint64_t *em
     mbar_arrive(empty_bar);
 }
 
-/* Ping-pong consumer c (0 or 1) of tma_fp8_kernel<..., PP = true>: the CTA's tiles t = c, c + 2, ...
- * whole (both 64-row halves: two wgmma per K step), each in its own staging rows. The producer
- * fills the stages in tile order, so tile t's K slice kb is stage sequence number t * KB + kb.
- * The mainloops take turns (order barriers): tile t's starts when tile t - 1's has ended. Without
- * that, a consumer could wait on a stage's full barrier a phase early, and a parity wait cannot
- * tell that phase from the one before it (session 12: a deadlock, fp16 input at batch 32). */
-template <int BN, int S, bool RT, bool XH, int SW = FP8_BK, bool MIX = false>
+/* Ping-pong consumer c (0 .. NC - 1) of tma_fp8_kernel<..., PP = true>: the CTA's tiles t = c,
+ * c + NC, ... whole (both 64-row halves: two wgmma per K step), each in its own staging rows. The
+ * producer fills the stages in tile order, so tile t's K slice kb is stage sequence number
+ * t * KB + kb. The mainloops take turns (order barriers): tile t's starts when tile t - 1's has
+ * ended. Without that, a consumer could wait on a stage's full barrier a phase early, and a parity
+ * wait cannot tell that phase from the one before it (session 12: a deadlock, fp16 input at batch
+ * 32). order[c] completes its j-th phase when tile c - 1 + NC j's mainloop ends (for c = 0, tile
+ * NC - 1 + NC j): tile t waits for phase (t - 1) / NC. With three consumers (session 51) two tiles'
+ * epilogues run beside each mainloop: the residual convs' epilogues take longer than their
+ * mainloops (K 128-448). */
+template <int BN, int S, bool RT, bool XH, int SW = FP8_BK, bool MIX = false, int NC = 2>
 __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigned char *sA, unsigned char *sB,
                                              unsigned char *sY, unsigned char *sQ, unsigned char *sR,
                                              unsigned char *sA8, float *sMB, uint64_t *full, uint64_t *empty,
                                              uint64_t *res_full, uint64_t *res_empty, uint64_t *order, bool res_tma,
                                              int KB) {
-    typedef tma_smem<BN, S, RT, XH, true> L;
+    typedef tma_smem<BN, S, RT, XH, true, NC> L;
     const int tiles = p.m_tiles * p.n_tiles, warp_row = uniform_warp_in_warpgroup() * 16;
     unsigned char *myY = sY + c * L::Y1, *myQ = sQ + c * L::Q1, *myA8 = sA8 + c * L::A81;
     float *myMB = sMB + c * (L::MB1 / 4);
-    for (int tile = blockIdx.x + c * gridDim.x, t = c; tile < tiles; tile += 2 * gridDim.x, t += 2) {
+    for (int tile = blockIdx.x + c * gridDim.x, t = c; tile < tiles; tile += NC * gridDim.x, t += NC) {
         const int m0 = (tile / p.n_tiles) * TMA_BM, n0 = (tile % p.n_tiles) * BN;
         float acc[BN], part[BN]; /* [half][BN / 2]: rows 0-63, then 64-127 */
 #pragma unroll
         for (int i = 0; i < BN; i++) acc[i] = 0.0f;
         const float2 mb = tma_chan_load<BN>(p.a, n0);
-        if (t >= 1) mbar_wait(&order[c], (((t + c) >> 1) - 1) & 1); /* the other's mainloop of tile t - 1 ended */
+        if (t >= 1) mbar_wait<NC == 3>(&order[c], ((t - 1) / NC) & 1); /* the mainloop of tile t - 1 ended */
         for (int kb = 0; kb < KB; kb++) {
             const unsigned seq = (unsigned)t * KB + kb;
             const int stage = seq % S;
-            mbar_wait(&full[stage], (seq / S) & 1u);
+            mbar_wait<NC == 3>(&full[stage], (seq / S) & 1u);
             const unsigned char *tA = sA + stage * L::A, *tB = sB + stage * L::B;
             if (XH) {
                 wg_bar(1 + c); /* the previous stage's wgmma is done with myA8 in every warp */
@@ -484,16 +511,16 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
             wg_wait_all();
             tma_retire<BN, 2>(acc, part, &empty[stage]);
         }
-        mbar_arrive(&order[1 - c]); /* the other consumer may start tile t + 1's mainloop */
+        mbar_arrive(&order[(c + 1) % NC]); /* the next consumer may start tile t + 1's mainloop */
         tma_chan_stage<BN>(myMB, mb, 1 + c);
         const unsigned char *sRes = nullptr;
-        if (res_tma) { /* buffer t & 1 = c: this warpgroup's own */
-            mbar_wait(&res_full[t & 1], (t >> 1) & 1);
-            sRes = sR + (t & 1) * L::RTILE;
+        if (res_tma) { /* buffer t % RB = c: this warpgroup's own */
+            mbar_wait<NC == 3>(&res_full[c], (t / L::RB) & 1);
+            sRes = sR + c * L::RTILE;
         }
         tma_epilogue<BN, true, 1>(p, acc, m0, n0, warp_row, myY, myQ, sRes, myMB);
         tma_epilogue<BN, true, 1>(p, acc + BN / 2, m0, n0, 64 + warp_row, myY, myQ, sRes, myMB);
-        if (res_tma) mbar_arrive(&res_empty[t & 1]);
+        if (res_tma) mbar_arrive(&res_empty[c]);
     }
     if (p.tma_store && threadIdx.x % 32 == 0) bulk_wait_all(); /* the stores read this block's shared memory */
 }
@@ -503,19 +530,20 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
  * arrives, the consumers multiply whatever the stages hold). Cooperative kernels only. */
 enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS };
 template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
-          bool MIX = false>
-__global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
+          bool MIX = false, int NC = 2>
+__global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
     static_assert(SW == FP8_BK || (!XH && !W1), "narrow sub-slices: e4m3 input, no lab schedules");
     static_assert(!MIX || (SW == FP8_BK && !RT && !XH && !W1 && !MO && AB == AB_NONE), "mixed stages: the plain im2col kernels");
     static_assert(!MO || (!RT && !XH && !PP && AB == AB_NONE && !W1 && SW == FP8_BK), "sibling outputs: the plain 1x1 kernel");
-    typedef tma_smem<BN, S, RT, XH, PP> L;
+    static_assert(NC == 2 || (NC == 3 && PP && !XH && BN == 64), "three consumers: the 64-wide ping-pong e4m3 kernels");
+    typedef tma_smem<BN, S, RT, XH, PP, NC> L;
     extern __shared__ __align__(1024) unsigned char tma_raw[];
     unsigned char *smem = tma_raw + ((1024 - (__cvta_generic_to_shared(tma_raw) & 1023)) & 1023);
     unsigned char *sA = smem, *sB = smem + S * L::A, *sY = smem + S * L::STAGE, *sQ = sY + L::Y, *sR = sQ + L::Q;
     unsigned char *sA8 = sR + L::R;
     float *sMB = (float *)(sA8 + L::A8);
-    uint64_t *full = (uint64_t *)(smem + L::BARS), *empty = full + S, *res_full = empty + S, *res_empty = res_full + 2;
-    uint64_t *order = res_empty + 2; /* ping-pong: consumer c may start a mainloop once order[c] says so */
+    uint64_t *full = (uint64_t *)(smem + L::BARS), *empty = full + S, *res_full = empty + S, *res_empty = res_full + L::RB;
+    uint64_t *order = res_empty + L::RB; /* ping-pong: consumer c may start a mainloop once order[c] says so */
     const bool res_tma = RT && p.res_tma;
     const int wg = uniform_warpgroup(), tiles = p.m_tiles * p.n_tiles, KB = p.KB;
     if (threadIdx.x == 0) {
@@ -523,11 +551,11 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
             mbar_init(&full[s], 1);       /* the producer's arrive + the TMA bytes */
             mbar_init(&empty[s], PP ? 128 : 256); /* every thread of the consumer(s) of the stage */
         }
-        for (int r = 0; r < 2; r++) {
+        for (int r = 0; r < L::RB; r++) {
             mbar_init(&res_full[r], 1);
             mbar_init(&res_empty[r], PP ? 128 : 256);
-            mbar_init(&order[r], 128);
         }
+        for (int r = 0; r < L::CW; r++) mbar_init(&order[r], 128);
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
     __syncthreads();
@@ -535,6 +563,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
     griddep_launch_dependents();
 
     if (wg == 0) { /* producer */
+        if constexpr (NC == 3) regs_dec<TMA3_PRODUCER_REGS>();
         if (threadIdx.x == 0) {
             int stage = 0;
             unsigned phase = 0;
@@ -558,7 +587,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
                 int tc = 0, tkx = 0, tky = 0, ttap_col = 0, tsub = 0;
                 const int tail_end = p.tail_chunks * 32;
                 for (int kb = 0; kb < KB; kb++) {
-                    mbar_wait(&empty[stage], phase ^ 1u);
+                    mbar_wait<NC == 3>(&empty[stage], phase ^ 1u);
                     if constexpr (AB == AB_NO_LOADS) {
                         mbar_arrive(&full[stage]);
                     } else {
@@ -604,9 +633,10 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
                  * put 45% of the producer's and 13% of the consumers' stall samples on that chain
                  * (Block17 up-projection, batch 32). The epilogue waits for the residual anyway. */
                 if (res_tma) {
-                    mbar_wait(&res_empty[t & 1], ((t >> 1) & 1) ^ 1u);
-                    mbar_arrive_expect_tx(&res_full[t & 1], L::RTILE);
-                    tma_load_2d(sR + (t & 1) * L::RTILE, &p.tr, n0, m0, &res_full[t & 1]);
+                    const int rb = t % L::RB;
+                    mbar_wait<NC == 3>(&res_empty[rb], ((t / L::RB) & 1) ^ 1u);
+                    mbar_arrive_expect_tx(&res_full[rb], L::RTILE);
+                    tma_load_2d(sR + rb * L::RTILE, &p.tr, n0, m0, &res_full[rb]);
                 }
             }
         }
@@ -614,8 +644,9 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) tma_fp8_kernel(const __grid_co
     }
     if constexpr (PP) { /* ping-pong: consumer warpgroup c computes whole tiles t = c, c + 2, ... (CTA-local
                * order), so one warpgroup's epilogue overlaps the other's wgmma */
-        tma_pingpong<BN, S, RT, XH, SW, MIX>(p, wg - 1, sA, sB, sY, sQ, sR, sA8, sMB, full, empty, res_full, res_empty, order,
-                                    res_tma, KB);
+        if constexpr (NC == 3) regs_inc<TMA3_CONSUMER_REGS>();
+        tma_pingpong<BN, S, RT, XH, SW, MIX, NC>(p, wg - 1, sA, sB, sY, sQ, sR, sA8, sMB, full, empty, res_full, res_empty,
+                                                 order, res_tma, KB);
         return;
     }
 
@@ -780,10 +811,10 @@ extern "C" int i8_cuda_conv_fp8_tma_store_fits(const i8_cuda_fp8_conv_args *a) {
 
 /* the kernel's dynamic shared memory allowance (once per process and device, not during capture) */
 template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
-          bool MIX = false>
+          bool MIX = false, int NC = 2>
 static int tma_set_smem(void) {
-    return (int)cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW, MO, MIX>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     tma_smem<BN, S, RT, XH, PP>::BYTES);
+    return (int)cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW, MO, MIX, NC>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, tma_smem<BN, S, RT, XH, PP, NC>::BYTES);
 }
 
 /* one persistent block per SM (the kernel's shared memory allows no second), at most one per
@@ -791,10 +822,10 @@ static int tma_set_smem(void) {
  * freeing SMs early for concurrent branches, ran IRv2's batch-32 FP8 graph slower (5.05 against
  * 4.19 ms, session 18). */
 template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
-          bool MIX = false>
+          bool MIX = false, int NC = 2>
 static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2col = false,
                       const i8_cuda_fp8_outs *outs = nullptr) {
-    typedef tma_smem<BN, S, RT, XH, PP> L;
+    typedef tma_smem<BN, S, RT, XH, PP, NC> L;
     int sm_count = a->sm_count;
     void *tiled = a->tma_encode_tiled, *im2col_fn = a->tma_encode_im2col;
     if (sm_count < 1 && (i8_cuda_tma_driver(&sm_count, &tiled, &im2col_fn) != 0 || sm_count < 1))
@@ -835,8 +866,8 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2co
         p.tma_store = !encode_2d(encode, &p.tq, a->yq, 1, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->y_ld, 16, BN);
     const int tiles = p.m_tiles * p.n_tiles, grid = tiles < sm_count ? tiles : sm_count;
     void *args[] = {&p};
-    return (int)launch_pdl((const void *)tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW, MO, MIX>, dim3(grid), dim3(TMA_THREADS), L::BYTES, s,
-                           a->pdl, args);
+    return (int)launch_pdl((const void *)tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW, MO, MIX, NC>, dim3(grid),
+                           dim3(tma_threads<PP, NC>()), L::BYTES, s, a->pdl, args);
 }
 
 /* the sibling-output table of a (i8_cuda_fp8_outs) against the conv: ranges in order, on whole
@@ -868,24 +899,30 @@ extern "C" int i8_cuda_conv_fp8_tma_multi(const i8_cuda_fp8_conv_args *a, const 
  * holds four taps instead of one), MIX (mixed-width stages: whole 128-channel chunks of each tap,
  * then the rest of every tap in 32-channel sub-slices, four to a stage; IRv2's Block17 7x1 over 160
  * channels takes 7 + 2 stages where 128-channel chunks take 14, half of them three quarters zeros;
- * session 42's all-32-channel form, 9 stages of narrow loads, was no faster). The rows after the
- * first I8_FP8_TMA_VARIANTS are the variants from I8_FP8_TMA_LATE_FIRST on. */
+ * session 42's all-32-channel form, 9 stages of narrow loads, was no faster), NC (ping-pong
+ * consumer warpgroups: 3 lets two tiles' epilogues run beside each mainloop, for the convs whose
+ * epilogue outlasts their short K: the residual up-projections). The rows after the first
+ * I8_FP8_TMA_VARIANTS are the variants from I8_FP8_TMA_LATE_FIRST on. */
 #define TMA_VARIANTS(X) \
-    X("tma128x64s4", 64, 4, false, false, false, false, 128, false) \
-    X("tma128x128s3", 128, 3, false, false, false, false, 128, false) \
-    X("tma128x64s4r", 64, 4, true, false, false, false, 128, false) \
-    X("tma128x64s3h", 64, 3, false, true, false, false, 128, false) \
-    X("tma128x64s4p", 64, 4, false, false, true, false, 128, false) \
-    X("tma128x64s4pr", 64, 4, true, false, true, false, 128, false) \
-    X("tma128x64s4c", 64, 4, false, false, false, true, 128, false) \
-    X("tma128x128s3c", 128, 3, false, false, false, true, 128, false) \
-    X("tma128x64s4pc", 64, 4, false, false, true, true, 128, false) \
-    X("tma128x64s4c32", 64, 4, false, false, false, true, 32, false) \
-    X("tma128x64s4pcm", 64, 4, false, false, true, true, 128, true) \
-    X("tma128x64s4cm", 64, 4, false, false, false, true, 128, true) \
-    X("tma128x128s3cm", 128, 3, false, false, false, true, 128, true)
+    X("tma128x64s4", 64, 4, false, false, false, false, 128, false, 2) \
+    X("tma128x128s3", 128, 3, false, false, false, false, 128, false, 2) \
+    X("tma128x64s4r", 64, 4, true, false, false, false, 128, false, 2) \
+    X("tma128x64s3h", 64, 3, false, true, false, false, 128, false, 2) \
+    X("tma128x64s4p", 64, 4, false, false, true, false, 128, false, 2) \
+    X("tma128x64s4pr", 64, 4, true, false, true, false, 128, false, 2) \
+    X("tma128x64s4c", 64, 4, false, false, false, true, 128, false, 2) \
+    X("tma128x128s3c", 128, 3, false, false, false, true, 128, false, 2) \
+    X("tma128x64s4pc", 64, 4, false, false, true, true, 128, false, 2) \
+    X("tma128x64s4c32", 64, 4, false, false, false, true, 32, false, 2) \
+    X("tma128x64s4pcm", 64, 4, false, false, true, true, 128, true, 2) \
+    X("tma128x64s4cm", 64, 4, false, false, false, true, 128, true, 2) \
+    X("tma128x128s3cm", 128, 3, false, false, false, true, 128, true, 2) \
+    X("tma128x64s4p3", 64, 4, false, false, true, false, 128, false, 3) \
+    X("tma128x64s4p3r", 64, 4, true, false, true, false, 128, false, 3) \
+    X("tma128x64s4p3c", 64, 4, false, false, true, true, 128, false, 3) \
+    X("tma128x64s4p3cm", 64, 4, false, false, true, true, 128, true, 3)
 
-#define TMA_COUNT(name, bn, st, rt, xh, pp, ic, sw, mix) +1
+#define TMA_COUNT(name, bn, st, rt, xh, pp, ic, sw, mix, nc) +1
 /* the halo variants are numbered after the first I8_FP8_TMA_VARIANTS of these (cuda_fp8.h) */
 static_assert(0 TMA_VARIANTS(TMA_COUNT) == I8_FP8_TMA_VARIANTS + I8_FP8_TMA_LATE_VARIANTS,
               "I8_FP8_TMA_VARIANTS and I8_FP8_TMA_LATE_VARIANTS count the TMA variants");
@@ -894,7 +931,7 @@ extern "C" int i8_cuda_conv_fp8_tma_variants(void) { return 0 TMA_VARIANTS(TMA_C
 
 extern "C" const char *i8_cuda_conv_fp8_tma_name(int v) {
     static const char *const names[] = {
-#define TMA_NAME(name, bn, st, rt, xh, pp, ic, sw, mix) name,
+#define TMA_NAME(name, bn, st, rt, xh, pp, ic, sw, mix, nc) name,
         TMA_VARIANTS(TMA_NAME)
 #undef TMA_NAME
     };
@@ -909,7 +946,7 @@ static bool tma_mixed_fits(const i8_cuda_fp8_conv_args *a) {
 
 extern "C" int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int v) {
     int i = 0;
-#define TMA_FITS(name, bn, st, rt, xh, pp, ic, sw, mix) \
+#define TMA_FITS(name, bn, st, rt, xh, pp, ic, sw, mix, nc) \
     if (v == i++) return tma_fits(a, xh, ic) && (sw == FP8_BK || a->c_in <= 64) && (!mix || tma_mixed_fits(a)); /* narrow: small c_in only */
     TMA_VARIANTS(TMA_FITS)
 #undef TMA_FITS
@@ -919,7 +956,7 @@ extern "C" int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int v) 
 extern "C" int i8_cuda_conv_fp8_im2col_span(int variant) {
     const int t = i8_cuda_conv_fp8_tma_index(variant);
     int i = 0;
-#define TMA_SPAN(name, bn, st, rt, xh, pp, ic, sw, mix) \
+#define TMA_SPAN(name, bn, st, rt, xh, pp, ic, sw, mix, nc) \
     if (t == i++) return !ic ? 0 : mix ? I8_FP8_SPAN_MIXED : sw;
     TMA_VARIANTS(TMA_SPAN)
 #undef TMA_SPAN
@@ -937,8 +974,8 @@ extern "C" int i8_cuda_tma_driver(int *sm_count, void **encode_tiled, void **enc
 
 extern "C" int i8_cuda_conv_fp8_tma_setup(void) {
     int rc = 0;
-#define TMA_SET(name, bn, st, rt, xh, pp, ic, sw, mix) \
-    if (!rc && (!ic || sw != FP8_BK || mix)) rc = tma_set_smem<bn, st, rt, xh, pp, AB_NONE, false, sw, false, mix>(); \
+#define TMA_SET(name, bn, st, rt, xh, pp, ic, sw, mix, nc) \
+    if (!rc && (!ic || sw != FP8_BK || mix)) rc = tma_set_smem<bn, st, rt, xh, pp, AB_NONE, false, sw, false, mix, nc>(); \
     /* the plain 128-byte im2col variants: the pointwise ones' kernels */
     TMA_VARIANTS(TMA_SET)
 #undef TMA_SET
@@ -950,8 +987,8 @@ extern "C" int i8_cuda_conv_fp8_tma_setup(void) {
 extern "C" int i8_cuda_conv_fp8_tma(const i8_cuda_fp8_conv_args *a, int v, void *stream) {
     cudaStream_t s = (cudaStream_t)stream;
     int i = 0;
-#define TMA_LAUNCH(name, bn, st, rt, xh, pp, ic, sw, mix) \
-    if (v == i++) return launch_tma<bn, st, rt, xh, pp, AB_NONE, false, sw, false, mix>(a, s, ic);
+#define TMA_LAUNCH(name, bn, st, rt, xh, pp, ic, sw, mix, nc) \
+    if (v == i++) return launch_tma<bn, st, rt, xh, pp, AB_NONE, false, sw, false, mix, nc>(a, s, ic);
     TMA_VARIANTS(TMA_LAUNCH)
 #undef TMA_LAUNCH
     return (int)cudaErrorInvalidValue;

@@ -168,6 +168,8 @@ typedef struct cu_ctx {
                                   * untimed against the others (tests and diagnosis; -1: off) */
     i8_fp8_variant_set fp8_only; /* INFER8_CUDA_FP8_VARIANT=v[,v...]: a conv that one of these variants fits runs
                                   * the fastest of them, untried elsewhere (tests and diagnosis; empty: off) */
+    i8_fp8_variant_set fp8_skip; /* INFER8_CUDA_FP8_SKIP=v[,v...]: variants the tuning leaves out unless
+                                  * INFER8_CUDA_FP8_VARIANT names them (whole-graph A/Bs; empty: off) */
     float *ones;                 /* n_ones 1.0f: the per-pixel B scale vector of those GEMMs */
     size_t n_ones;
     void *lt8_c;                 /* their C matrix (fp16, never read: beta 0) */
