@@ -463,7 +463,7 @@ static void test_fp8_im2col_chain(void **state) {
         const op_result w = im2col_chain(17, chain); /* wgmma128x64 */
         for (int v = I8_FP8_TMA_FIRST; v < i8_cuda_conv_fp8_variants(); v++) {
             const int span = i8_cuda_conv_fp8_im2col_span(v);
-            if (!span || (span == I8_FP8_SPAN_MIXED) != (chain == CHAIN_MIXED) || (chain == CHAIN_WIDE && span < 128))
+            if (!span || i8_cuda_conv_fp8_is_mixed(v) != (chain == CHAIN_MIXED) || (chain == CHAIN_WIDE && span < 128))
                 continue;
             const op_result r = im2col_chain(v, chain);
             assert_true(r.mean_rel <= 1.5 * w.mean_rel + 1e-4);

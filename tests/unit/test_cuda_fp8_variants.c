@@ -78,11 +78,12 @@ static void test_numbering_and_names(void **state) {
                          : is_late_tma(v)                               ? 10 + v - TMA_S4PCM
                                                                         : -1);
     }
-    for (int v = -1; v <= n; v++)
+    for (int v = -1; v <= n; v++) {
         assert_int_equal(i8_cuda_conv_fp8_im2col_span(v), v == TMA_S4C32 ? 32
-                                                          : is_mixed(v)   ? I8_FP8_SPAN_MIXED
                                                           : v >= 0 && v < n && i8_cuda_conv_fp8_is_im2col(v) ? 128
                                                                                                             : 0);
+        assert_int_equal(i8_cuda_conv_fp8_is_mixed(v), is_mixed(v));
+    }
     assert_false(i8_cuda_conv_fp8_is_im2col(n));
     assert_false(i8_cuda_conv_fp8_is_im2col(-1));
 }

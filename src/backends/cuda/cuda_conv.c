@@ -710,7 +710,7 @@ void i8_cuda_conv_free_batch(const cu_ctx *c, cu_batch *b) {
 static int fp8_variant_allowed(const cu_ctx *c, int v) {
     if (!c->fp8_tma && i8_cuda_conv_fp8_is_tma(v)) return 0;
     if (i8_fp8_variant_set_has(&c->fp8_only, v)) return 1;
-    return (c->fp8_mixed || i8_cuda_conv_fp8_im2col_span(v) != I8_FP8_SPAN_MIXED) && !i8_fp8_variant_set_has(&c->fp8_skip, v);
+    return (c->fp8_mixed || !i8_cuda_conv_fp8_is_mixed(v)) && !i8_fp8_variant_set_has(&c->fp8_skip, v);
 }
 
 /* whether two tactics run the same kernel (kind, variant, engine; times and flags aside) */

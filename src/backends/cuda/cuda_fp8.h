@@ -137,10 +137,11 @@ int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int t);
 /* whether variant is a TMA kernel for spatial convs (im2col-mode loads; e4m3 input) */
 int i8_cuda_conv_fp8_is_im2col(int variant);
 /* channels per K sub-slice of an im2col variant (128; 32 for the one that fits c_in <= 64 only;
- * for the mixed ones, I8_FP8_SPAN_MIXED: whole 128-channel chunks, then the rest of each tap in
- * 32-channel sub-slices); 0 for the others */
-enum { I8_FP8_SPAN_MIXED = 160 };
+ * the mixed ones' first stages, 128); 0 for the others */
 int i8_cuda_conv_fp8_im2col_span(int variant);
+/* whether variant is an im2col kernel with mixed-width stages: whole 128-channel chunks of each
+ * tap, then the rest of every tap in 32-channel sub-slices (c_in > 128, a multiple of 32) */
+int i8_cuda_conv_fp8_is_mixed(int variant);
 int i8_cuda_conv_fp8_tma_setup(void);
 /* The current device's SM count (asked only when *sm_count < 1) and the driver's
  * cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col (NULL where the driver lacks one), for

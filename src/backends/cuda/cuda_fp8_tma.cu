@@ -957,9 +957,19 @@ extern "C" int i8_cuda_conv_fp8_im2col_span(int variant) {
     const int t = i8_cuda_conv_fp8_tma_index(variant);
     int i = 0;
 #define TMA_SPAN(name, bn, st, rt, xh, pp, ic, sw, mix, nc) \
-    if (t == i++) return !ic ? 0 : mix ? I8_FP8_SPAN_MIXED : sw;
+    if (t == i++) return ic ? sw : 0;
     TMA_VARIANTS(TMA_SPAN)
 #undef TMA_SPAN
+    return 0;
+}
+
+extern "C" int i8_cuda_conv_fp8_is_mixed(int variant) {
+    const int t = i8_cuda_conv_fp8_tma_index(variant);
+    int i = 0;
+#define TMA_MIXED(name, bn, st, rt, xh, pp, ic, sw, mix, nc) \
+    if (t == i++) return mix;
+    TMA_VARIANTS(TMA_MIXED)
+#undef TMA_MIXED
     return 0;
 }
 
