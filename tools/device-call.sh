@@ -8,7 +8,10 @@
 #                                       in $OUT/NAME.times), and its verdict lines
 #   call_setup                          the GPU environment (gpu_env: carried libraries, CUDA paths)
 #                                       and the GPU's name and driver into $OUT/gpu.txt; from here on
-#                                       the call's output is also kept, as output.txt in the archive
+#                                       the call's output is also kept, as output.txt in the archive;
+#                                       its tee runs in the background until the call ends, so a script
+#                                       that runs steps side by side waits for their pids, never with a
+#                                       plain `wait` (session 51's call 3 waited out the device's limit)
 #   lab_step FILE SHAPE [VAR=VALUE...]  fp8_lab on SHAPE with the environment given (FP8_LAB_MODE=4,
 #                                       FP8_LAB_VARIANT=48,52; mode 0 unless given) appended to $OUT/FILE,
 #                                       and its kernels' and verdict lines, when 30 s are left
