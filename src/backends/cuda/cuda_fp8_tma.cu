@@ -37,10 +37,15 @@
 /* threads of a block: the producer warpgroup and the consumer warpgroups, two (cooperative, or
  * ping-pong) or NC (ping-pong) */
 template <bool PP, int NC> constexpr int tma_threads(void) { return 128 * (1 + (PP ? NC : 2)); }
-/* Three ping-pong consumers (NC 3, session 51): 512 threads start with 128 registers each; the
- * producer warpgroup gives back all but 32 (setmaxnreg), so that each consumer thread may hold 160,
- * as in the two-consumer kernels (128 x 32 + 384 x 160 = 512 x 128). */
-enum { TMA3_PRODUCER_REGS = 32, TMA3_CONSUMER_REGS = 160 };
+/* Registers of a block of NC ping-pong consumers. With three (session 51) the 512 threads start
+ * with the register file's 65536 / 512 = 128 each, fewer than the 160 a consumer holds; the producer
+ * warpgroup gives back all but 32 (setmaxnreg) and the consumers share the rest: moved, producer,
+ * consumer (whole multiples of 8, as setmaxnreg takes them). */
+template <int NC> struct tma_regs {
+    static constexpr bool moved = NC > 2;
+    static constexpr int producer = 32, consumer = (65536 - 128 * producer) / (128 * NC) / 8 * 8;
+};
+static_assert(tma_regs<3>::consumer == 160, "three consumers hold what the two-consumer kernels do");
 template <int N> __device__ __forceinline__ void regs_dec(void) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
 }
@@ -155,22 +160,21 @@ __device__ __forceinline__ void tma_load_im2col(void *dst, const CUtensorMap *ma
                  : "memory");
 }
 
-/* RT: RB residual tiles (128 rows x BN fp16 = 128 bytes, 128-byte swizzle), so that a tile's
- * residual is loaded while the tile before it finishes: two, or in the ping-pong kernels one per
- * consumer. XH: fp16 input; a stage holds its 128 K values as two 64-wide fp16 boxes, which the
+/* RT: CW residual tiles (128 rows x BN fp16 = 128 bytes, 128-byte swizzle), so that a tile's
+ * residual is loaded while the tile before it finishes: one per consumer warpgroup (ping-pong:
+ * each consumer's own). XH: fp16 input; a stage holds its 128 K values as two 64-wide fp16 boxes, which the
  * consumers quantize into one e4m3 tile (A8). NC: ping-pong consumers. */
 template <int BN, int S, bool RT, bool XH = false, bool PP = false, int NC = 2> struct tma_smem {
     static constexpr int A = TMA_BM * FP8_BK * (XH ? 2 : 1), B = BN * FP8_BK, STAGE = A + B;
     static constexpr int CW = PP ? NC : 2; /* consumer warpgroups */
     static constexpr int W = PP ? NC : 1; /* ping-pong: each consumer warpgroup stages its own tile */
     static constexpr int Y1 = TMA_BM * BN * 2, Q1 = TMA_BM * BN, Y = W * Y1, Q = W * Q1; /* tma_stage_y / _q */
-    static constexpr int RB = PP ? NC : 2;
-    static constexpr int RTILE = TMA_BM * BN * 2, R = RT ? RB * RTILE : 0; /* 1024-aligned after Y, Q */
+    static constexpr int RTILE = TMA_BM * BN * 2, R = RT ? CW * RTILE : 0; /* 1024-aligned after Y, Q */
     static_assert(!RT || BN * 2 == 128, "the residual box is one 128-byte swizzle span wide");
     static constexpr int A81 = XH ? TMA_BM * FP8_BK : 0, A8 = W * A81; /* 1024-aligned after R */
     static constexpr int MB1 = 2 * BN * 4, MB = CW * MB1; /* per consumer warpgroup: its tile's mult, bias */
     static constexpr int BARS = S * STAGE + Y + Q + R + A8 + MB; /* 8-byte aligned */
-    static constexpr int NBAR = 2 * S + 2 * RB + CW; /* full, empty, res_full, res_empty, order */
+    static constexpr int NBAR = 2 * S + 3 * CW; /* full, empty (S each); res_full, res_empty, order (CW each) */
     static constexpr int BYTES = BARS + NBAR * 8 + 1024; /* + room to align the stages to 1024 */
 };
 
@@ -492,11 +496,11 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
 #pragma unroll
         for (int i = 0; i < BN; i++) acc[i] = 0.0f;
         const float2 mb = tma_chan_load<BN>(p.a, n0);
-        if (t >= 1) mbar_wait<NC == 3>(&order[c], ((t - 1) / NC) & 1); /* the mainloop of tile t - 1 ended */
+        if (t >= 1) mbar_wait<tma_regs<NC>::moved>(&order[c], ((t - 1) / NC) & 1); /* the mainloop of tile t - 1 ended */
         for (int kb = 0; kb < KB; kb++) {
             const unsigned seq = (unsigned)t * KB + kb;
             const int stage = seq % S;
-            mbar_wait<NC == 3>(&full[stage], (seq / S) & 1u);
+            mbar_wait<tma_regs<NC>::moved>(&full[stage], (seq / S) & 1u);
             const unsigned char *tA = sA + stage * L::A, *tB = sB + stage * L::B;
             if (XH) {
                 wg_bar(1 + c); /* the previous stage's wgmma is done with myA8 in every warp */
@@ -514,8 +518,8 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
         mbar_arrive(&order[(c + 1) % NC]); /* the next consumer may start tile t + 1's mainloop */
         tma_chan_stage<BN>(myMB, mb, 1 + c);
         const unsigned char *sRes = nullptr;
-        if (res_tma) { /* buffer t % RB = c: this warpgroup's own */
-            mbar_wait<NC == 3>(&res_full[c], (t / L::RB) & 1);
+        if (res_tma) { /* buffer t % CW = c: this warpgroup's own */
+            mbar_wait<tma_regs<NC>::moved>(&res_full[c], (t / L::CW) & 1);
             sRes = sR + c * L::RTILE;
         }
         tma_epilogue<BN, true, 1>(p, acc, m0, n0, warp_row, myY, myQ, sRes, myMB);
@@ -542,8 +546,8 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
     unsigned char *sA = smem, *sB = smem + S * L::A, *sY = smem + S * L::STAGE, *sQ = sY + L::Y, *sR = sQ + L::Q;
     unsigned char *sA8 = sR + L::R;
     float *sMB = (float *)(sA8 + L::A8);
-    uint64_t *full = (uint64_t *)(smem + L::BARS), *empty = full + S, *res_full = empty + S, *res_empty = res_full + L::RB;
-    uint64_t *order = res_empty + L::RB; /* ping-pong: consumer c may start a mainloop once order[c] says so */
+    uint64_t *full = (uint64_t *)(smem + L::BARS), *empty = full + S, *res_full = empty + S, *res_empty = res_full + L::CW;
+    uint64_t *order = res_empty + L::CW; /* ping-pong: consumer c may start a mainloop once order[c] says so */
     const bool res_tma = RT && p.res_tma;
     const int wg = uniform_warpgroup(), tiles = p.m_tiles * p.n_tiles, KB = p.KB;
     if (threadIdx.x == 0) {
@@ -551,7 +555,7 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
             mbar_init(&full[s], 1);       /* the producer's arrive + the TMA bytes */
             mbar_init(&empty[s], PP ? 128 : 256); /* every thread of the consumer(s) of the stage */
         }
-        for (int r = 0; r < L::RB; r++) {
+        for (int r = 0; r < L::CW; r++) {
             mbar_init(&res_full[r], 1);
             mbar_init(&res_empty[r], PP ? 128 : 256);
         }
@@ -563,7 +567,7 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
     griddep_launch_dependents();
 
     if (wg == 0) { /* producer */
-        if constexpr (NC == 3) regs_dec<TMA3_PRODUCER_REGS>();
+        if constexpr (tma_regs<NC>::moved) regs_dec<tma_regs<NC>::producer>();
         if (threadIdx.x == 0) {
             int stage = 0;
             unsigned phase = 0;
@@ -587,7 +591,7 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
                 int tc = 0, tkx = 0, tky = 0, ttap_col = 0, tsub = 0;
                 const int tail_end = p.tail_chunks * 32;
                 for (int kb = 0; kb < KB; kb++) {
-                    mbar_wait<NC == 3>(&empty[stage], phase ^ 1u);
+                    mbar_wait<tma_regs<NC>::moved>(&empty[stage], phase ^ 1u);
                     if constexpr (AB == AB_NO_LOADS) {
                         mbar_arrive(&full[stage]);
                     } else {
@@ -633,8 +637,8 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
                  * put 45% of the producer's and 13% of the consumers' stall samples on that chain
                  * (Block17 up-projection, batch 32). The epilogue waits for the residual anyway. */
                 if (res_tma) {
-                    const int rb = t % L::RB;
-                    mbar_wait<NC == 3>(&res_empty[rb], ((t / L::RB) & 1) ^ 1u);
+                    const int rb = t % L::CW;
+                    mbar_wait<tma_regs<NC>::moved>(&res_empty[rb], ((t / L::CW) & 1) ^ 1u);
                     mbar_arrive_expect_tx(&res_full[rb], L::RTILE);
                     tma_load_2d(sR + rb * L::RTILE, &p.tr, n0, m0, &res_full[rb]);
                 }
@@ -644,7 +648,7 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
     }
     if constexpr (PP) { /* ping-pong: consumer warpgroup c computes whole tiles t = c, c + 2, ... (CTA-local
                * order), so one warpgroup's epilogue overlaps the other's wgmma */
-        if constexpr (NC == 3) regs_inc<TMA3_CONSUMER_REGS>();
+        if constexpr (tma_regs<NC>::moved) regs_inc<tma_regs<NC>::consumer>();
         tma_pingpong<BN, S, RT, XH, SW, MIX, NC>(p, wg - 1, sA, sB, sY, sQ, sR, sA8, sMB, full, empty, res_full, res_empty,
                                                  order, res_tma, KB);
         return;
