@@ -705,12 +705,11 @@ void i8_cuda_conv_free_batch(const cu_ctx *c, cu_batch *b) {
 }
 
 /* whether the tuning may try FP8 variant v (INFER8_CUDA_FP8_TMA=0 leaves the TMA kernels out;
- * INFER8_CUDA_FP8_MIXED=0 the mixed-width im2col ones and INFER8_CUDA_FP8_SKIP those it lists,
- * unless INFER8_CUDA_FP8_VARIANT names them) */
+ * the skip set, INFER8_CUDA_FP8_SKIP and INFER8_CUDA_FP8_MIXED=0, those in it unless
+ * INFER8_CUDA_FP8_VARIANT names them) */
 static int fp8_variant_allowed(const cu_ctx *c, int v) {
     if (!c->fp8_tma && i8_cuda_conv_fp8_is_tma(v)) return 0;
-    if (i8_fp8_variant_set_has(&c->fp8_only, v)) return 1;
-    return (c->fp8_mixed || !i8_cuda_conv_fp8_is_mixed(v)) && !i8_fp8_variant_set_has(&c->fp8_skip, v);
+    return i8_fp8_variant_set_has(&c->fp8_only, v) || !i8_fp8_variant_set_has(&c->fp8_skip, v);
 }
 
 /* whether two tactics run the same kernel (kind, variant, engine; times and flags aside) */

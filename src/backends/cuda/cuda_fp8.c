@@ -85,10 +85,6 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
      * branches) */
     const char *tma = getenv("INFER8_CUDA_FP8_TMA");
     c->fp8_tma = !tma || atoi(tma) > 0;
-    /* INFER8_CUDA_FP8_MIXED=0 leaves the mixed-width im2col kernels (variants 63-65) out of the
-     * tuning unless INFER8_CUDA_FP8_VARIANT names them: an A/B of whole graphs in one process */
-    const char *mixed = getenv("INFER8_CUDA_FP8_MIXED");
-    c->fp8_mixed = !mixed || atoi(mixed) > 0;
     /* INFER8_CUDA_TMA_GRID=N: the TMA kernels launch at most N blocks, each looping over its
      * share of the tiles, in tuning and graphs alike (test_fp8_tma_tile_loop: many tiles per
      * block). Capping them in the product lost in sessions 22 and 24 (docs/fp8.md). */
@@ -103,9 +99,13 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
     const char *pdl = getenv("INFER8_CUDA_PDL");
     c->pdl_mode = pdl ? atoi(pdl) : 1;
     c->fp8_only = i8_fp8_variant_set_parse(getenv("INFER8_CUDA_FP8_VARIANT"), i8_cuda_conv_fp8_variants());
-    /* INFER8_CUDA_FP8_SKIP=v[,v...]: left out of the tuning (an A/B of whole graphs in one process,
-     * as INFER8_CUDA_FP8_MIXED=0 for the mixed kernels) */
+    /* INFER8_CUDA_FP8_SKIP=v[,v...]: left out of the tuning unless INFER8_CUDA_FP8_VARIANT names them
+     * (an A/B of whole graphs in one process); INFER8_CUDA_FP8_MIXED=0 adds the mixed-width im2col
+     * kernels (session 50's A/B) */
     c->fp8_skip = i8_fp8_variant_set_parse(getenv("INFER8_CUDA_FP8_SKIP"), i8_cuda_conv_fp8_variants());
+    const char *mixed = getenv("INFER8_CUDA_FP8_MIXED");
+    for (int v = 0; mixed && atoi(mixed) <= 0 && v < i8_cuda_conv_fp8_variants(); v++)
+        if (i8_cuda_conv_fp8_is_mixed(v)) i8_fp8_variant_set_add(&c->fp8_skip, v);
     /* INFER8_CUDA_FP8_LT (cuBLASLt e4m3 GEMMs for the 1x1 convs; buffers: i8_cuda_fp8_setup) */
     const char *lt = getenv("INFER8_CUDA_FP8_LT");
     if (lt && atoi(lt) > 0) {

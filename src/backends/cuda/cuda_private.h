@@ -153,7 +153,6 @@ typedef struct cu_ctx {
     int fp8_load_fallbacks;      /* storages read as FP8 that an FP8 conv writes but that get no twin (cuda_fp8.c) */
     int fp8_dnn;                 /* try cuDNN e4m3 convolution graphs too (unless INFER8_CUDA_FP8_DNN=0) */
     int fp8_tma;                 /* try the TMA kernels (variants I8_FP8_TMA_FIRST on; unless INFER8_CUDA_FP8_TMA=0) */
-    int fp8_mixed;               /* of those, the mixed-width im2col ones too (INFER8_CUDA_FP8_MIXED, cuda_fp8.c) */
     int tma_grid_forced;         /* INFER8_CUDA_TMA_GRID=N: every TMA launch at most N blocks (tests) */
     int tma_store_off;           /* INFER8_CUDA_TMA_STORE=0: the TMA kernels' generic output stores (tests) */
     int pdl_mode;                /* INFER8_CUDA_PDL: 0 never programmatic dependent launch, 1 (default) a timed
@@ -168,7 +167,8 @@ typedef struct cu_ctx {
                                   * untimed against the others (tests and diagnosis; -1: off) */
     i8_fp8_variant_set fp8_only; /* INFER8_CUDA_FP8_VARIANT=v[,v...]: a conv that one of these variants fits runs
                                   * the fastest of them, untried elsewhere (tests and diagnosis; empty: off) */
-    i8_fp8_variant_set fp8_skip; /* INFER8_CUDA_FP8_SKIP=v[,v...]: variants the tuning leaves out unless
+    i8_fp8_variant_set fp8_skip; /* INFER8_CUDA_FP8_SKIP=v[,v...], and the mixed-width im2col kernels under
+                                  * INFER8_CUDA_FP8_MIXED=0: variants the tuning leaves out unless
                                   * INFER8_CUDA_FP8_VARIANT names them (whole-graph A/Bs; empty: off) */
     float *ones;                 /* n_ones 1.0f: the per-pixel B scale vector of those GEMMs */
     size_t n_ones;
