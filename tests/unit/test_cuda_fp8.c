@@ -351,6 +351,7 @@ static int im2col_teardown(void **state) {
     expect_no_tma = 0;
     unsetenv("INFER8_CUDA_FP8_VARIANT");
     unsetenv("INFER8_CUDA_FP8_SKIP");
+    unsetenv("INFER8_CUDA_FP8_MIXED");
     unsetenv("INFER8_CUDA_FP8_DNN");
     unsetenv("INFER8_CUDA_PRIORITY");
     unsetenv("INFER8_CUDA_TMA_STORE");
@@ -624,6 +625,85 @@ static void test_fp8_skip(void **state) {
                 pass ? ", tma128x64s4p3r named" : "", r.rel, 100.0 * r.outliers, ok ? "ok" : "WRONG");
         assert_true(ok);
     }
+}
+
+/* INFER8_CUDA_FP8_MIXED=0 leaves the mixed-width im2col kernels out (session 51: through the skip
+ * set). A context forced onto tma128x64s4cm (INFER8_CUDA_FP8_VARIANT) runs it on a 7x1 160 -> 192
+ * conv (c_in a 128-channel chunk and a 32-channel rest, the mixed kernels' range); its tactics are
+ * handed to a second context under INFER8_CUDA_FP8_MIXED=0, which must tune that conv again on a
+ * kernel that is not mixed (a stored tactic counts as tried, so it would come back if the variable
+ * were ignored) and still match the emulation. */
+static void test_fp8_mixed_off(void **state) {
+    (void)state;
+    assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
+    const int cm = variant_named("tma128x64s4cm");
+    assert_true(i8_cuda_conv_fp8_is_mixed(cm));
+    tg t;
+    tg_init(&t, 3, 17, 17, 131);
+    int a = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int b = tg_conv(&t, "pw", a, 160, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int c = tg_conv(&t, "c7x1", b, 192, 7, 1, 1, 1, 3, 0, 1, I8_ACT_RELU, -1, 1);
+    int o = tg_conv(&t, "o", c, 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_NONE, -1, 1);
+    tg_finish(&t, o);
+    int f[] = {b, c, o};
+    float *in = tg_quantize_case(&t, f, NULL, 3);
+    i8_graph *g = &t.g;
+    const int n = 3;
+    size_t per = (size_t)g->input_c * g->input_h * g->input_w, outc = (size_t)g->nodes[o].c * 17 * 17;
+    i8_backend_options co = {.max_batch = n};
+    i8_err err = {0};
+    void *ca = NULL, *cb = NULL;
+    char val[16];
+    snprintf(val, sizeof val, "%d", cm);
+    assert_int_equal(setenv("INFER8_CUDA_FP8_VARIANT", val, 1), 0);
+    assert_int_equal(i8_backend_cuda.prepare(&ca, g, &co, &err), INFER8_OK);
+    assert_int_equal(unsetenv("INFER8_CUDA_FP8_VARIANT"), 0);
+    const i8_cuda_tactic *forced = NULL, *mended = NULL;
+    assert_int_equal(i8_cuda_tactics(ca, n, &forced, &err), INFER8_OK);
+    fprintf(stderr, "  forced: c7x1 on %s\n", i8_cuda_conv_fp8_name(forced[c].variant));
+    assert_int_equal(forced[c].kind, I8_CUDA_TACTIC_FP8);
+    assert_int_equal(forced[c].variant, cm);
+
+    assert_int_equal(setenv("INFER8_CUDA_FP8_MIXED", "0", 1), 0);
+    infer8_status st = i8_backend_cuda.prepare(&cb, g, &co, &err);
+    if (st == INFER8_OK) st = i8_cuda_preset_tactics(cb, n, forced, &err);
+    float *y = malloc(sizeof(float) * outc * n);
+    assert_non_null(y);
+    memset(y, 0xff, sizeof(float) * outc * n); /* NaN: unwritten values fail */
+    if (st == INFER8_OK) st = i8_backend_cuda.run(cb, n, in + per * 8, y, &err);
+    assert_int_equal(unsetenv("INFER8_CUDA_FP8_MIXED"), 0);
+    if (st) fprintf(stderr, "cuda: %s\n", err.msg);
+    assert_int_equal(st, INFER8_OK);
+    assert_int_equal(i8_cuda_tactics(cb, n, &mended, &err), INFER8_OK);
+    i8_cuda_stats stats;
+    i8_cuda_get_stats(cb, n, &stats);
+    fprintf(stderr, "  INFER8_CUDA_FP8_MIXED=0 with the forced tactics stored: c7x1 on %s, %d kept, %d tuned again\n",
+            i8_cuda_conv_fp8_name(mended[c].variant), stats.presets_kept, stats.presets_retuned);
+    for (int i = 0; i < g->n_nodes; i++)
+        if (mended[i].kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_mixed(mended[i].variant))
+            fail_msg("%s ran %s under INFER8_CUDA_FP8_MIXED=0", g->nodes[i].name, i8_cuda_conv_fp8_name(mended[i].variant));
+    assert_int_equal(mended[c].kind, I8_CUDA_TACTIC_FP8);
+    assert_true(stats.presets_retuned >= 1);
+    float *ref = emulation_logits(g, in + per * 8, n, n, 0);
+    double maxd = 0, maxr = 0, sum_d = 0;
+    size_t outliers = 0;
+    for (size_t i = 0; i < outc * n; i++) maxr = fmax(maxr, fabs(ref[i]));
+    for (size_t i = 0; i < outc * n; i++) {
+        double d = fabs((double)y[i] - ref[i]);
+        if (!(d <= maxd)) maxd = d; /* NaN counts as a difference */
+        sum_d += d;
+        outliers += !(d <= 2e-2 * maxr);
+    }
+    const double rel = maxd / maxr, mean_rel = sum_d / (double)(outc * n) / maxr, out_share = (double)outliers / (outc * n);
+    fprintf(stderr, "  against the emulation: max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% beyond 2e-2\n", rel,
+            mean_rel, 100.0 * out_share);
+    assert_true(fp8_op_close(rel, mean_rel, out_share));
+    free(ref);
+    free(y);
+    free(in);
+    i8_backend_cuda.destroy(ca);
+    i8_backend_cuda.destroy(cb);
+    i8_graph_free(g);
 }
 
 /* The TMA kernels' two ways out (session 32): TMA stores from the staging tiles where the output's
@@ -1553,6 +1633,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_fp8_tma_tile_loop, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_tma_residual_loop, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_skip, im2col_teardown),
+        cmocka_unit_test_teardown(test_fp8_mixed_off, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_tma_store_paths, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_priority, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_pdl, im2col_teardown),

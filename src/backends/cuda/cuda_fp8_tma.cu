@@ -160,6 +160,29 @@ __device__ __forceinline__ void tma_load_im2col(void *dst, const CUtensorMap *ma
                  : "memory");
 }
 
+/* The producer's walk over an im2col conv's K sub-slices, counted up one at a time (runtime
+ * divisions on that one thread cost the spatial kernels, session 22): sub-slice `sub` is channels
+ * c0 + c .. (a span of them, from the walk's first channel c0) of tap (kx, ky), whose weight
+ * columns start at tap_col. next: the following sub-slice, a tap's `end` channels apart; past the
+ * last of `subs` it stays where it is. */
+struct tap_walk {
+    int c, kx, ky, tap_col, sub;
+    __device__ __forceinline__ void next(int span, int end, int subs, int kw, int c_in) {
+        if (++sub < subs && (c += span) == end) {
+            c = 0, tap_col += c_in;
+            if (++kx == kw) kx = 0, ky++;
+        }
+    }
+};
+/* the walk's sub-slice: A's box of TMA_BM output pixels at its tap and channels into a_dst, B's
+ * weight columns into b_dst (past the last sub-slice, columns past K: zeros), completing on bar */
+__device__ __forceinline__ void tap_load(unsigned char *a_dst, unsigned char *b_dst, const CUtensorMap *ta,
+                                         const CUtensorMap *tb, const tap_walk &w, int c0, int subs, int K, int iw,
+                                         int ih, int img, int n0, uint64_t *bar) {
+    tma_load_im2col(a_dst, ta, c0 + w.c, iw, ih, img, (unsigned short)w.kx, (unsigned short)w.ky, bar);
+    tma_load_2d(b_dst, tb, w.sub < subs ? w.tap_col + c0 + w.c : K, n0, bar);
+}
+
 /* RT: CW residual tiles (128 rows x BN fp16 = 128 bytes, 128-byte swizzle), so that a tile's
  * residual is loaded while the tile before it finishes: one per consumer warpgroup (ping-pong:
  * each consumer's own). XH: fp16 input; a stage holds its 128 K values as two 64-wide fp16 boxes, which the
@@ -585,10 +608,10 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
                  * per slice cost the 1x7 conv 10.2 -> 11.9 us at batch 32). Sub-slices past the last
                  * (narrow variants: a stage's last ones) load its tap again against weight columns
                  * past K, which arrive as zeros. */
-                int c0 = 0, kx = 0, ky = 0, tap_col = 0, sub = 0;
+                tap_walk walk = {0, 0, 0, 0, 0};
                 const int chunk_end = p.chunks * SW;
-                /* MIX: the same walk over the taps' narrow rests (tc: channel past tail_c0) */
-                int tc = 0, tkx = 0, tky = 0, ttap_col = 0, tsub = 0;
+                /* MIX: the same walk over the taps' narrow rests (channels from tail_c0) */
+                tap_walk tail = {0, 0, 0, 0, 0};
                 const int tail_end = p.tail_chunks * 32;
                 for (int kb = 0; kb < KB; kb++) {
                     mbar_wait<tma_regs<NC>::moved>(&empty[stage], phase ^ 1u);
@@ -599,26 +622,16 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
                         if (MIX && kb >= p.full_kb) {
 #pragma unroll
                             for (int j = 0; j < FP8_BK / 32; j++) {
-                                tma_load_im2col(sA + stage * L::A + j * TMA_BM * 32, &p.ta32, p.tail_c0 + tc, iw, ih, img,
-                                                (unsigned short)tkx, (unsigned short)tky, &full[stage]);
-                                tma_load_2d(sB + stage * L::B + j * BN * 32, &p.tb32,
-                                            tsub < p.tail_subs ? ttap_col + p.tail_c0 + tc : p.K, n0, &full[stage]);
-                                if (++tsub < p.tail_subs && (tc += 32) == tail_end) {
-                                    tc = 0, ttap_col += p.a.c_in;
-                                    if (++tkx == p.a.kw) tkx = 0, tky++;
-                                }
+                                tap_load(sA + stage * L::A + j * TMA_BM * 32, sB + stage * L::B + j * BN * 32, &p.ta32,
+                                         &p.tb32, tail, p.tail_c0, p.tail_subs, p.K, iw, ih, img, n0, &full[stage]);
+                                tail.next(32, tail_end, p.tail_subs, p.a.kw, p.a.c_in);
                             }
                         } else if (p.im2col) {
 #pragma unroll
                             for (int j = 0; j < FP8_BK / SW; j++) {
-                                tma_load_im2col(sA + stage * L::A + j * TMA_BM * SW, &p.ta, c0, iw, ih, img,
-                                                (unsigned short)kx, (unsigned short)ky, &full[stage]);
-                                tma_load_2d(sB + stage * L::B + j * BN * SW, &p.tb, sub < p.subs ? tap_col + c0 : p.K,
-                                            n0, &full[stage]);
-                                if (++sub < p.subs && (c0 += SW) == chunk_end) {
-                                    c0 = 0, tap_col += p.a.c_in;
-                                    if (++kx == p.a.kw) kx = 0, ky++;
-                                }
+                                tap_load(sA + stage * L::A + j * TMA_BM * SW, sB + stage * L::B + j * BN * SW, &p.ta, &p.tb,
+                                         walk, 0, p.subs, p.K, iw, ih, img, n0, &full[stage]);
+                                walk.next(SW, chunk_end, p.subs, p.a.kw, p.a.c_in);
                             }
                         } else {
                             tma_load_2d(sA + stage * L::A, &p.ta, kb * FP8_BK, m0, &full[stage]);
