@@ -15,7 +15,7 @@ Reads, under each CALL_DIR:
   */fp8_bench.log   how long each graph's tuning took and whether it spent its cuDNN budget
   peers-*.json      peers_torch.py's results (torch.compile, eager kernels in a CUDA graph)
   *.times           each GPU test's start and end (tools/device-call.sh's test_times)
-Prints markdown: the rows with the torch.compile of the same model and batch (from whichever
+Prints markdown: the rows (each named CALL/STEP, so an A/B's runs of one model tell apart) with the torch.compile of the same model and batch (from whichever
 CALL_DIR has it, named), the profiles, the convs per layer type, the tuning times and the slowest
 tests.
 """
@@ -90,7 +90,8 @@ def main(dirs, shapes=False):
                 m = ROW.match(line)
                 if m:
                     g = m.groups()
-                    rows.append((call, g[0], int(g[1]), tuple(map(float, g[2:5])), tuple(map(float, g[5:8])), float(g[8])))
+                    rows.append((f"{call}/{step}", g[0], int(g[1]), tuple(map(float, g[2:5])), tuple(map(float, g[5:8])),
+                                 float(g[8])))
                 m = PROFILE.match(line)
                 if m:
                     fields = m.group(4).split()
@@ -130,7 +131,7 @@ def main(dirs, shapes=False):
 
     if not rows:
         sys.exit("no issue-5 rows (*/fp8_bench.md) under " + " ".join(dirs))
-    print("| call | model | batch | fp16 | FP8 `default` | x | torch.compile (call) | fp16 vs compile "
+    print("| call/step | model | batch | fp16 | FP8 `default` | x | torch.compile (call) | fp16 vs compile "
           "| fp16 max / compile min | FP8 vs compile | CUDA graph |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for call, model, batch, f16, f8, x in rows:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bench/fp8_bench_summary.py on two made-up device calls with hand-computed figures: the row
-paired with the torch.compile of the other call, the ratios (median / median, torch min / infer8
+(named by its call and step, so an A/B's two runs of one model tell apart) paired with the torch.compile of the other call, the ratios (median / median, torch min / infer8
 max), the profile, the convs per layer type, which graph each tuning line is, the tests' times,
 --shapes' grouping of a per-conv table; malformed input (the file named, exit status 1).
 Env: WORK (scratch), SRC (source root)."""
@@ -50,7 +50,7 @@ p = run(a, b)
 assert p.returncode == 0, p.stderr
 out = p.stdout
 # fp16 vs compile 4.0 / 2.0 = 2.00; torch min / infer8 max 3.8 / 2.5 = 1.52; FP8 4.0 / 1.6 = 2.50
-want = ("| callA | inception_resnet_v2 | 32 | 2.000 [1.900, 2.500] | 1.600 [1.500, 1.700] | 1.250 "
+want = ("| callA/irv2-b32 | inception_resnet_v2 | 32 | 2.000 [1.900, 2.500] | 1.600 [1.500, 1.700] | 1.250 "
         "| 4.000 [3.800, 4.400] (callB) | 2.00 | 1.52 | 2.50 | 8.000 (callB) |")
 assert want in out, out
 assert "- callA/irv2-b32 fp8 b32: sum 1.500; conv-fp8 1.000, conv-fp16 0.300, maxpool 0.200" in out, out
