@@ -15,9 +15,9 @@ Reads, under each CALL_DIR:
   */fp8_bench.log   how long each graph's tuning took and whether it spent its cuDNN budget
   peers-*.json      peers_torch.py's results (torch.compile, eager kernels in a CUDA graph)
   *.times           each GPU test's start and end (tools/device-call.sh's test_times)
-Prints markdown: the rows (each named CALL/STEP, so an A/B's runs of one model tell apart) with the torch.compile of the same model and batch (from whichever
-CALL_DIR has it, named), the profiles, the convs per layer type, the tuning times and the slowest
-tests.
+Prints markdown: the rows (each named CALL/STEP, so an A/B's runs of one model tell apart) with
+the torch.compile of the same model and batch (from whichever CALL_DIR has it, named), the
+profiles, the convs per layer type, the tuning times and the slowest tests.
 """
 import glob
 import json
