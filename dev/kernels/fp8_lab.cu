@@ -20,7 +20,8 @@
  * channel slice of a wider tensor instead (channels 32 .. 32 + N of rows of N + 64, as a branch
  * writes its part of a concat; every byte outside the slice must keep its poison).
  * FP8_LAB_TMA_STORE=0: the TMA kernels store without TMA stores (their path for outputs
- * TMA cannot store exactly, i8_cuda_conv_fp8_tma_store_fits). Validation: fp16 output max |diff| / max |ref| <= 2e-3
+ * TMA cannot store exactly, i8_cuda_conv_fp8_tma_store_fits). FP8_LAB_HALO_PREFETCH=1: the halo
+ * kernels with their fragment prefetch (INFER8_CUDA_HALO_PREFETCH=1 in the product). Validation: fp16 output max |diff| / max |ref| <= 2e-3
  * (accumulation order and fp16 rounding only); e4m3 codes: the share that differs from the
  * reference code must be < 1% and none by more than one code step (a value next to a rounding
  * boundary may fall either way). Prints microseconds per call (CUDA events, 50 calls after 5
@@ -208,6 +209,8 @@ int main(void) {
     const bool slice = getenv("FP8_LAB_SLICE") && atoi(getenv("FP8_LAB_SLICE")) != 0;
     /* FP8_LAB_TMA_STORE=0: the TMA kernels' generic output stores (session 32's A/B) */
     const int tma_store_off = getenv("FP8_LAB_TMA_STORE") && atoi(getenv("FP8_LAB_TMA_STORE")) == 0;
+    /* FP8_LAB_HALO_PREFETCH=1: the halo kernels' fragment prefetch (session 52, opt-in) */
+    const int halo_prefetch = getenv("FP8_LAB_HALO_PREFETCH") && atoi(getenv("FP8_LAB_HALO_PREFETCH")) == 1;
     /* FP8_LAB_PDL=1: every launch with programmatic dependent launch (cuda_pdl.cuh), so that each
      * timed launch's setup overlaps the end of the one before (session 34, call 1) */
     const int pdl = getenv("FP8_LAB_PDL") && atoi(getenv("FP8_LAB_PDL")) > 0;
@@ -367,6 +370,7 @@ int main(void) {
                 a.n = S.n, a.h = S.hw, a.w = S.hw, a.c_in = S.ci, a.x_ld = S.ci;
                 a.wq = dqw, a.mult = dmult, a.bias = dbias;
                 a.tma_store_off = tma_store_off;
+                a.halo_prefetch = halo_prefetch;
                 a.pdl = pdl;
                 a.res_mode = res_mode;
                 a.res = res_mode == I8_FP8_RES_Q ? (const void *)dqr : (const void *)dhr;

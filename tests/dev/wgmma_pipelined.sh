@@ -4,7 +4,7 @@
 # as "info" C7510, which a build does not show. The TMA lab kernel shipped that way in session 12
 # (its barrier wait printed before trapping). Compiles the product's FP8 kernels (cuda_fp8.cu,
 # cuda_fp8_tma.cu) and the lab's (fp8_tma.cu, which includes them) for sm_90a with ptxas -v; the
-# product's TMA kernels must not spill either.
+# product's TMA and halo kernels must not spill either.
 # Usage: wgmma_pipelined.sh NVCC SRC_ROOT WORK
 set -euo pipefail
 nvcc=$1 src=$2 work=$3
@@ -27,6 +27,14 @@ for f in src/backends/cuda/cuda_fp8.cu src/backends/cuda/cuda_fp8_tma.cu dev/ker
   if [ "$f" = src/backends/cuda/cuda_fp8_tma.cu ]; then
     spills=$(awk '/Function properties for _Z[0-9]*tma_fp8_kernel/ {fn = $NF; getline; if ($5 + 0 > 0) print fn}' "$log")
     [ -z "$spills" ] || { echo "$spills" | sed 's/^/  /' >&2; echo "FAIL: $f: TMA kernels above spill registers"; exit 1; }
+  fi
+  # nor do the halo kernels, with and without their fragment prefetch (a second fragment set under
+  # the 128-register cap of the BN <= 64 ones; session 52)
+  if [ "$f" = src/backends/cuda/cuda_fp8.cu ]; then
+    halos=$(grep -c "Compiling entry function '_Z[0-9]*conv_fp8_halo_kernel" "$log" || true)
+    [ "$halos" -eq 10 ] || { echo "FAIL: $f: $halos halo kernels compiled, 10 expected (5 variants, prefetch off and on)"; exit 1; }
+    spills=$(awk '/Function properties for _Z[0-9]*conv_fp8_halo_kernel/ {fn = $NF; getline; if ($5 + 0 > 0) print fn}' "$log")
+    [ -z "$spills" ] || { echo "$spills" | sed 's/^/  /' >&2; echo "FAIL: $f: halo kernels above spill registers"; exit 1; }
   fi
   echo "ok: $f: $kernels wgmma kernels, none serialized"
 done

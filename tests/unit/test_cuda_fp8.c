@@ -352,6 +352,7 @@ static int im2col_teardown(void **state) {
     unsetenv("INFER8_CUDA_FP8_VARIANT");
     unsetenv("INFER8_CUDA_FP8_SKIP");
     unsetenv("INFER8_CUDA_FP8_MIXED");
+    unsetenv("INFER8_CUDA_HALO_PREFETCH");
     unsetenv("INFER8_CUDA_FP8_DNN");
     unsetenv("INFER8_CUDA_PRIORITY");
     unsetenv("INFER8_CUDA_TMA_STORE");
@@ -482,11 +483,13 @@ static void test_fp8_im2col_chain(void **state) {
  * the case's input an e4m3 copy, the emulation the oracle, batch 1 and 3. Their cases cover a band
  * of rows past the map's last row (19 rows in items of 3 or 7), c_out past one BN tile (c_out 48 on
  * the 32-wide tiles, 200 on every tile), c_in 48 (K = 432: a 16-byte zero piece closes K), stride
- * 2 with and without padding, 1x7 / 7x1 / 5x5 taps. */
-static void test_fp8_halo(void **state) {
-    (void)state;
+ * 2 with and without padding, 1x7 / 7x1 / 5x5 taps. prefetch: with INFER8_CUDA_HALO_PREFETCH=1
+ * (each slab's A fragments loaded during the slab before's wgmma; session 52). */
+static void halo_cases(int prefetch) {
     int tested = 0, failed = 0, variants = 0;
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
+    if (prefetch) assert_int_equal(setenv("INFER8_CUDA_HALO_PREFETCH", "1", 1), 0);
+    else assert_int_equal(unsetenv("INFER8_CUDA_HALO_PREFETCH"), 0);
     for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_HALO_END; v++) {
         variants++;
         force_spatial_variant(v);
@@ -507,14 +510,20 @@ static void test_fp8_halo(void **state) {
     assert_int_equal(tested, 37);
 }
 
+static void test_fp8_halo(void **state) {
+    (void)state;
+    halo_cases(0);
+}
+
 /* The narrow chain of im2col_chain on each halo kernel. They sum as the wgmma kernels do (each
  * 128-deep K slice in the tensor cores' accumulator, then added in fp32), so the bound is the
  * im2col kernels': as close to the emulation as the chain on wgmma128x64 (variant 17). (Session
  * 28, H200: mean |diff| / max |ref| 0.0109 on every halo kernel and on wgmma128x64, the same to
  * the printed digits; 0.00006 on the all-qmma chain.) A wrong tap, item or channel moves far more. */
-static void test_fp8_halo_chain(void **state) {
-    (void)state;
+static void halo_chain(int prefetch) {
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
+    if (prefetch) assert_int_equal(setenv("INFER8_CUDA_HALO_PREFETCH", "1", 1), 0);
+    else assert_int_equal(unsetenv("INFER8_CUDA_HALO_PREFETCH"), 0);
     im2col_chain(1, CHAIN_NARROW); /* qmma32x64: fp32 sums, for the report */
     const op_result w = im2col_chain(17, CHAIN_NARROW);
     int tested = 0;
@@ -525,6 +534,19 @@ static void test_fp8_halo_chain(void **state) {
         tested++;
     }
     assert_int_equal(tested, 5);
+}
+
+static void test_fp8_halo_chain(void **state) {
+    (void)state;
+    halo_chain(0);
+}
+
+/* The halo kernels' fragment prefetch (INFER8_CUDA_HALO_PREFETCH=1, opt-in since session 52): the
+ * same wgmma and sums in the same order as without it, so held to the same cases and bounds. */
+static void test_fp8_halo_prefetch(void **state) {
+    (void)state;
+    halo_cases(1);
+    halo_chain(1);
 }
 
 /* The own FP8 kernel variant of that name (i8_cuda_conv_fp8_name); fails the test if none. */
@@ -1630,6 +1652,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_fp8_im2col_chain, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_halo, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_halo_chain, im2col_teardown),
+        cmocka_unit_test_teardown(test_fp8_halo_prefetch, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_tma_tile_loop, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_tma_residual_loop, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_skip, im2col_teardown),

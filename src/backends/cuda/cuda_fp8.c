@@ -94,6 +94,10 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
      * path they take where the outputs' alignment does not allow TMA stores (tests) */
     const char *store = getenv("INFER8_CUDA_TMA_STORE");
     c->tma_store_off = store && atoi(store) == 0;
+    /* INFER8_CUDA_HALO_PREFETCH=1: the halo kernels load a K slab's A fragments while the slab
+     * before runs its wgmma (same sums, same order); opt-in until it has run on a GPU (session 52) */
+    const char *prefetch = getenv("INFER8_CUDA_HALO_PREFETCH");
+    c->halo_prefetch = prefetch && atoi(prefetch) == 1;
     /* INFER8_CUDA_PDL: whether the forward's own FP8 kernels start their setup while the kernel
      * before them in the stream ends (cuda_pdl.cuh): 0 never, 2 always, else timed (choose_launch) */
     const char *pdl = getenv("INFER8_CUDA_PDL");
@@ -344,6 +348,7 @@ static i8_cuda_fp8_conv_args fp8_args(const cu_ctx *c, int n, const cu_conv_sig 
     a.sm_count = cap > 0 && cap < c->sm_count ? cap : c->sm_count; /* the TMA kernels' grid */
     a.tma_encode_tiled = c->tma_encode_tiled, a.tma_encode_im2col = c->tma_encode_im2col;
     a.tma_store_off = c->tma_store_off;
+    a.halo_prefetch = c->halo_prefetch;
     a.pdl = c->batches && n >= 1 && n <= c->max_batch ? c->batches[n].pdl : 0; /* 0 while tuning */
     return a;
 }

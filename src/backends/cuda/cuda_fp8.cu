@@ -653,9 +653,34 @@ template <> __device__ __forceinline__ void wgmma_rs<96>(float *d, const unsigne
 }
 #undef WG_A4
 
+/* A K slab's A fragments of one warp: ldmatrix of its 16 pixels (this lane's row at pb) at the
+ * slab's four k32 pieces (tab: each piece's place relative to the pixel; -1 past K: zrel, zeros) */
+__device__ __forceinline__ void halo_frags(unsigned (&fa)[4][4], const int *tab, int s, int lmat, const unsigned char *sH,
+                                           int pb, int zrel) {
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+        const int o = tab[s * 8 + q * 2 + (lmat >> 1)];
+        ldmatrix_x4(fa[q], sH + (o >= 0 ? pb + o : zrel));
+    }
+}
+/* the slab's four wgmma (A from fa, B the slab's weights at sWs) into part, as one group */
+template <int BN> __device__ __forceinline__ void halo_issue(float *part, const unsigned (&fa)[4][4], const unsigned char *sWs) {
+    wg_fence();
+    const uint64_t dw = wg_desc(sWs);
+#pragma unroll
+    for (int q = 0; q < 4; q++) wgmma_rs<BN>(part, fa[q], wg_desc_add(dw, q * 32), q > 0);
+    wg_commit();
+}
+
 /* NWG warpgroups; registers capped at 128 a thread where BN <= 64 (two blocks of 256 threads or
- * four of 128 per SM) */
-template <int BN, int NWG>
+ * four of 128 per SM). PF (INFER8_CUDA_HALO_PREFETCH=1; session 52, not yet run on a GPU): each
+ * slab's A fragments load into a second register set while the slab before runs its wgmma, the
+ * same wgmma and sums in the same order. Session 52's Nsight Compute had these kernels waiting on
+ * their ldmatrix (short scoreboard, 17% of stall samples) and on each slab's wgmma in turn. Two
+ * slabs' wgmma in flight (a second sum array, wgmma.wait_group 1) would hide the wgmma too, but
+ * ptxas (CUDA 13) serializes that loop's wgmma (C7514) where the slab count is not a compile-time
+ * constant; the prefetch alone compiles unserialized, without spills, at every BN. */
+template <int BN, int NWG, bool PF>
 __global__ void __launch_bounds__(NWG * 128, BN <= 64 ? 4 / NWG : 1) conv_fp8_halo_kernel(i8_cuda_fp8_conv_args a, halo_geom g) {
     constexpr int NT = NWG * 128, FN = BN / 8;
     extern __shared__ __align__(1024) unsigned char halo_raw[];
@@ -716,20 +741,28 @@ __global__ void __launch_bounds__(NWG * 128, BN <= 64 ? 4 / NWG : 1) conv_fp8_ha
             float acc[BN / 2], part[BN / 2];
 #pragma unroll
             for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
-            for (int s = 0; s < g.slabs; s++) {
-                unsigned fa[4][4];
-#pragma unroll
-                for (int q = 0; q < 4; q++) {
-                    const int o = tab[s * 8 + q * 2 + (lmat >> 1)];
-                    ldmatrix_x4(fa[q], sH + (o >= 0 ? pb + o : zrel));
+            if constexpr (PF) {
+                unsigned fa[4][4], fb[4][4]; /* even slabs' fragments, odd slabs' */
+                halo_frags(fa, tab, 0, lmat, sH, pb, zrel);
+                for (int s = 0; s < g.slabs; s++) {
+                    if (s & 1) {
+                        halo_issue<BN>(part, fb, sW + s * BN * 128);
+                        if (s + 1 < g.slabs) halo_frags(fa, tab, s + 1, lmat, sH, pb, zrel);
+                    } else {
+                        halo_issue<BN>(part, fa, sW + s * BN * 128);
+                        if (s + 1 < g.slabs) halo_frags(fb, tab, s + 1, lmat, sH, pb, zrel);
+                    }
+                    wg_wait_all();
+                    wg_promote<BN / 2>(acc, part);
                 }
-                wg_fence();
-                const uint64_t dw = wg_desc(sW + s * BN * 128);
-#pragma unroll
-                for (int q = 0; q < 4; q++) wgmma_rs<BN>(part, fa[q], wg_desc_add(dw, q * 32), q > 0);
-                wg_commit();
-                wg_wait_all();
-                wg_promote<BN / 2>(acc, part);
+            } else {
+                for (int s = 0; s < g.slabs; s++) {
+                    unsigned fa[4][4];
+                    halo_frags(fa, tab, s, lmat, sH, pb, zrel);
+                    halo_issue<BN>(part, fa, sW + s * BN * 128);
+                    wg_wait_all();
+                    wg_promote<BN / 2>(acc, part);
+                }
             }
             /* the epilogue from the accumulators: acc[4j], acc[4j + 1] at row gr of the warp's 16,
              * channels 8j + 2 tig, + 1; acc[4j + 2], acc[4j + 3] at row gr + 8 */
@@ -816,17 +849,17 @@ static int halo_fits(const i8_cuda_fp8_conv_args *a, int bn, int tiles) {
 template <int BN, int NWG> static int launch_halo(const i8_cuda_fp8_conv_args *a, int tiles, cudaStream_t s) {
     halo_geom g;
     if (!halo_geom_of(a, BN, tiles, &g)) return (int)cudaErrorInvalidValue;
+    const void *kernel = a->halo_prefetch ? (const void *)conv_fp8_halo_kernel<BN, NWG, true>
+                                          : (const void *)conv_fp8_halo_kernel<BN, NWG, false>;
     long long slots = 0;
-    const cudaError_t e =
-        i8_cuda_resident_blocks((const void *)conv_fp8_halo_kernel<BN, NWG>, NWG * 128, g.smem, a->sm_count, &slots);
+    const cudaError_t e = i8_cuda_resident_blocks(kernel, NWG * 128, g.smem, a->sm_count, &slots);
     if (e != cudaSuccess) return (int)e;
     const int n_tiles = (a->c_out + BN - 1) / BN;
     slots /= n_tiles;
     const int blocks = (int)(slots < 1 ? 1 : slots < g.items ? slots : g.items);
     i8_cuda_fp8_conv_args av = *a;
     void *args[] = {&av, &g};
-    return (int)launch_pdl((const void *)conv_fp8_halo_kernel<BN, NWG>, dim3((unsigned)blocks, (unsigned)n_tiles), dim3(NWG * 128),
-                           g.smem, s, a->pdl, args);
+    return (int)launch_pdl(kernel, dim3((unsigned)blocks, (unsigned)n_tiles), dim3(NWG * 128), g.smem, s, a->pdl, args);
 }
 
 #define HALO_COUNT(name, bn, tiles, nwg) +1
@@ -882,7 +915,8 @@ extern "C" int i8_cuda_conv_fp8_setup(void) {
 #undef WG_SET
     if (!rc) rc = i8_cuda_conv_fp8_tma_setup();
 #define HALO_SET(name, bn, tiles, nwg) \
-    if (!rc) rc = (int)cudaFuncSetAttribute(conv_fp8_halo_kernel<bn, nwg>, cudaFuncAttributeMaxDynamicSharedMemorySize, HALO_SMEM_MAX);
+    if (!rc) rc = (int)cudaFuncSetAttribute(conv_fp8_halo_kernel<bn, nwg, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, HALO_SMEM_MAX); \
+    if (!rc) rc = (int)cudaFuncSetAttribute(conv_fp8_halo_kernel<bn, nwg, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, HALO_SMEM_MAX);
     HALO_VARIANTS(HALO_SET)
 #undef HALO_SET
     return rc;
