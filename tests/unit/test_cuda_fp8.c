@@ -479,17 +479,24 @@ static void test_fp8_im2col_chain(void **state) {
 }
 
 
+/* INFER8_CUDA_HALO_PREFETCH: unset for 0, else the mode (1 prefetch, 2 slab pairs) */
+static void set_halo_prefetch(int mode) {
+    char val[4];
+    snprintf(val, sizeof val, "%d", mode);
+    if (mode) assert_int_equal(setenv("INFER8_CUDA_HALO_PREFETCH", val, 1), 0);
+    else assert_int_equal(unsetenv("INFER8_CUDA_HALO_PREFETCH"), 0);
+}
+
 /* The halo kernels (session 28), each forced on every im2col case it fits, as test_fp8_im2col:
  * the case's input an e4m3 copy, the emulation the oracle, batch 1 and 3. Their cases cover a band
  * of rows past the map's last row (19 rows in items of 3 or 7), c_out past one BN tile (c_out 48 on
  * the 32-wide tiles, 200 on every tile), c_in 48 (K = 432: a 16-byte zero piece closes K), stride
- * 2 with and without padding, 1x7 / 7x1 / 5x5 taps. prefetch: with INFER8_CUDA_HALO_PREFETCH=1
- * (each slab's A fragments loaded during the slab before's wgmma; session 52). */
+ * 2 with and without padding, 1x7 / 7x1 / 5x5 taps. prefetch: INFER8_CUDA_HALO_PREFETCH's mode
+ * (set_halo_prefetch; session 52). */
 static void halo_cases(int prefetch) {
     int tested = 0, failed = 0, variants = 0;
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-    if (prefetch) assert_int_equal(setenv("INFER8_CUDA_HALO_PREFETCH", "1", 1), 0);
-    else assert_int_equal(unsetenv("INFER8_CUDA_HALO_PREFETCH"), 0);
+    set_halo_prefetch(prefetch);
     for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_HALO_END; v++) {
         variants++;
         force_spatial_variant(v);
@@ -522,8 +529,7 @@ static void test_fp8_halo(void **state) {
  * the printed digits; 0.00006 on the all-qmma chain.) A wrong tap, item or channel moves far more. */
 static void halo_chain(int prefetch) {
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-    if (prefetch) assert_int_equal(setenv("INFER8_CUDA_HALO_PREFETCH", "1", 1), 0);
-    else assert_int_equal(unsetenv("INFER8_CUDA_HALO_PREFETCH"), 0);
+    set_halo_prefetch(prefetch);
     im2col_chain(1, CHAIN_NARROW); /* qmma32x64: fp32 sums, for the report */
     const op_result w = im2col_chain(17, CHAIN_NARROW);
     int tested = 0;
@@ -541,12 +547,15 @@ static void test_fp8_halo_chain(void **state) {
     halo_chain(0);
 }
 
-/* The halo kernels' fragment prefetch (INFER8_CUDA_HALO_PREFETCH=1, opt-in since session 52): the
- * same wgmma and sums in the same order as without it, so held to the same cases and bounds. */
+/* The halo kernels' fragment prefetch and slab pairs (INFER8_CUDA_HALO_PREFETCH=1 and 2, opt-in
+ * since session 52): the same wgmma and sums in the same order as without them, so held to the
+ * same cases and bounds; their K spans 2 to 13 slabs of 128 (odd counts: 3, 5, 9, 13). */
 static void test_fp8_halo_prefetch(void **state) {
     (void)state;
-    halo_cases(1);
-    halo_chain(1);
+    for (int mode = 1; mode <= 2; mode++) {
+        halo_cases(mode);
+        halo_chain(mode);
+    }
 }
 
 /* The own FP8 kernel variant of that name (i8_cuda_conv_fp8_name); fails the test if none. */

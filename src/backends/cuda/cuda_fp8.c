@@ -95,9 +95,10 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
     const char *store = getenv("INFER8_CUDA_TMA_STORE");
     c->tma_store_off = store && atoi(store) == 0;
     /* INFER8_CUDA_HALO_PREFETCH=1: the halo kernels load a K slab's A fragments while the slab
-     * before runs its wgmma (same sums, same order); opt-in until it has run on a GPU (session 52) */
+     * before runs its wgmma; 2: also two slabs' wgmma at a time where BN is 32 (same sums, same
+     * order; conv_fp8_halo_kernel's PIPE); opt-in until they have run on a GPU (session 52) */
     const char *prefetch = getenv("INFER8_CUDA_HALO_PREFETCH");
-    c->halo_prefetch = prefetch && atoi(prefetch) == 1;
+    c->halo_prefetch = prefetch && (atoi(prefetch) == 1 || atoi(prefetch) == 2) ? atoi(prefetch) : 0;
     /* INFER8_CUDA_PDL: whether the forward's own FP8 kernels start their setup while the kernel
      * before them in the stream ends (cuda_pdl.cuh): 0 never, 2 always, else timed (choose_launch) */
     const char *pdl = getenv("INFER8_CUDA_PDL");

@@ -673,14 +673,17 @@ template <int BN> __device__ __forceinline__ void halo_issue(float *part, const 
 }
 
 /* NWG warpgroups; registers capped at 128 a thread where BN <= 64 (two blocks of 256 threads or
- * four of 128 per SM). PF (INFER8_CUDA_HALO_PREFETCH=1; session 52, not yet run on a GPU): each
- * slab's A fragments load into a second register set while the slab before runs its wgmma, the
- * same wgmma and sums in the same order. Session 52's Nsight Compute had these kernels waiting on
- * their ldmatrix (short scoreboard, 17% of stall samples) and on each slab's wgmma in turn. Two
- * slabs' wgmma in flight (a second sum array, wgmma.wait_group 1) would hide the wgmma too, but
- * ptxas (CUDA 13) serializes that loop's wgmma (C7514) where the slab count is not a compile-time
- * constant; the prefetch alone compiles unserialized, without spills, at every BN. */
-template <int BN, int NWG, bool PF>
+ * four of 128 per SM). PIPE (INFER8_CUDA_HALO_PREFETCH; session 52, not yet run on a GPU): 0 each
+ * slab's fragments loaded, its wgmma run and waited for, in turn; 1 (prefetch) each slab's A
+ * fragments load into a second register set while the slab before runs its wgmma; 2 (pairs, BN 32:
+ * a second sum array under the register cap) two slabs' wgmma issued together, the first's sums
+ * added in fp32 while the second runs, the next pair's fragments loading meanwhile. The same wgmma
+ * and fp32 sums in the same order in all three. Session 52's Nsight Compute had these kernels
+ * stalled on their ldmatrix (short scoreboard, 17% of samples) and on each slab's wgmma. A
+ * rolling pipeline (wgmma.wait_group 1 across a loop of any slab count, as the TMA lab's W1 stage
+ * step) ptxas (CUDA 13) serialized here (C7514) unless the slab count was a compile-time constant;
+ * the pairs leave nothing in flight between iterations and compile unserialized. */
+template <int BN, int NWG, int PIPE>
 __global__ void __launch_bounds__(NWG * 128, BN <= 64 ? 4 / NWG : 1) conv_fp8_halo_kernel(i8_cuda_fp8_conv_args a, halo_geom g) {
     constexpr int NT = NWG * 128, FN = BN / 8;
     extern __shared__ __align__(1024) unsigned char halo_raw[];
@@ -741,7 +744,33 @@ __global__ void __launch_bounds__(NWG * 128, BN <= 64 ? 4 / NWG : 1) conv_fp8_ha
             float acc[BN / 2], part[BN / 2];
 #pragma unroll
             for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
-            if constexpr (PF) {
+            if constexpr (PIPE == 2) {
+                static_assert(BN <= 32, "pairs: two sum arrays and two fragment sets under the register cap");
+                float part2[BN / 2];
+                unsigned fa[4][4], fb[4][4];
+                int s = 0;
+                if (g.slabs & 1) { /* an odd count: the first slab alone */
+                    halo_frags(fa, tab, 0, lmat, sH, pb, zrel);
+                    halo_issue<BN>(part, fa, sW);
+                    wg_wait_all();
+                    wg_promote<BN / 2>(acc, part);
+                    s = 1;
+                }
+                if (s < g.slabs) {
+                    halo_frags(fa, tab, s, lmat, sH, pb, zrel);
+                    halo_frags(fb, tab, s + 1, lmat, sH, pb, zrel);
+                }
+                for (; s < g.slabs; s += 2) { /* nothing in flight at the top of an iteration */
+                    halo_issue<BN>(part, fa, sW + s * BN * 128);
+                    halo_issue<BN>(part2, fb, sW + (s + 1) * BN * 128);
+                    wg_wait_1(); /* slab s done: fa and part free */
+                    wg_promote<BN / 2>(acc, part);
+                    if (s + 2 < g.slabs) halo_frags(fa, tab, s + 2, lmat, sH, pb, zrel);
+                    wg_wait_all();
+                    wg_promote<BN / 2>(acc, part2);
+                    if (s + 3 < g.slabs) halo_frags(fb, tab, s + 3, lmat, sH, pb, zrel);
+                }
+            } else if constexpr (PIPE == 1) {
                 unsigned fa[4][4], fb[4][4]; /* even slabs' fragments, odd slabs' */
                 halo_frags(fa, tab, 0, lmat, sH, pb, zrel);
                 for (int s = 0; s < g.slabs; s++) {
@@ -849,8 +878,11 @@ static int halo_fits(const i8_cuda_fp8_conv_args *a, int bn, int tiles) {
 template <int BN, int NWG> static int launch_halo(const i8_cuda_fp8_conv_args *a, int tiles, cudaStream_t s) {
     halo_geom g;
     if (!halo_geom_of(a, BN, tiles, &g)) return (int)cudaErrorInvalidValue;
-    const void *kernel = a->halo_prefetch ? (const void *)conv_fp8_halo_kernel<BN, NWG, true>
-                                          : (const void *)conv_fp8_halo_kernel<BN, NWG, false>;
+    /* INFER8_CUDA_HALO_PREFETCH: 1 the prefetch; 2 the pairs where BN is 32, else the prefetch */
+    const int pipe = a->halo_prefetch == 2 && BN <= 32 ? 2 : a->halo_prefetch ? 1 : 0;
+    const void *kernel = pipe == 2   ? (const void *)conv_fp8_halo_kernel<BN, NWG, BN <= 32 ? 2 : 1>
+                         : pipe == 1 ? (const void *)conv_fp8_halo_kernel<BN, NWG, 1>
+                                     : (const void *)conv_fp8_halo_kernel<BN, NWG, 0>;
     long long slots = 0;
     const cudaError_t e = i8_cuda_resident_blocks(kernel, NWG * 128, g.smem, a->sm_count, &slots);
     if (e != cudaSuccess) return (int)e;
@@ -915,8 +947,11 @@ extern "C" int i8_cuda_conv_fp8_setup(void) {
 #undef WG_SET
     if (!rc) rc = i8_cuda_conv_fp8_tma_setup();
 #define HALO_SET(name, bn, tiles, nwg) \
-    if (!rc) rc = (int)cudaFuncSetAttribute(conv_fp8_halo_kernel<bn, nwg, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, HALO_SMEM_MAX); \
-    if (!rc) rc = (int)cudaFuncSetAttribute(conv_fp8_halo_kernel<bn, nwg, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, HALO_SMEM_MAX);
+    if (!rc) rc = (int)cudaFuncSetAttribute(conv_fp8_halo_kernel<bn, nwg, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, HALO_SMEM_MAX); \
+    if (!rc) rc = (int)cudaFuncSetAttribute(conv_fp8_halo_kernel<bn, nwg, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, HALO_SMEM_MAX); \
+    if (!rc && bn <= 32)                                                                                                           \
+        rc = (int)cudaFuncSetAttribute(conv_fp8_halo_kernel<bn, nwg, bn <= 32 ? 2 : 1>, cudaFuncAttributeMaxDynamicSharedMemorySize,  \
+                                       HALO_SMEM_MAX);
     HALO_VARIANTS(HALO_SET)
 #undef HALO_SET
     return rc;

@@ -56,7 +56,7 @@ typedef struct i8_cuda_fp8_conv_args {
     void *tma_encode_tiled; /* once by the backend (i8_cuda_tma_driver); 0 / NULL: looked up at each launch (the */
     void *tma_encode_im2col;/* kernel labs) */
     int tma_store_off;      /* TMA kernels: 1 stores the outputs without TMA stores, as before session 32 (tests) */
-    int halo_prefetch;      /* halo kernels: 1 loads the next K slab's A fragments during a slab's wgmma (session 52, opt-in) */
+    int halo_prefetch;      /* halo kernels: 1 / 2 their fragment prefetch / slab pairs (PIPE; session 52, opt-in) */
     int pdl;                /* 1: launched with programmatic dependent launch (cuda_pdl.cuh; the backend's choose_launch) */
 } i8_cuda_fp8_conv_args;
 

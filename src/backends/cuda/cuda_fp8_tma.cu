@@ -469,7 +469,6 @@ __device__ __forceinline__ void tma_quantize_rows(const unsigned char *boxes, un
  * waited for, tma_retire adds the HALVES * BN / 2 sums to acc in fp32 (as the product kernel's
  * stage step does) and hands the stage back. W1 (one group in flight, wgmma.wait_group 1): stage
  * kb's wgmma run while stage kb - 1's sums are added, two register arrays taking turns. */
-__device__ __forceinline__ void wg_wait_1(void) { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
 /* SW: the stage's K slice as FP8_BK / SW sub-tiles of SW-byte rows (A: TMA_BM rows each, B: BN
  * rows; 128: one, the 128-byte swizzle), each k32 step in its sub-tile at byte kk % SW of a row */
 template <int BN, int HALVES = 1, int SW = FP8_BK>

@@ -39,6 +39,8 @@ __device__ __forceinline__ void ldmatrix_x4(unsigned *r, const void *smem) {
 __device__ __forceinline__ void wg_fence(void) { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_wait_all(void) { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+/* waits until at most the last committed group is still running */
+__device__ __forceinline__ void wg_wait_1(void) { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
 /* makes this thread's generic-proxy shared-memory writes (cp.async, st.shared) visible to wgmma */
 __device__ __forceinline__ void proxy_fence(void) { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 /* keeps the compiler from moving accumulator accesses across wgmma waits */
