@@ -505,6 +505,7 @@ static void halo_cases(int prefetch) {
             if (!variant_fits_conv(v, C->h, C->w, C->c_in, C->c_out, C->kh, C->kw, C->s, C->ph, C->pw)) continue;
             failed += !spatial_case_ok(v, C, 90 + (uint64_t)v * 16 + k);
             tested++;
+            assert_int_equal(last_stats.halo_prefetch, prefetch); /* the mode the case's kernels ran under */
         }
     }
     assert_int_equal(variants, 5);
@@ -535,6 +536,7 @@ static void halo_chain(int prefetch) {
     int tested = 0;
     for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_HALO_END; v++) {
         const op_result r = im2col_chain(v, CHAIN_NARROW);
+        assert_int_equal(last_stats.halo_prefetch, prefetch);
         assert_true(r.mean_rel <= 1.5 * w.mean_rel + 1e-4);
         assert_true(r.rel <= 1.5 * w.rel + 1e-2);
         tested++;

@@ -88,6 +88,22 @@ static void test_numbering_and_names(void **state) {
     assert_false(i8_cuda_conv_fp8_is_im2col(-1));
 }
 
+/* INFER8_CUDA_HALO_PREFETCH's modes per halo variant (session 52): 0 as before, 1 the prefetch on
+ * every kernel, 2 the slab pairs on the 32-wide ones (halo64x32, halo128x32) and the prefetch on
+ * the 64- and 96-wide ones, whose registers hold no second sum array; no schedule elsewhere */
+static void test_halo_pipe(void **state) {
+    (void)state;
+    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_HALO_END; v++) {
+        const int bn32 = v == I8_FP8_HALO_FIRST || v == I8_FP8_HALO_FIRST + 2;
+        assert_int_equal(bn32, strstr(i8_cuda_conv_fp8_name(v), "x32") != NULL);
+        assert_int_equal(i8_cuda_conv_fp8_halo_pipe(v, 0), 0);
+        assert_int_equal(i8_cuda_conv_fp8_halo_pipe(v, 1), 1);
+        assert_int_equal(i8_cuda_conv_fp8_halo_pipe(v, 2), bn32 ? 2 : 1);
+    }
+    assert_int_equal(i8_cuda_conv_fp8_halo_pipe(I8_FP8_HALO_FIRST - 1, 1), -1);
+    assert_int_equal(i8_cuda_conv_fp8_halo_pipe(I8_FP8_HALO_END, 1), -1);
+}
+
 /* a pointwise conv with 256-byte-aligned stand-in buffers (fits reads no memory) */
 static i8_cuda_fp8_conv_args pointwise(int x_fp8) {
     i8_cuda_fp8_conv_args a;
@@ -331,6 +347,7 @@ static void test_tma_store_fits(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_numbering_and_names),
+        cmocka_unit_test(test_halo_pipe),
         cmocka_unit_test(test_fits),
         cmocka_unit_test(test_fits_halo),
         cmocka_unit_test(test_variant_list),

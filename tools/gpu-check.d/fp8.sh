@@ -27,8 +27,8 @@ fp8_im2col() {
 }
 
 # The halo kernels' tests alone (test_fp8_halo: each halo variant forced on the spatial cases it
-# fits; test_fp8_halo_chain: on the narrow chain; test_fp8_halo_prefetch: both with
-# INFER8_CUDA_HALO_PREFETCH=1), against the CPU FP8 emulation: $OUT/fp8_halo.log.
+# fits; test_fp8_halo_chain: on the narrow chain; test_fp8_halo_prefetch: both again with
+# INFER8_CUDA_HALO_PREFETCH=1 and 2), against the CPU FP8 emulation: $OUT/fp8_halo.log.
 # Not in STEPS (fp8_tests runs them too).
 fp8_halo() {
   gpu_env >/dev/null

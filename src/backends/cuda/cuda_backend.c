@@ -1435,6 +1435,7 @@ void i8_cuda_get_stats(const void *ctx, int n, i8_cuda_stats *stats) {
     stats->weight_bytes = c->weight_bytes;
     stats->streams_used = c->streams_used;
     stats->fp8_load_fallbacks = c->fp8_load_fallbacks;
+    stats->halo_prefetch = c->halo_prefetch;
     stats->built = c->batches[n].built;
     stats->cudnn_budget_s = c->cudnn_budget_s;
 }

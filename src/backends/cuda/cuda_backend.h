@@ -71,6 +71,7 @@ typedef struct i8_cuda_stats {
     int fp8_wgmma;               /* FP8 convs on the own kernel's wgmma variants */
     int fp8_tma;                 /* of those, on the TMA-fed persistent ones (cuda_fp8_tma.cu) */
     int fp8_halo;                /* of the wgmma ones, on the halo kernels (cuda_fp8.cu) */
+    int halo_prefetch;           /* INFER8_CUDA_HALO_PREFETCH's mode the halo kernels launch under (0: off) */
     int fp8_load_fallbacks;      /* tensors an FP8 conv writes and FP8 convs read, without an e4m3 twin:
                                   * quantized from fp16 on load, one rounding more than docs/fp8.md says */
     int presets_kept;            /* convs that run the tactic preset for them (i8_cuda_preset_tactics) */

@@ -98,7 +98,8 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
      * before runs its wgmma; 2: also two slabs' wgmma at a time where BN is 32 (same sums, same
      * order; conv_fp8_halo_kernel's PIPE); opt-in until they have run on a GPU (session 52) */
     const char *prefetch = getenv("INFER8_CUDA_HALO_PREFETCH");
-    c->halo_prefetch = prefetch && (atoi(prefetch) == 1 || atoi(prefetch) == 2) ? atoi(prefetch) : 0;
+    const int halo_mode = prefetch ? atoi(prefetch) : 0;
+    c->halo_prefetch = halo_mode == 1 || halo_mode == 2 ? halo_mode : 0;
     /* INFER8_CUDA_PDL: whether the forward's own FP8 kernels start their setup while the kernel
      * before them in the stream ends (cuda_pdl.cuh): 0 never, 2 always, else timed (choose_launch) */
     const char *pdl = getenv("INFER8_CUDA_PDL");
@@ -109,8 +110,9 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
      * kernels (session 50's A/B) */
     c->fp8_skip = i8_fp8_variant_set_parse(getenv("INFER8_CUDA_FP8_SKIP"), i8_cuda_conv_fp8_variants());
     const char *mixed = getenv("INFER8_CUDA_FP8_MIXED");
-    for (int v = 0; mixed && atoi(mixed) <= 0 && v < i8_cuda_conv_fp8_variants(); v++)
-        if (i8_cuda_conv_fp8_is_mixed(v)) i8_fp8_variant_set_add(&c->fp8_skip, v);
+    if (mixed && atoi(mixed) <= 0)
+        for (int v = 0; v < i8_cuda_conv_fp8_variants(); v++)
+            if (i8_cuda_conv_fp8_is_mixed(v)) i8_fp8_variant_set_add(&c->fp8_skip, v);
     /* INFER8_CUDA_FP8_LT (cuBLASLt e4m3 GEMMs for the 1x1 convs; buffers: i8_cuda_fp8_setup) */
     const char *lt = getenv("INFER8_CUDA_FP8_LT");
     if (lt && atoi(lt) > 0) {

@@ -875,14 +875,22 @@ static int halo_fits(const i8_cuda_fp8_conv_args *a, int bn, int tiles) {
 }
 
 /* a block per SM slot (occupancy x SMs) at most, each walking its share of the items */
+/* the PIPE a halo kernel of BN channels runs under INFER8_CUDA_HALO_PREFETCH's mode (0-2): the
+ * pairs (2) need BN 32, the others take the prefetch (1) instead */
+static int halo_pipe(int bn, int mode) { return mode >= 2 ? (bn <= 32 ? 2 : 1) : mode > 0 ? 1 : 0; }
+/* that kernel (setup, launch) */
+template <int BN, int NWG> static const void *halo_kernel(int mode) {
+    switch (halo_pipe(BN, mode)) {
+    case 2: return (const void *)conv_fp8_halo_kernel<BN, NWG, BN <= 32 ? 2 : 1>; /* BN 32 only: no third instance */
+    case 1: return (const void *)conv_fp8_halo_kernel<BN, NWG, 1>;
+    default: return (const void *)conv_fp8_halo_kernel<BN, NWG, 0>;
+    }
+}
+
 template <int BN, int NWG> static int launch_halo(const i8_cuda_fp8_conv_args *a, int tiles, cudaStream_t s) {
     halo_geom g;
     if (!halo_geom_of(a, BN, tiles, &g)) return (int)cudaErrorInvalidValue;
-    /* INFER8_CUDA_HALO_PREFETCH: 1 the prefetch; 2 the pairs where BN is 32, else the prefetch */
-    const int pipe = a->halo_prefetch == 2 && BN <= 32 ? 2 : a->halo_prefetch ? 1 : 0;
-    const void *kernel = pipe == 2   ? (const void *)conv_fp8_halo_kernel<BN, NWG, BN <= 32 ? 2 : 1>
-                         : pipe == 1 ? (const void *)conv_fp8_halo_kernel<BN, NWG, 1>
-                                     : (const void *)conv_fp8_halo_kernel<BN, NWG, 0>;
+    const void *kernel = halo_kernel<BN, NWG>(a->halo_prefetch);
     long long slots = 0;
     const cudaError_t e = i8_cuda_resident_blocks(kernel, NWG * 128, g.smem, a->sm_count, &slots);
     if (e != cudaSuccess) return (int)e;
@@ -917,6 +925,15 @@ static int halo_variant_fits(const i8_cuda_fp8_conv_args *a, int t) {
     return 0;
 }
 
+extern "C" int i8_cuda_conv_fp8_halo_pipe(int variant, int mode) {
+    int i = I8_FP8_HALO_FIRST;
+#define HALO_PIPE(name, bn, tiles, nwg) \
+    if (variant == i++) return halo_pipe(bn, mode);
+    HALO_VARIANTS(HALO_PIPE)
+#undef HALO_PIPE
+    return -1;
+}
+
 static int halo_launch(const i8_cuda_fp8_conv_args *a, int t, cudaStream_t s) {
     int i = 0;
 #define HALO_LAUNCH(name, bn, tiles, nwg) \
@@ -947,11 +964,8 @@ extern "C" int i8_cuda_conv_fp8_setup(void) {
 #undef WG_SET
     if (!rc) rc = i8_cuda_conv_fp8_tma_setup();
 #define HALO_SET(name, bn, tiles, nwg) \
-    if (!rc) rc = (int)cudaFuncSetAttribute(conv_fp8_halo_kernel<bn, nwg, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, HALO_SMEM_MAX); \
-    if (!rc) rc = (int)cudaFuncSetAttribute(conv_fp8_halo_kernel<bn, nwg, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, HALO_SMEM_MAX); \
-    if (!rc && bn <= 32)                                                                                                           \
-        rc = (int)cudaFuncSetAttribute(conv_fp8_halo_kernel<bn, nwg, bn <= 32 ? 2 : 1>, cudaFuncAttributeMaxDynamicSharedMemorySize,  \
-                                       HALO_SMEM_MAX);
+    for (int mode = 0; mode <= 2 && !rc; mode++) \
+        rc = (int)cudaFuncSetAttribute(halo_kernel<bn, nwg>(mode), cudaFuncAttributeMaxDynamicSharedMemorySize, HALO_SMEM_MAX);
     HALO_VARIANTS(HALO_SET)
 #undef HALO_SET
     return rc;

@@ -156,6 +156,10 @@ int i8_cuda_conv_fp8_tma_store_fits(const i8_cuda_fp8_conv_args *a);
 int i8_cuda_conv_fp8_tma(const i8_cuda_fp8_conv_args *a, int t, void *stream);
 /* number of halo variants (cuda_fp8.cu; variant = I8_FP8_HALO_FIRST + index) */
 int i8_cuda_conv_fp8_halo_variants(void);
+/* the schedule (conv_fp8_halo_kernel's PIPE) halo variant `variant` launches under
+ * INFER8_CUDA_HALO_PREFETCH's mode (0 as before, 1 prefetch, 2 slab pairs where BN is 32, else
+ * the prefetch); -1 for a variant that is no halo kernel. Host-side, no GPU needed. */
+int i8_cuda_conv_fp8_halo_pipe(int variant, int mode);
 
 /* A set of FP8 variants (INFER8_CUDA_FP8_VARIANT): variant v is bit v % 64 of word v / 64. */
 enum { I8_FP8_VARIANT_SET_WORDS = 2 };
