@@ -29,6 +29,22 @@ out=$("$T" random:inception_v3 "$WORK/one.tsv" --nonconv-ms 0 --columns fp16_tun
 # other nodes at 0.5 ms: the path gets longer than 47, never longer than all nodes together
 out=$("$T" random:inception_v3 "$WORK/all1.tsv" --columns fp16_tuned_ms --nonconv-ms 0.5) || fail "nonconv"
 awk -v p="$(field critical_path_ms <<<"$out")" 'BEGIN {exit !(p > 47)}' || fail "nonconv: $out"
+# --fuse-pairs (a what-if): inception_v3's reduction 1x1s read by one spatial conv alone, counted by
+# hand: conv2d_3b -> 4a, Mixed_5b-d 2 each (5x5_1, 3x3dbl_1), Mixed_6a 1 (3x3dbl_1), Mixed_6b-e 2
+# each (7x7_1, 7x7dbl_1), Mixed_7a 2 (3x3_1, 7x7x3_1), Mixed_7b-c 1 each (3x3dbl_1; their 3x3_1
+# feeds two convs): 20, 12 of them on the 47-conv chain (stem 1, 3, 1, 4, 1, 2)
+out=$("$T" random:inception_v3 "$WORK/all1.tsv" --nonconv-ms 0 --columns fp16_tuned_ms --fuse-pairs 0) || fail "fuse 0"
+[ "$(field fused_pairs <<<"$out")" = 20 ] && [ "$(field conv_sum_ms <<<"$out")" = "74.0000" ] &&
+  [ "$(field critical_path_ms <<<"$out")" = "35.0000" ] || fail "fuse 0: $out"
+out=$("$T" random:inception_v3 "$WORK/all1.tsv" --nonconv-ms 0 --columns fp16_tuned_ms --fuse-pairs 0.5) || fail "fuse 0.5"
+[ "$(field conv_sum_ms <<<"$out")" = "84.0000" ] && [ "$(field critical_path_ms <<<"$out")" = "41.0000" ] || fail "fuse 0.5: $out"
+out=$("$T" random:inception_v3 "$WORK/all1.tsv" --nonconv-ms 0 --columns fp16_tuned_ms --fuse-pairs 1) || fail "fuse 1"
+[ "$(field conv_sum_ms <<<"$out")" = "94.0000" ] && [ "$(field critical_path_ms <<<"$out")" = "47.0000" ] || fail "fuse 1: $out"
+# only Mixed_6a-e's pairs: 1 + 4 x 2 = 9, 5 of them on the chain
+out=$("$T" random:inception_v3 "$WORK/all1.tsv" --nonconv-ms 0 --columns fp16_tuned_ms --fuse-pairs 0 --fuse-match 'Mixed_6*') || fail "fuse Mixed_6"
+[ "$(field fused_pairs <<<"$out")" = 9 ] && [ "$(field critical_path_ms <<<"$out")" = "42.0000" ] || fail "fuse Mixed_6: $out"
+expect_fail 1 "--fuse-pairs '1.5' is not a fraction" "$T" random:inception_v3 "$WORK/all1.tsv" --fuse-pairs 1.5
+expect_fail 1 "--fuse-match goes with --fuse-pairs" "$T" random:inception_v3 "$WORK/all1.tsv" --fuse-match 'Mixed_6*'
 # hostile inputs: exit 1, the file and line named
 { head -1 "$WORK/all1.tsv"; printf 'no_such_conv\t1\t1\n'; } >"$WORK/unknown.tsv"
 expect_fail 1 "unknown.tsv:2: 'no_such_conv' is no conv" "$T" random:inception_v3 "$WORK/unknown.tsv"

@@ -5,7 +5,7 @@
  * are worth to the branches beside it (docs/performance.md, "Session 50"). Not part of the
  * library; bench/results analyses and tests/cli/test_critical_path.sh call it.
  *
- *   critical_path MODEL TSV [--columns C1,C2,...] [--nonconv-ms MS]
+ *   critical_path MODEL TSV [--columns C1,C2,...] [--nonconv-ms MS] [--fuse-pairs FRAC [--fuse-match GLOB]...]
  *   critical_path MODEL --template
  *
  * MODEL: a snapshot folder / .safetensors file or "random:<arch>" (the graph is what matters:
@@ -13,9 +13,15 @@
  * a "name" column and the cost columns (ms per conv, default fp16_tuned_ms and fp8_tuned_ms);
  * one row per conv, named as the graph's conv nodes. Nodes other than convs cost --nonconv-ms
  * (default I8_CRITICAL_PATH_NONCONV_MS, as the CUDA backend's priority choice counts them).
+ * --fuse-pairs FRAC: a what-if for a kernel not yet written (docs/performance.md, "Session 53"):
+ * every stride-1 1x1 conv whose output only one spatial conv reads (a branch's reduction 1x1) is
+ * computed inside that conv, so the pair is one node of the consumer's cost plus FRAC of the 1x1's
+ * (0: free; 1: the pair costs what both did, so nothing changes); "fused_pairs" counts them.
+ * --fuse-match GLOB (up to 8): only the pairs whose 1x1 is named as one of the globs (fnmatch).
  * Prints one JSON object per cost column. --template prints a TSV of every conv at 1 ms. Exit 0, or 1 with a message naming
  * the file and line at fault. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,15 +61,40 @@ static int find_conv(const i8_graph *g, const char *name) {
     return -1;
 }
 
+/* fused_into[i]: for a stride-1 1x1 conv i whose output one spatial conv alone reads (and nothing
+ * else: no other input, no residual), that conv's index; -1 for every other node. Returns the count. */
+static int find_fusable_pairs(const i8_graph *g, char **match, int n_match, int *fused_into) {
+    int pairs = 0;
+    for (int i = 0; i < g->n_nodes; i++) fused_into[i] = -1;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const i8_node *p = &g->nodes[i];
+        if (p->op != I8_OP_CONV || p->kh != 1 || p->kw != 1 || p->sh != 1 || p->sw != 1 || p->residual >= 0) continue;
+        int named = !n_match;
+        for (int m = 0; m < n_match && !named; m++) named = !fnmatch(match[m], p->name, 0);
+        if (!named) continue;
+        int reader = -1, readers = 0;
+        for (int j = i + 1; j < g->n_nodes; j++)
+            for (int k = 0; k < g->nodes[j].n_inputs; k++)
+                if (g->nodes[j].inputs[k] == i) reader = j, readers++;
+        if (readers != 1) continue;
+        const i8_node *q = &g->nodes[reader];
+        if (q->op != I8_OP_CONV || q->kh * q->kw == 1 || q->n_inputs != 1) continue;
+        fused_into[i] = reader, pairs++;
+    }
+    return pairs;
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: critical_path MODEL TSV [--columns C1,C2,...] [--nonconv-ms MS]\n"
+        fprintf(stderr, "usage: critical_path MODEL TSV [--columns C1,C2,...] [--nonconv-ms MS] [--fuse-pairs FRAC [--fuse-match GLOB]...]\n"
                         "       critical_path MODEL --template\n");
         return 1;
     }
     const char *model = argv[1], *tsv = argv[2], *columns = "fp16_tuned_ms,fp8_tuned_ms";
-    double nonconv_ms = I8_CRITICAL_PATH_NONCONV_MS;
+    double nonconv_ms = I8_CRITICAL_PATH_NONCONV_MS, fuse_frac = -1.0; /* < 0: no fusion */
     const int template_only = !strcmp(tsv, "--template");
+    char *fuse_match[MAX_COLUMNS];
+    int n_fuse_match = 0;
     for (int a = 3; a < argc; a++) {
         if (!strcmp(argv[a], "--columns") && a + 1 < argc) columns = argv[++a];
         else if (!strcmp(argv[a], "--nonconv-ms") && a + 1 < argc) {
@@ -74,10 +105,28 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "critical_path: --nonconv-ms '%s' is not a time >= 0\n", argv[a]);
                 return 1;
             }
+        } else if (!strcmp(argv[a], "--fuse-pairs") && a + 1 < argc) {
+            char *end;
+            errno = 0;
+            fuse_frac = strtod(argv[++a], &end);
+            if (errno || *end || end == argv[a] || !(fuse_frac >= 0.0 && fuse_frac <= 1.0)) {
+                fprintf(stderr, "critical_path: --fuse-pairs '%s' is not a fraction from 0 to 1\n", argv[a]);
+                return 1;
+            }
+        } else if (!strcmp(argv[a], "--fuse-match") && a + 1 < argc) {
+            if (n_fuse_match == MAX_COLUMNS) {
+                fprintf(stderr, "critical_path: at most %d --fuse-match globs\n", MAX_COLUMNS);
+                return 1;
+            }
+            fuse_match[n_fuse_match++] = argv[++a];
         } else {
             fprintf(stderr, "critical_path: unknown argument %s\n", argv[a]);
             return 1;
         }
+    }
+    if (n_fuse_match && fuse_frac < 0.0) {
+        fprintf(stderr, "critical_path: --fuse-match goes with --fuse-pairs\n");
+        return 1;
     }
     i8_err err = {0};
     i8_graph g;
@@ -90,6 +139,7 @@ int main(int argc, char **argv) {
     int rc = 0, lineno = 0;
     double *cost = NULL;
     unsigned char *seen = NULL, *on_path = NULL;
+    int *fused_into = NULL;
     FILE *f = NULL;
     if (template_only) {
         printf("name\tfp16_tuned_ms\tfp8_tuned_ms\n");
@@ -208,9 +258,21 @@ int main(int argc, char **argv) {
             fprintf(stderr, "critical_path: %s: no row for conv '%s'\n", tsv, g.nodes[i].name);
             rc = 1;
         }
+    int fused_pairs = 0;
+    if (!rc && fuse_frac >= 0.0) {
+        fused_into = malloc((size_t)n * sizeof(int));
+        if (!fused_into) {
+            fprintf(stderr, "critical_path: out of memory\n");
+            rc = 1;
+        } else
+            fused_pairs = find_fusable_pairs(&g, fuse_match, n_fuse_match, fused_into);
+    }
     for (int k = 0; k < n_want && !rc; k++) {
         double *ck = cost + (size_t)k * n, conv_sum = 0.0, path_conv_ms = 0.0, longest = 0.0;
         int convs = 0, on = 0, path_convs = 0;
+        if (fused_into) /* each reduction 1x1 folded into its consumer, before the sums */
+            for (int i = 0; i < n; i++)
+                if (fused_into[i] >= 0) ck[fused_into[i]] += fuse_frac * ck[i], ck[i] = 0.0;
         for (int i = 0; i < n; i++) {
             if (g.nodes[i].op == I8_OP_CONV) conv_sum += ck[i], convs++;
             else ck[i] = nonconv_ms;
@@ -224,14 +286,17 @@ int main(int argc, char **argv) {
         for (int i = 0; i < n; i++)
             if (on_path[i] && g.nodes[i].op == I8_OP_CONV) path_convs++, path_conv_ms += ck[i];
         printf("{\"column\": \"%s\", \"convs\": %d, \"conv_sum_ms\": %.4f, \"critical_path_ms\": %.4f, "
-               "\"path_nodes\": %d, \"path_convs\": %d, \"path_conv_ms\": %.4f, \"nonconv_ms\": %g}\n",
+               "\"path_nodes\": %d, \"path_convs\": %d, \"path_conv_ms\": %.4f, \"nonconv_ms\": %g",
                want[k], convs, conv_sum, longest, on, path_convs, path_conv_ms, nonconv_ms);
+        if (fused_into) printf(", \"fuse_frac\": %g, \"fused_pairs\": %d", fuse_frac, fused_pairs);
+        printf("}\n");
     }
 done:
     if (f) fclose(f);
     free(cost);
     free(seen);
     free(on_path);
+    free(fused_into);
     i8_graph_free(&g);
     return rc;
 }
