@@ -444,6 +444,13 @@ void infer8_calibrate_report_init(infer8_calibrate_report *report);
 infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *model, const infer8_calibrate_options *options,
                                const char *out_path);
 
+/* The image paths an image source names, as infer8_calibrate_options.images reads it: a folder's
+ * .jpg/.jpeg/.png/.webp files ("folder/name", hidden files skipped, names in byte order, not
+ * recursive) or a list file's paths in order. *paths (an array of *count malloc'ed strings) is
+ * freed with infer8_free_paths; a source with no images gives INFER8_OK and *count 0. */
+infer8_status infer8_list_images(infer8_context *ctx, const char *src, char ***paths, size_t *count);
+void infer8_free_paths(char **paths, size_t count);
+
 /* ---- the FP8 study (docs/study.md) -------------------------------------------------------- */
 
 /* What infer8_study decided (filled on success when options->summary is set). */

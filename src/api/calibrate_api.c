@@ -183,6 +183,32 @@ static infer8_status list_images(const char *src, const i8_limits *lim, path_lis
     return s;
 }
 
+infer8_status infer8_list_images(infer8_context *ctx, const char *src, char ***paths, size_t *count) {
+    if (!ctx) return INFER8_E_INVALID_ARGUMENT;
+    i8_err err;
+    i8_err_clear(&err);
+    if (!src || !paths || !count) {
+        i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "infer8_list_images: NULL argument");
+        return i8_ctx_fail(ctx, &err);
+    }
+    *paths = NULL;
+    *count = 0;
+    path_list l = {0};
+    infer8_status s = list_images(src, &ctx->limits, &l, &err);
+    if (s) {
+        paths_free(&l);
+        return i8_ctx_fail(ctx, &err);
+    }
+    *paths = l.v;
+    *count = l.n;
+    return INFER8_OK;
+}
+
+void infer8_free_paths(char **paths, size_t count) {
+    path_list l = {paths, count, count};
+    paths_free(&l);
+}
+
 /* One image, decoded and preprocessed as the model's config says into dst (C x H x W floats). */
 static infer8_status load_image(infer8_context *ctx, const infer8_model *m, const char *path, float *dst, i8_err *err) {
     uint8_t *file = NULL;

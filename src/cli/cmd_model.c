@@ -1,5 +1,6 @@
 /* Subcommands that work on a model: inspect, classify, preprocess. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,16 +155,56 @@ static const char *const classify_help =
     "normalize, from the model's pretrained_cfg). Prints the top-k classes with probabilities.\n"
     "\n"
     "  --image FILE       an image (repeatable; - reads standard input); further bare arguments\n"
-    "                     are images too\n"
+    "                     are images too; a folder stands for its .jpg/.jpeg/.png/.webp files\n"
+    "                     (names in byte order, hidden files and sub-folders skipped)\n"
     "  --topk K           classes to print per image (default 5)\n"
     "  --json             one JSON object per line and image: file, top-k and all logits\n"
     "  --batch N          images per forward pass (default: all given, up to --max-batch)\n" CLI_MODEL_OPTIONS_HELP;
+
+/* The path arrays of folders named as images (infer8_list_images), owned until classify ends. */
+typedef struct folder_lists {
+    char ***lists;
+    size_t *counts;
+    size_t n;
+} folder_lists;
+
+static int folder_lists_take(folder_lists *f, char **paths, size_t count) {
+    char ***lists = realloc(f->lists, (f->n + 1) * sizeof *lists);
+    if (lists) f->lists = lists;
+    size_t *counts = lists ? realloc(f->counts, (f->n + 1) * sizeof *counts) : NULL;
+    if (counts) f->counts = counts;
+    if (!lists || !counts) {
+        fprintf(stderr, "infer8 classify: out of memory\n");
+        return 1;
+    }
+    f->lists[f->n] = paths, f->counts[f->n] = count, f->n++;
+    return 0;
+}
+
+static void folder_lists_free(folder_lists *f) {
+    for (size_t i = 0; i < f->n; i++) infer8_free_paths(f->lists[i], f->counts[i]);
+    free(f->lists), free(f->counts);
+}
+
+/* images with entry `at` replaced by the n paths (realloc'ed; NULL, images untouched, when out
+ * of memory). */
+static const char **splice_paths(const char **images, int n_images, int at, const char *const *paths, int n) {
+    const char **grown = realloc((void *)images, ((size_t)n_images + (size_t)n) * sizeof *grown);
+    if (!grown) {
+        fprintf(stderr, "infer8 classify: out of memory\n");
+        return NULL;
+    }
+    memmove(grown + at + n, grown + at + 1, (size_t)(n_images - at - 1) * sizeof *grown);
+    memcpy(grown + at, paths, (size_t)n * sizeof *grown);
+    return grown;
+}
 
 int cmd_classify(int argc, char **argv) {
     cli_args a = {argc, argv, 1, "classify"};
     cli_model_opts mo = {0};
     const char *model_path = NULL;
     const char **images = calloc((size_t)argc + 1, sizeof *images);
+    folder_lists folders = {0};
     int n_images = 0, json = 0, error = 0;
     long topk = 5, batch = 0;
     const char *v = NULL;
@@ -213,6 +254,44 @@ int cmd_classify(int argc, char **argv) {
     if (!ctx) {
         free(images);
         return EXIT_RUNTIME;
+    }
+    /* a folder given as an image: its images, in its place */
+    for (int i = 0; i < n_images; i++) {
+        struct stat st;
+        if (strcmp(images[i], "-") == 0 || stat(images[i], &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        char **found = NULL;
+        size_t n_found = 0;
+        if (infer8_list_images(ctx, images[i], &found, &n_found)) {
+            rc = cli_fail(ctx, "classify");
+            goto out;
+        }
+        if (!n_found) {
+            fprintf(stderr, "infer8 classify: error (bad input): %s: a folder with no .jpg, .jpeg, .png or .webp files\n",
+                    images[i]);
+            infer8_free_paths(found, n_found);
+            rc = EXIT_INPUT;
+            goto out;
+        }
+        if (n_found > (size_t)(INT_MAX / 2 - n_images)) {
+            fprintf(stderr, "infer8 classify: error (limit exceeded): %s: %zu images, more than one run takes\n",
+                    images[i], n_found);
+            infer8_free_paths(found, n_found);
+            rc = EXIT_INPUT;
+            goto out;
+        }
+        if (folder_lists_take(&folders, found, n_found)) {
+            infer8_free_paths(found, n_found);
+            rc = EXIT_RUNTIME;
+            goto out;
+        }
+        const char **spliced = splice_paths(images, n_images, i, (const char *const *)found, (int)n_found);
+        if (!spliced) {
+            rc = EXIT_RUNTIME;
+            goto out;
+        }
+        images = spliced;
+        n_images += (int)n_found - 1;
+        i += (int)n_found - 1;
     }
     if (cli_open_model(ctx, model_path, &mo, &model)) {
         rc = cli_fail(ctx, "classify");
@@ -302,6 +381,7 @@ out:
     infer8_model_close(model);
     infer8_context_free(ctx);
     free(images);
+    folder_lists_free(&folders);
     return rc;
 }
 
