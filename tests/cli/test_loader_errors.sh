@@ -48,9 +48,11 @@ done
 head -c 300 "$WORK/img/img_000005.png" > "$WORK/img/cut.png"
 expect_fail 2 "cut.png" "$INFER8" classify "$good" "$WORK/img/img_000005.png" "$WORK/img/cut.png"
 grep -q "img_000005.png" "$WORK/stdout" || fail "good image not classified next to a bad one"
-# an unreadable image names the reason; a folder is not an image file
+# an unreadable image names the reason; classify reads a folder as its images (the corrupt one
+# named, the good one still classified; tests/cli/test_classify_folder.sh), preprocess takes one file
 expect_fail 2 "nope.png: cannot open: No such file or directory" "$INFER8" classify "$good" --image "$WORK/img/nope.png"
-expect_fail 2 "img: is a folder, not an image file" "$INFER8" classify "$good" --image "$WORK/img"
+expect_fail 2 "img/cut.png: .*corrupt PNG" "$INFER8" classify "$good" --image "$WORK/img"
+grep -q "img/img_000005.png" "$WORK/stdout" || fail "a folder's good image not classified next to its bad one"
 expect_fail 2 "img: is a folder" "$INFER8" preprocess "$good" --image "$WORK/img" -o "$WORK/p.npy"
 # "-" reads the image from standard input (a pipe here): the same logits as the file, named "-"
 "$INFER8" classify "$good" --json --image "$WORK/img/img_000005.png" > "$WORK/file.jsonl"
