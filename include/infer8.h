@@ -152,7 +152,7 @@ typedef struct infer8_open_options {
      * that --split-weights pays a conv for (docs/performance.md, session 20). Same SPEC as
      * split_weights (not both on one model); NULL = none. */
     const char *adaptive_rounding;
-    const char *adaptive_rounding_images; /* a folder of images or a list file, as calibration */
+    const char *adaptive_rounding_images; /* images, as infer8_calibrate_options.images */
     int adaptive_rounding_count;          /* images used; 0 = 16 */
 } infer8_open_options;
 #define INFER8_OPT_LEVEL_MAX 3
@@ -420,9 +420,12 @@ typedef struct infer8_calibrate_report {
 
 typedef struct infer8_calibrate_options {
     uint32_t struct_size;
-    /* a folder (its .jpg/.jpeg/.png/.webp files, names in byte order) or a text file listing
-     * image paths one per line, in list order (relative paths from the list's folder; empty
-     * lines and lines starting with '#' are skipped) */
+    /* images in any layout study reads (src/eval/dataset.h), in its order: a folder (its
+     * .jpg/.jpeg/.png/.webp files, names in byte order, hidden ones skipped; or, holding no
+     * images, one sub-folder per class, sorted), a text file listing "path [label]" lines in
+     * list order (relative paths from the list's folder; empty lines and lines starting with '#'
+     * skipped), or webdataset tar shards ("val-{000000..000146}.tar", comma lists); unreadable
+     * or corrupt images are warnings, skipped and counted */
     const char *images;
     int count;                   /* use the first N images (default 500; 0 = all) */
     infer8_calib_method method;  /* default INFER8_CALIB_MAX */
@@ -444,10 +447,11 @@ void infer8_calibrate_report_init(infer8_calibrate_report *report);
 infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *model, const infer8_calibrate_options *options,
                                const char *out_path);
 
-/* The image paths an image source names, as infer8_calibrate_options.images reads it: a folder's
- * .jpg/.jpeg/.png/.webp files ("folder/name", hidden files skipped, names in byte order, not
- * recursive) or a list file's paths in order. *paths (an array of *count malloc'ed strings) is
- * freed with infer8_free_paths; a source with no images gives INFER8_OK and *count 0. */
+/* The image files an image source names, in the order infer8_calibrate_options.images reads
+ * them: a folder's ("folder/name", or "folder/class/name" for one sub-folder per class) or a
+ * list file's. Tar shards hold members, not files: INFER8_E_INVALID_ARGUMENT. A folder without
+ * images is INFER8_E_FORMAT, naming it. *paths (an array of *count malloc'ed strings) is freed
+ * with infer8_free_paths. */
 infer8_status infer8_list_images(infer8_context *ctx, const char *src, char ***paths, size_t *count);
 void infer8_free_paths(char **paths, size_t count);
 

@@ -2,17 +2,15 @@
  * (reference executor with a pre_node_hook that feeds one histogram per tensor read by a
  * convolution), and FP8 emulation of a checkpoint at open (open options precision / fp8_recipe /
  * fp8_scales_path). See docs/fp8.md. */
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
 #include "api/model.h"
+#include "eval/dataset.h"
 #include "image/image.h"
 #include "quant/calibrate.h"
 #include "quant/fp16_round.h"
@@ -93,135 +91,80 @@ EXPORT infer8_status infer8_fp8_recipe_describe(infer8_context *ctx, const infer
     return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
 }
 
-/* ---- image lists ---- */
+/* ---- image sources: any dataset layout (src/eval/dataset.h) ---- */
 
-typedef struct path_list {
-    char **v;
-    size_t n, cap;
-} path_list;
+static void images_issue(void *user, const char *message) { i8_ctx_log(user, 1, "%s", message); }
 
-static void paths_free(path_list *l) {
-    for (size_t i = 0; i < l->n; i++) free(l->v[i]);
-    free(l->v);
-    memset(l, 0, sizeof *l);
+/* src as a dataset of encoded images (a folder, flat or one sub-folder per class; a list file;
+ * webdataset tar shards): its first `take` samples (0 = all), each file or member up to the
+ * context's image size limit; a problem with one image is a logged warning, and the image is
+ * skipped and counted in the dataset's stats. */
+static infer8_status open_images(infer8_context *ctx, const char *src, uint64_t take, i8_dataset **ds, i8_err *err) {
+    i8_dataset_options o;
+    memset(&o, 0, sizeof o);
+    o.take = take;
+    o.max_member_bytes = ctx->limits.max_image_bytes;
+    o.limits = &ctx->limits;
+    o.on_issue = images_issue;
+    o.user = ctx;
+    return i8_dataset_open(ds, src, &o, err);
 }
 
-static infer8_status paths_push(path_list *l, const char *a, const char *b, i8_err *err) {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 256;
-        char **t = i8_realloc(l->v, cap * sizeof *t, err);
-        if (!t) return INFER8_E_NOMEM;
-        l->v = t;
-        l->cap = cap;
-    }
-    size_t len = strlen(a) + (b ? strlen(b) + 1 : 0) + 1;
-    char *s = i8_malloc(len, err);
-    if (!s) return INFER8_E_NOMEM;
-    if (b) snprintf(s, len, "%s/%s", a, b);
-    else snprintf(s, len, "%s", a);
-    l->v[l->n++] = s;
-    return INFER8_OK;
+/* The samples a pass will go through at most, for progress (0: not known before reading, tar
+ * shards without a take). */
+static uint64_t images_expected(const i8_dataset *ds, uint64_t take) {
+    const uint64_t listed = i8_dataset_entry_count(ds);
+    if (!listed) return take;
+    return take && take < listed ? take : listed;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static int image_ext(const char *name) {
-    const char *dot = strrchr(name, '.');
-    if (!dot) return 0;
-    return !strcasecmp(dot, ".jpg") || !strcasecmp(dot, ".jpeg") || !strcasecmp(dot, ".png") ||
-           !strcasecmp(dot, ".webp");
+/* A sample's name in messages: its file, or its key in its tar shard. */
+static const char *sample_name(const i8_dataset *ds, const i8_sample *smp, char *buf, size_t size) {
+    if (i8_dataset_get_layout(ds) != I8_DATASET_TAR) return smp->source;
+    snprintf(buf, size, "%s: %s", smp->source, smp->key);
+    return buf;
 }
 
-/* Folder: image files sorted by name (byte order); list file: its lines in order. */
-static infer8_status list_images(const char *src, const i8_limits *lim, path_list *out, i8_err *err) {
-    struct stat st;
-    if (stat(src, &st) != 0) return i8_fail(err, INFER8_E_IO, "%s: no such file or folder", src);
-    infer8_status s = INFER8_OK;
-    if (S_ISDIR(st.st_mode)) {
-        DIR *d = opendir(src);
-        if (!d) return i8_fail(err, INFER8_E_IO, "%s: cannot open folder", src);
-        struct dirent *e;
-        while (!s && (e = readdir(d))) {
-            if (e->d_name[0] == '.' || !image_ext(e->d_name)) continue;
-            s = paths_push(out, src, e->d_name, err);
-        }
-        closedir(d);
-        if (s) return s;
-        if (out->n) qsort(out->v, out->n, sizeof *out->v, cmp_str);
-        return INFER8_OK;
-    }
-    uint8_t *data = NULL;
-    size_t size = 0;
-    if ((s = i8_read_file(src, lim->max_json_bytes, &data, &size, err))) return s;
-    /* the list's folder, for relative paths */
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", src);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = 0;
-    else snprintf(dir, sizeof dir, ".");
-    size_t line_no = 0;
-    for (size_t i = 0; i < size && !s;) {
-        size_t j = i;
-        while (j < size && data[j] != '\n') j++;
-        line_no++;
-        size_t end = j;
-        while (end > i && (data[end - 1] == '\r' || data[end - 1] == ' ' || data[end - 1] == '\t')) end--;
-        size_t len = end - i;
-        if (len && data[i] != '#') {
-            if (memchr(data + i, 0, len) || len >= 4096) {
-                s = i8_fail(err, INFER8_E_FORMAT, "%s: line %zu: not a path (NUL byte or over 4095 bytes)", src, line_no);
-                break;
-            }
-            char path[4096];
-            memcpy(path, data + i, len);
-            path[len] = 0;
-            s = path[0] == '/' || !strcmp(dir, ".") ? paths_push(out, path, NULL, err) : paths_push(out, dir, path, err);
-        }
-        i = j + 1;
-    }
-    free(data);
-    return s;
-}
-
-infer8_status infer8_list_images(infer8_context *ctx, const char *src, char ***paths, size_t *count) {
+EXPORT infer8_status infer8_list_images(infer8_context *ctx, const char *src, char ***paths, size_t *count) {
     if (!ctx) return INFER8_E_INVALID_ARGUMENT;
-    i8_err err;
-    i8_err_clear(&err);
-    if (!src || !paths || !count) {
-        i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "infer8_list_images: NULL argument");
-        return i8_ctx_fail(ctx, &err);
-    }
+    if (!src || !paths || !count) return ctx_bad(ctx, "infer8_list_images: NULL argument");
     *paths = NULL;
     *count = 0;
-    path_list l = {0};
-    infer8_status s = list_images(src, &ctx->limits, &l, &err);
+    i8_err err;
+    i8_err_clear(&err);
+    i8_dataset *ds = NULL;
+    infer8_status s = open_images(ctx, src, 0, &ds, &err);
+    if (!s && i8_dataset_get_layout(ds) == I8_DATASET_TAR)
+        s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "%s: webdataset tar shards hold members, not image files", src);
+    const size_t n = s ? 0 : i8_dataset_entry_count(ds);
+    char **v = n ? i8_calloc(n, sizeof *v, &err) : NULL;
+    if (n && !v) s = INFER8_E_NOMEM;
+    for (size_t i = 0; i < n && !s; i++)
+        if (!(v[i] = i8_strdup(i8_dataset_entry_path(ds, i), &err))) s = INFER8_E_NOMEM;
+    if (ds) i8_dataset_close(ds);
     if (s) {
-        paths_free(&l);
+        infer8_free_paths(v, n);
         return i8_ctx_fail(ctx, &err);
     }
-    *paths = l.v;
-    *count = l.n;
+    *paths = v;
+    *count = n;
     return INFER8_OK;
 }
 
-void infer8_free_paths(char **paths, size_t count) {
-    path_list l = {paths, count, count};
-    paths_free(&l);
+EXPORT void infer8_free_paths(char **paths, size_t count) {
+    if (!paths) return;
+    for (size_t i = 0; i < count; i++) free(paths[i]);
+    free(paths);
 }
 
-/* One image, decoded and preprocessed as the model's config says into dst (C x H x W floats). */
-static infer8_status load_image(infer8_context *ctx, const infer8_model *m, const char *path, float *dst, i8_err *err) {
-    uint8_t *file = NULL;
-    size_t size = 0;
+/* One encoded image, decoded and preprocessed as the model's config says into dst (C x H x W floats). */
+static infer8_status load_image(infer8_context *ctx, const infer8_model *m, const i8_sample *smp, const char *name,
+                                float *dst, i8_err *err) {
     i8_err_clear(err);
-    infer8_status s = i8_read_file(path, ctx->limits.max_image_bytes, &file, &size, err);
-    if (!s) {
-        i8_image im = {0};
-        s = i8_image_decode(&im, file, size, path, &ctx->limits, err);
-        if (!s) s = i8_preprocess(&im, &m->config.pre, dst, err);
-        i8_image_free(&im);
-    }
-    free(file);
+    i8_image im = {0};
+    infer8_status s = i8_image_decode(&im, smp->data, smp->size, name, &ctx->limits, err);
+    if (!s) s = i8_preprocess(&im, &m->config.pre, dst, err);
+    i8_image_free(&im);
     return s;
 }
 
@@ -291,7 +234,7 @@ EXPORT infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *m, cons
             return i8_ctx_fail(ctx, &err);
         }
 
-    path_list images = {0};
+    i8_dataset *ds = NULL;
     i8_calib_collector c = {0};
     const i8_backend_ops *be = &i8_backend_cpu_reference;
     void *bctx = NULL;
@@ -300,13 +243,10 @@ EXPORT infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *m, cons
     memset(&sc, 0, sizeof sc);
     infer8_calibrate_report rep;
     infer8_calibrate_report_init(&rep);
-    infer8_status s = list_images(o.images, &ctx->limits, &images, &err);
+    const uint64_t take = o.count > 0 ? (uint64_t)o.count : 0;
+    infer8_status s = open_images(ctx, o.images, take, &ds, &err);
     if (s) goto done;
-    size_t total = o.count > 0 && (size_t)o.count < images.n ? (size_t)o.count : images.n;
-    if (total == 0) {
-        s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "%s: no images to calibrate on", o.images);
-        goto done;
-    }
+    const uint64_t expected = images_expected(ds, take);
     if ((s = i8_calib_collector_init(&c, g, &err))) goto done;
     i8_backend_options bo;
     memset(&bo, 0, sizeof bo);
@@ -321,34 +261,43 @@ EXPORT infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *m, cons
         s = INFER8_E_NOMEM;
         goto done;
     }
-    if (o.progress) o.progress(o.progress_user, "calibrate", 0, total);
-    int filled = 0;
-    for (size_t i = 0; i < total; i++) {
-        i8_err ie;
-        infer8_status is = load_image(ctx, m, images.v[i], batch + (size_t)filled * per_image, &ie);
-        if (is == INFER8_E_NOMEM) {
-            err = ie;
-            s = is;
-            goto done;
+    if (o.progress) o.progress(o.progress_user, "calibrate", 0, expected);
+    int filled = 0, decode_failed = 0;
+    for (int has = 1; has;) {
+        i8_sample smp;
+        if ((s = i8_dataset_next(ds, &smp, &has, &err))) goto done;
+        if (has) {
+            i8_err ie;
+            char name[512];
+            const char *nm = sample_name(ds, &smp, name, sizeof name);
+            infer8_status is = load_image(ctx, m, &smp, nm, batch + (size_t)filled * per_image, &ie);
+            if (is == INFER8_E_NOMEM) {
+                err = ie;
+                s = is;
+                goto done;
+            }
+            if (is) {
+                i8_ctx_log(ctx, 1, "calibrate: skipping %s: %s", nm, ie.msg);
+                decode_failed++;
+            } else {
+                filled++;
+            }
         }
-        if (is) {
-            i8_ctx_log(ctx, 1, "calibrate: skipping %s: %s", images.v[i], ie.msg);
-            rep.images_skipped++;
-        } else {
-            filled++;
-        }
-        if (filled == o.batch || (i + 1 == total && filled > 0)) {
+        if (filled == o.batch || (!has && filled > 0)) {
             if ((s = be->run(bctx, filled, batch, logits, &err))) goto done;
             rep.images_used += filled;
             c.batch_id++;
             filled = 0;
-            if (o.progress) o.progress(o.progress_user, "calibrate", i + 1, total);
-        } else if (i + 1 == total && o.progress) {
-            o.progress(o.progress_user, "calibrate", total, total);
+        }
+        if (o.progress && (filled == 0 || !has)) {
+            const uint64_t passed = i8_dataset_get_stats(ds)->selected;
+            o.progress(o.progress_user, "calibrate", passed, !has || passed > expected ? passed : expected);
         }
     }
+    rep.images_skipped = decode_failed + (int)i8_dataset_get_stats(ds)->skipped;
     if (rep.images_used == 0) {
-        s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "%s: none of the %zu images could be read", o.images, total);
+        s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "%s: none of the %llu images could be read", o.images,
+                    (unsigned long long)i8_dataset_get_stats(ds)->selected);
         goto done;
     }
     snprintf(sc.method, sizeof sc.method, "%s", i8_calib_method_name((i8_calib_method)o.method));
@@ -382,7 +331,7 @@ done:
     free(batch);
     free(logits);
     i8_scales_free(&sc);
-    paths_free(&images);
+    if (ds) i8_dataset_close(ds);
     return s ? i8_ctx_fail(ctx, &err) : INFER8_OK;
 }
 
@@ -443,7 +392,7 @@ infer8_status i8_model_apply_adaptive_rounding(infer8_model *m, infer8_context *
     rounding_collect rc = {select, -1, NULL};
     for (int k = 0; k < g->n_nodes; k++)
         if (select[k]) rc.last = k;
-    path_list images = {0};
+    i8_dataset *ds = NULL;
     const i8_backend_ops *be = &i8_backend_cpu_reference;
     void *bctx = NULL;
     float *batch = NULL, *logits = NULL;
@@ -470,9 +419,7 @@ infer8_status i8_model_apply_adaptive_rounding(infer8_model *m, infer8_context *
         const size_t K = (size_t)(w->shape[1] * w->shape[2] * w->shape[3]);
         if (!(rc.H[k] = i8_calloc(K * K, sizeof(double), err))) s = INFER8_E_NOMEM;
     }
-    if (!s) s = list_images(src, &m->limits, &images, err);
-    const size_t total = images.n < (size_t)want ? images.n : (size_t)want;
-    if (!s && total == 0) s = i8_fail(err, INFER8_E_INVALID_ARGUMENT, "%s: no images for --adaptive-rounding", src);
+    if (!s) s = open_images(ctx, src, (uint64_t)want, &ds, err);
     const int max_batch = 4;
     const size_t per_image = (size_t)g->input_c * g->input_h * g->input_w;
     i8_backend_options bo;
@@ -486,21 +433,30 @@ infer8_status i8_model_apply_adaptive_rounding(infer8_model *m, infer8_context *
         s = INFER8_E_NOMEM;
     if (!s) s = be->prepare(&bctx, g, &bo, err);
     int used = 0, filled = 0;
-    for (size_t i = 0; i < total && !s; i++) {
-        i8_err ie;
-        infer8_status is = load_image(ctx, m, images.v[i], batch + (size_t)filled * per_image, &ie);
-        if (is) { /* a calibration set with unreadable images is refused: they would change the weights */
-            *err = ie;
-            s = is;
+    for (int has = 1; has && !s;) {
+        i8_sample smp;
+        if ((s = i8_dataset_next(ds, &smp, &has, err))) break;
+        /* a calibration set with unreadable images is refused: they would change the weights */
+        if (i8_dataset_get_stats(ds)->skipped) {
+            const char *why = i8_dataset_issue(ds, (size_t)i8_dataset_get_stats(ds)->issues - 1);
+            s = i8_fail(err, INFER8_E_FORMAT, "--adaptive-rounding images: %s", why ? why : "an image could not be read");
             break;
         }
-        if (++filled == max_batch || i + 1 == total) {
+        if (has) {
+            char name[512];
+            if ((s = load_image(ctx, m, &smp, sample_name(ds, &smp, name, sizeof name), batch + (size_t)filled * per_image,
+                                err)))
+                break;
+            filled++;
+        }
+        if (filled == max_batch || (!has && filled > 0)) {
             s = be->run(bctx, filled, batch, logits, err);
             used += filled;
             filled = 0;
-            i8_ctx_log(ctx, 2, "adaptive rounding: %d of %zu images measured", used, total);
+            i8_ctx_log(ctx, 2, "adaptive rounding: %d images measured", used);
         }
     }
+    if (!s && used == 0) s = i8_fail(err, INFER8_E_INVALID_ARGUMENT, "%s: no images for --adaptive-rounding", src);
     if (!s && !(report = cJSON_CreateArray())) s = i8_fail(err, INFER8_E_NOMEM, "out of memory");
     for (int k = 0; k < g->n_nodes && !s; k++) {
         if (!select[k]) continue;
@@ -538,6 +494,6 @@ infer8_status i8_model_apply_adaptive_rounding(infer8_model *m, infer8_context *
     free(batch);
     free(logits);
     cJSON_Delete(report);
-    paths_free(&images);
+    if (ds) i8_dataset_close(ds);
     return s;
 }

@@ -26,7 +26,7 @@ static const char *const build_help =
     "                     other kernels as fp16)\n"
     "  --recipe R         fp8: default, residual-fp8[:FIRST-LAST] or a recipe JSON file (infer8 recipe)\n"
     "  --scales F         fp8: activation scales from infer8 calibrate\n"
-    "  --calib-images SRC fp8: calibrate here instead (max method) over SRC (folder or list file)\n"
+    "  --calib-images SRC fp8: calibrate here instead (max method) over SRC (as calibrate --images)\n"
     "  --calib-count N    fp8 with --calib-images: images used (default 500)\n"
     "  --max-batch N      largest batch recorded in the header and tuned for (default 32)\n"
     "  --device cpu|cuda  cuda: tune CUDA tactics on this GPU for batch 1 and N and store them\n"

@@ -155,8 +155,9 @@ static const char *const classify_help =
     "normalize, from the model's pretrained_cfg). Prints the top-k classes with probabilities.\n"
     "\n"
     "  --image FILE       an image (repeatable; - reads standard input); further bare arguments\n"
-    "                     are images too; a folder stands for its .jpg/.jpeg/.png/.webp files\n"
-    "                     (names in byte order, hidden files and sub-folders skipped)\n"
+    "                     are images too; a folder stands for its images, read as calibrate\n"
+    "                     reads one (its .jpg/.jpeg/.png/.webp files by name, or one sub-folder\n"
+    "                     per class)\n"
     "  --topk K           classes to print per image (default 5)\n"
     "  --json             one JSON object per line and image: file, top-k and all logits\n"
     "  --batch N          images per forward pass (default: all given, up to --max-batch)\n" CLI_MODEL_OPTIONS_HELP;

@@ -955,3 +955,7 @@ const char *i8_dataset_class_name(const i8_dataset *ds, int label) {
 int i8_dataset_class_count(const i8_dataset *ds) { return ds->nclasses; }
 size_t i8_dataset_shard_count(const i8_dataset *ds) { return ds->nshards; }
 const char *i8_dataset_shard(const i8_dataset *ds, size_t i) { return i < ds->nshards ? ds->shards[i] : NULL; }
+size_t i8_dataset_entry_count(const i8_dataset *ds) { return ds->layout == I8_DATASET_TAR ? 0 : ds->nentries; }
+const char *i8_dataset_entry_path(const i8_dataset *ds, size_t i) {
+    return ds->layout != I8_DATASET_TAR && i < ds->nentries ? ds->entries[i].path : NULL;
+}

@@ -107,6 +107,12 @@ int i8_dataset_class_count(const i8_dataset *ds);
 size_t i8_dataset_shard_count(const i8_dataset *ds);
 const char *i8_dataset_shard(const i8_dataset *ds, size_t i);
 
+/* Folder and list layouts: the image files listed at open, in dataset order (paths as opened:
+ * "folder/name", "folder/class/name", or a list's path joined to its folder); 0 and NULL for TAR
+ * and past the end. */
+size_t i8_dataset_entry_count(const i8_dataset *ds);
+const char *i8_dataset_entry_path(const i8_dataset *ds, size_t i);
+
 /* Expands a shard pattern: commas outside braces separate names; "{A..B}" is a decimal range
  * (zero-padded to the width of A when A has a leading zero or A and B have equal widths;
  * A <= B), "{x,y}" alternatives; several groups multiply. *names (malloc'ed array of malloc'ed
