@@ -28,6 +28,7 @@
 #   suites_split_step CAP               the same two suites, test_cuda_fp8 split in three processes by test
 #                                       name (fp8_small, fp8_v3, fp8_irv2), 4 OpenMP threads each
 #   suites_parts CUDA_CAP THREADS "NAME CAP [FILTER]"...  what both run: one test_cuda_fp8 process a part
+#                                       (CUDA_CAP 0: the parts alone, side by side)
 #   unit_test_step NAME BINARY FILTER CAP  one GPU test binary (build-device/tests/BINARY) on the tests
 #                                       FILTER matches, at a 4 s cuDNN budget, into $OUT/NAME.log
 #   conv_lab_step ONLY                  conv_lab on the shapes whose names contain ONLY: $OUT/conv_lab.txt
@@ -107,7 +108,7 @@ check_step() {
   grep -h "profile .* over the tuned convs" "$OUT/$1.log" 2>/dev/null | head -4
 }
 # test_cuda_fp8 processes, one per PART "NAME CAP [FILTER]" (fp8_tests_step), beside cuda_tests
-# (check_step, CUDA_CAP); THREADS > 0: that many OpenMP threads each
+# (check_step, CUDA_CAP; 0: none); THREADS > 0: that many OpenMP threads each
 suites_parts() {
   local cuda_cap=$1 threads=$2 part name cap filter pids=() names=() pid
   shift 2
@@ -118,8 +119,10 @@ suites_parts() {
     pids+=($!)
     names+=("$name")
   done
-  (if [ "$threads" -gt 0 ]; then export OMP_NUM_THREADS=$threads; fi
-   check_step cuda_tests "$cuda_cap")
+  if [ "$cuda_cap" -gt 0 ]; then
+    (if [ "$threads" -gt 0 ]; then export OMP_NUM_THREADS=$threads; fi
+     check_step cuda_tests "$cuda_cap")
+  fi
   for pid in "${pids[@]}"; do wait "$pid"; done
   for name in "${names[@]}"; do cat "$OUT/$name.summary"; done
 }

@@ -65,4 +65,16 @@ chmod +x "$WORK/gpu-check"
 grep -q '^bench_peers arches=inception_v4 batches=32$' "$WORK/peers.txt" || fail "peers_step did not run bench_peers: $(cat "$WORK/peers.txt")"
 grep -q '^peers inception_v3 b1 skipped: ' "$WORK/peers.txt" && ! grep -q 'arches=inception_v3' "$WORK/peers.txt" ||
   fail "peers_step ran without the time it needs: $(cat "$WORK/peers.txt")"
-echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; peers_step runs and skips"
+# suites_parts with CUDA_CAP 0 runs the test_cuda_fp8 parts side by side (a stand-in test binary
+# prints its filter and threads) and no cuda_tests (the stand-in gpu-check would print its step)
+mkdir -p "$root/build-device/tests"
+printf '#!/bin/sh
+echo "[  PASSED  ] filter=$INFER8_TEST_FILTER threads=$OMP_NUM_THREADS"
+' >"$root/build-device/tests/test_cuda_fp8"
+chmod +x "$root/build-device/tests/test_cuda_fp8"
+(cd "$root" && GPU_CHECK="$WORK/gpu-check" OUT="$WORK/out2" CALL_SECONDS=100 bash -c '. tools/device-call.sh
+  suites_parts 0 8 "pa 50 test_a*" "pb 50 test_b*"') >"$WORK/parts.txt" 2>&1 || fail "suites_parts failed: $(cat "$WORK/parts.txt")"
+grep -q '^\[  PASSED  \] filter=test_a\* threads=8$' "$WORK/parts.txt" && grep -q '^\[  PASSED  \] filter=test_b\* threads=8$' "$WORK/parts.txt" &&
+  grep -q '^pa: test_cuda_fp8 exit 0$' "$WORK/parts.txt" && ! grep -q 'cuda_tests' "$WORK/parts.txt" ||
+  fail "suites_parts 0: $(cat "$WORK/parts.txt")"
+echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; peers_step runs and skips; suites_parts runs parts alone"

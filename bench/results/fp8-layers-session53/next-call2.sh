@@ -14,14 +14,7 @@ cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-570}
 . tools/device-call.sh
 call_setup
-pids=() # their pids, never a plain wait: call_setup's tee is a child of this shell too
-for part in "fp8_v3 test_inception_v3_fp8*" "fp8_irv2 test_inception_resnet_v2*"; do
-  read -r name filter <<<"$part"
-  (export OMP_NUM_THREADS=8; fp8_tests_step "$name" 220 "$filter" >"$OUT/$name.summary" 2>&1) &
-  pids+=($!)
-done
-wait "${pids[@]}"
-cat "$OUT/fp8_v3.summary" "$OUT/fp8_irv2.summary"
+suites_parts 0 8 "fp8_v3 220 test_inception_v3_fp8*" "fp8_irv2 220 test_inception_resnet_v2*"
 bench_step irv2-b1 inception_resnet_v2 1 90
 PEER_MODES=compile peers_step inception_resnet_v2 1 90
 bench_step v4-b1 inception_v4 1 70
