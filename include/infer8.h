@@ -308,7 +308,8 @@ infer8_status infer8_build_size(infer8_context *ctx, const infer8_model *model, 
 
 /* ---- tools: synthetic checkpoints ------------------------------------------------------------ */
 
-/* Progress callback for long work: done of total units, a short phase name. */
+/* Progress callback for long work: done of total units, a short phase name; total 0 while the
+ * total is not known (calibration over tar shards without a count: the last call gives it). */
 typedef void (*infer8_progress_fn)(void *user, const char *phase, uint64_t done, uint64_t total);
 
 typedef struct infer8_synth_options {

@@ -291,7 +291,7 @@ EXPORT infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *m, cons
         }
         if (o.progress && (filled == 0 || !has)) {
             const uint64_t passed = i8_dataset_get_stats(ds)->selected;
-            o.progress(o.progress_user, "calibrate", passed, !has || passed > expected ? passed : expected);
+            o.progress(o.progress_user, "calibrate", passed, !has ? passed : expected); /* 0: not known yet */
         }
     }
     rep.images_skipped = decode_failed + (int)i8_dataset_get_stats(ds)->skipped;

@@ -330,15 +330,28 @@ static double now_s(void) {
 }
 
 /* Progress: redraws one line on a terminal (bar, percent, ETA); on a pipe prints a plain line
- * at most every 10% so logs stay short. */
+ * at most every 10% so logs stay short. total 0: not known yet (tar shards): the count and the
+ * time alone, on a pipe at most every 10 s. */
 void cli_progress(void *user, const char *phase, uint64_t done, uint64_t total) {
-    static double start;        /* CLI-only state: one progress at a time */
+    static double start, last_print; /* CLI-only state: one progress at a time */
     static int last_decile = -1;
     static char last_phase[64];
     if (strncmp(last_phase, phase, sizeof last_phase - 1) != 0 || done == 0) {
         snprintf(last_phase, sizeof last_phase, "%s", phase);
         start = now_s();
         last_decile = -1;
+        last_print = -1e9;
+    }
+    if (!total) {
+        const double t = now_s();
+        if (isatty(2)) fprintf(stderr, "\r%-24.24s %llu done  %6.1fs", phase, (unsigned long long)done, t - start);
+        else if (t - last_print >= 10.0) {
+            fprintf(stderr, "%s: %llu done (%.1fs elapsed, total not known yet)\n", phase, (unsigned long long)done,
+                    t - start);
+            last_print = t;
+        }
+        (void)user;
+        return;
     }
     double frac = total ? (double)done / (double)total : 1.0;
     double elapsed = now_s() - start;

@@ -28,6 +28,10 @@ cal flat --images "$WORK/flat"
 cal classes --images "$WORK/classes"
 cal list --images "$WORK/list.txt"
 cal tar --images "$WORK/shard-{0..1}.tar"
+cal tarall --images "$WORK/shard-{0..1}.tar" --count 0
+# progress over tar shards without a count: the total is not known until the end (7 samples, one corrupt)
+grep -q '^calibrate: 0 done (.*total not known yet)$' "$WORK/tarall.log" && grep -q '^calibrate: 7/7 (100%' "$WORK/tarall.log" &&
+  ! grep -q '^calibrate: [1-6]/' "$WORK/tarall.log" || fail "progress without a known total: $(cat "$WORK/tarall.log")"
 cal flat4 --images "$WORK/flat" --count 4
 cal list4 --images "$WORK/list.txt" --count 4
 grep -q "shard-0.tar: sample 's02x'.*skipped" "$WORK/tar.log" || fail "the corrupt tar member is not named: $(cat "$WORK/tar.log")"
@@ -41,7 +45,7 @@ def scales(name):
     return d, {k: (v["amax"], v["scale"]) for k, v in t.items()}
 base, ref = scales("flat")
 assert base["images"] == 6 and len(ref) == 70, (base["images"], len(ref))
-for name in ("classes", "list", "tar"):
+for name in ("classes", "list", "tar", "tarall"):
     d, s = scales(name)
     assert d["images"] == 6 and s == ref, name
 d4, s4 = scales("flat4")
