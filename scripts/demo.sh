@@ -16,7 +16,7 @@ echo "== generating 4 test images into $CACHE/images"
 echo "== inspect (totals)"
 "$INFER8" inspect "$CACHE/irv2" | tail -n 12
 echo "== classify"
-"$INFER8" classify "$CACHE/irv2" --device cpu --topk 3 "$CACHE"/images/*.png
+"$INFER8" classify "$CACHE/irv2" --device cpu --topk 3 "$CACHE/images"
 echo "== FP8 study on the CPU (quality part: 8 of 16 generated images, 4 calibrate; 2 stress inputs)"
 "$INFER8" gen-images --count 16 --seed 200 --size 320x240 -o "$CACHE/study-images" >/dev/null
 "$INFER8" study "$CACHE/irv2" --images "$CACHE/study-images" --take 8 --every 1 --calib 4 --stress 2 \
