@@ -450,8 +450,9 @@ infer8_status infer8_calibrate(infer8_context *ctx, infer8_model *model, const i
 
 /* The image files an image source names, in the order infer8_calibrate_options.images reads
  * them: a folder's ("folder/name", or "folder/class/name" for one sub-folder per class) or a
- * list file's. Tar shards hold members, not files: INFER8_E_INVALID_ARGUMENT. A folder without
- * images is INFER8_E_FORMAT, naming it. *paths (an array of *count malloc'ed strings) is freed
+ * list file's. Tar shards hold members, not files: INFER8_E_INVALID_ARGUMENT. A source without
+ * images (empty class folders, a list of comments) is INFER8_E_FORMAT, naming it; so on success
+ * *count >= 1. *paths (an array of *count malloc'ed strings) is freed
  * with infer8_free_paths. */
 infer8_status infer8_list_images(infer8_context *ctx, const char *src, char ***paths, size_t *count);
 void infer8_free_paths(char **paths, size_t count);

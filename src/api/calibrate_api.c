@@ -137,6 +137,8 @@ EXPORT infer8_status infer8_list_images(infer8_context *ctx, const char *src, ch
     if (!s && i8_dataset_get_layout(ds) == I8_DATASET_TAR)
         s = i8_fail(&err, INFER8_E_INVALID_ARGUMENT, "%s: webdataset tar shards hold members, not image files", src);
     const size_t n = s ? 0 : i8_dataset_entry_count(ds);
+    /* class folders that are all empty, a list of comments: the dataset opens, with nothing in it */
+    if (!s && !n) s = i8_fail(&err, INFER8_E_FORMAT, "%s: no .jpg, .jpeg, .png or .webp images", src);
     char **v = n ? i8_calloc(n, sizeof *v, &err) : NULL;
     if (n && !v) s = INFER8_E_NOMEM;
     for (size_t i = 0; i < n && !s; i++)

@@ -163,28 +163,29 @@ static const char *const classify_help =
     "  --batch N          images per forward pass (default: all given, up to --max-batch)\n" CLI_MODEL_OPTIONS_HELP;
 
 /* The path arrays of folders named as images (infer8_list_images), owned until classify ends. */
+typedef struct folder_list {
+    char **paths;
+    size_t count;
+} folder_list;
 typedef struct folder_lists {
-    char ***lists;
-    size_t *counts;
+    folder_list *v;
     size_t n;
 } folder_lists;
 
 static int folder_lists_take(folder_lists *f, char **paths, size_t count) {
-    char ***lists = realloc(f->lists, (f->n + 1) * sizeof *lists);
-    if (lists) f->lists = lists;
-    size_t *counts = lists ? realloc(f->counts, (f->n + 1) * sizeof *counts) : NULL;
-    if (counts) f->counts = counts;
-    if (!lists || !counts) {
+    folder_list *v = realloc(f->v, (f->n + 1) * sizeof *v);
+    if (!v) {
         fprintf(stderr, "infer8 classify: out of memory\n");
         return 1;
     }
-    f->lists[f->n] = paths, f->counts[f->n] = count, f->n++;
+    f->v = v;
+    f->v[f->n++] = (folder_list){paths, count};
     return 0;
 }
 
 static void folder_lists_free(folder_lists *f) {
-    for (size_t i = 0; i < f->n; i++) infer8_free_paths(f->lists[i], f->counts[i]);
-    free(f->lists), free(f->counts);
+    for (size_t i = 0; i < f->n; i++) infer8_free_paths(f->v[i].paths, f->v[i].count);
+    free(f->v);
 }
 
 /* images with entry `at` replaced by the n paths (realloc'ed; NULL, images untouched, when out
@@ -266,13 +267,7 @@ int cmd_classify(int argc, char **argv) {
             rc = cli_fail(ctx, "classify");
             goto out;
         }
-        if (!n_found) {
-            fprintf(stderr, "infer8 classify: error (bad input): %s: a folder with no .jpg, .jpeg, .png or .webp files\n",
-                    images[i]);
-            infer8_free_paths(found, n_found);
-            rc = EXIT_INPUT;
-            goto out;
-        }
+        /* a folder without images was refused (infer8_list_images: INFER8_E_FORMAT), so n_found >= 1 */
         if (n_found > (size_t)(INT_MAX / 2 - n_images)) {
             fprintf(stderr, "infer8 classify: error (limit exceeded): %s: %zu images, more than one run takes\n",
                     images[i], n_found);

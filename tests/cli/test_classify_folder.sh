@@ -47,4 +47,6 @@ assert not close(t[0]["logits"], a[2]["logits"])
 print("ok: a folder classifies as its images named one by one, in byte order, in its place")
 PY
 expect_fail 2 "empty: no class folders and no images" "$INFER8" classify "$snap" --device cpu "$WORK/empty"
+mkdir -p "$WORK/hollow/a" # a class folder without images: refused too, not an empty run
+expect_fail 2 "hollow: no .jpg, .jpeg, .png or .webp images" "$INFER8" classify "$snap" --device cpu "$WORK/hollow"
 echo "ok: classify folders"

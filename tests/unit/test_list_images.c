@@ -87,6 +87,15 @@ static void test_refusals(void **state) {
     mkdir(i8_test_work_path("empty"), 0755);
     assert_int_equal(infer8_list_images(ctx, i8_test_work_path("empty"), &paths, &count), INFER8_E_FORMAT);
     assert_non_null(strstr(infer8_errmsg(ctx), "empty"));
+    /* class folders, none holding an image; a list of comments: the dataset opens, the listing refuses */
+    mkdir(i8_test_work_path("hollow"), 0755);
+    mkdir(i8_test_work_path("hollow/a"), 0755);
+    assert_int_equal(infer8_list_images(ctx, i8_test_work_path("hollow"), &paths, &count), INFER8_E_FORMAT);
+    assert_non_null(strstr(infer8_errmsg(ctx), "hollow: no .jpg, .jpeg, .png or .webp images"));
+    touch("comments.txt", "# nothing\n\n");
+    assert_int_equal(infer8_list_images(ctx, i8_test_work_path("comments.txt"), &paths, &count), INFER8_E_FORMAT);
+    assert_null(paths);
+    assert_int_equal(count, 0);
     infer8_free_paths(NULL, 0);
     infer8_context_free(ctx);
 }

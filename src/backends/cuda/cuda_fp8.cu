@@ -874,7 +874,6 @@ static int halo_fits(const i8_cuda_fp8_conv_args *a, int bn, int tiles) {
     return halo_geom_of(a, bn, tiles, &g);
 }
 
-/* a block per SM slot (occupancy x SMs) at most, each walking its share of the items */
 /* the PIPE a halo kernel of BN channels runs under INFER8_CUDA_HALO_PREFETCH's mode (0-2): the
  * pairs (2) need BN 32, the others take the prefetch (1) instead */
 static int halo_pipe(int bn, int mode) { return mode >= 2 ? (bn <= 32 ? 2 : 1) : mode > 0 ? 1 : 0; }
@@ -887,6 +886,7 @@ template <int BN, int NWG> static const void *halo_kernel(int mode) {
     }
 }
 
+/* a block per SM slot (occupancy x SMs) at most, each walking its share of the items */
 template <int BN, int NWG> static int launch_halo(const i8_cuda_fp8_conv_args *a, int tiles, cudaStream_t s) {
     halo_geom g;
     if (!halo_geom_of(a, BN, tiles, &g)) return (int)cudaErrorInvalidValue;
