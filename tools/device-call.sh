@@ -32,6 +32,8 @@
 #   unit_test_step NAME BINARY FILTER CAP  one GPU test binary (build-device/tests/BINARY) on the tests
 #                                       FILTER matches, at a 4 s cuDNN budget, into $OUT/NAME.log
 #   conv_lab_step ONLY                  conv_lab on the shapes whose names contain ONLY: $OUT/conv_lab.txt
+#   pair_lab_step [SHAPE]               pair_lab (the pair kernels, dev/kernels/pair_lab.cu) on the shapes whose
+#                                       names contain SHAPE (all without): appended to $OUT/pair_lab.txt
 #   ncu_step NAME SHAPE MODE VARIANT [KERNEL_REGEX]  Nsight Compute (speed of light, warp states, SASS stall samples)
 #                                       of one fp8_lab kernel: $OUT/NAME.txt, $OUT/NAME-sass.csv.gz and
 #                                       bench/ncu_sass_stalls.py's top stalls
@@ -146,6 +148,16 @@ conv_lab_step() {
   CONV_LAB_ONLY="$1" timeout "$(cap 60)" build-device/bin/conv_lab >"$OUT/conv_lab.txt" 2>&1
   echo "conv_lab exit $?"
   cat "$OUT/conv_lab.txt"
+}
+pair_lab_step() {
+  if [ "$(left)" -lt 30 ]; then echo "pair_lab $* skipped: $(left) s left"; return 0; fi
+  stamp "pair_lab $*"
+  local part
+  part=$(mktemp -t pair-lab.XXXXXX)
+  { timeout "$(cap 120)" build-device/bin/pair_lab "${1:-}"; echo "exit $?"; } >"$part" 2>&1
+  cat "$part" >>"$OUT/pair_lab.txt"
+  grep -vE "^$" "$part" | cut -c1-220 | tail -60
+  rm -f "$part"
 }
 ncu_step() {
   local name=$1 shape=$2 mode=$3 variant=$4 kernels=${5:-tma_fp8} ncu

@@ -749,6 +749,11 @@ infer8_status i8_bundle_decode_tactics(const uint8_t *d, size_t size, int expect
                           pos + 84);
                 break;
             }
+            if ((t->flags / I8_BUNDLE_TACTIC_FLAG_PAIR_V0 & 3u) == 3u) {
+                s = GFAIL("section 'tactics.cuda': set %u node %d: flags 0x%x name pair variant 3, which does not exist "
+                          "(section byte %zu)", i, k, t->flags, pos + 84);
+                break;
+            }
         }
     }
     if (!s && pos != size) s = GFAIL("section 'tactics.cuda': %zu bytes left after the last record", size - pos);

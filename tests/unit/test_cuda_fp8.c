@@ -1092,6 +1092,51 @@ static void test_fp8_merge(void **state) {
     merge_case(3);
 }
 
+/* A Block17 branch pair in small: FP8 1x1s whose outputs only a 1x7 (rows) or a 7x1 (columns)
+ * reads, with INFER8_CUDA_PAIR=2 + variant: each pair runs as one pair kernel on that variant
+ * (choose_pair, kept untimed; siblings not merged, so that the pairs are free to run), the
+ * intermediate never written. The output must match the emulation as the separate convs do; a
+ * 1x1 with a second reader (branch3.0, read by its 1x7 and by a 1x1) is not paired. */
+static void pair_case(int variant) {
+    char val[8];
+    snprintf(val, sizeof val, "%d", 2 + variant);
+    assert_int_equal(setenv("INFER8_CUDA_PAIR", val, 1), 0);
+    assert_int_equal(setenv("INFER8_CUDA_MERGE", "0", 1), 0);
+    tg t;
+    tg_init(&t, 3, 17, 17, 71 + (uint64_t)variant);
+    int s = tg_conv(&t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int p = tg_conv(&t, "p", s, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b0 = tg_conv(&t, "branch0", p, 32, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b1 = tg_conv(&t, "branch1.0", p, 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b1b = tg_conv(&t, "branch1.1", b1, 64, 1, 7, 1, 1, 0, 3, 1, I8_ACT_RELU, -1, 1);
+    int b1c = tg_conv(&t, "branch1.2", b1b, 64, 7, 1, 1, 1, 3, 0, 1, I8_ACT_RELU, -1, 1);
+    int b2 = tg_conv(&t, "branch2.0", p, 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b2b = tg_conv(&t, "branch2.1", b2, 72, 7, 1, 1, 1, 3, 0, 1, I8_ACT_RELU, -1, 1);
+    int b3 = tg_conv(&t, "branch3.0", p, 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b3b = tg_conv(&t, "branch3.1", b3, 64, 1, 7, 1, 1, 0, 3, 1, I8_ACT_RELU, -1, 1);
+    int b3c = tg_conv(&t, "branch3.2", b3, 32, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int cat = tg_concat(&t, "cat", 5, (int[]){b0, b1c, b2b, b3b, b3c});
+    int o = tg_conv(&t, "up", cat, 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_NONE, -1, 1);
+    tg_finish(&t, o);
+    int f[] = {p, b0, b1, b1b, b1c, b2, b2b, b3, b3b, b3c, o};
+    const op_result r = run_case(&t, f, NULL, 11, 0);
+    const int ok = fp8_op_close(r.rel, r.mean_rel, r.outliers);
+    fprintf(stderr, "  pairs on %s (%d pairs, graph_pair %d): max rel diff %.3g, mean |diff| / max |ref| %.3g, "
+                    "%.4f%% beyond 2e-2: %s\n",
+            i8_cuda_conv_fp8_pair_name(variant), last_stats.pairs, last_stats.graph_pair, r.rel, r.mean_rel,
+            100.0 * r.outliers, ok ? "ok" : "WRONG");
+    assert_int_equal(unsetenv("INFER8_CUDA_PAIR"), 0);
+    assert_int_equal(unsetenv("INFER8_CUDA_MERGE"), 0);
+    assert_true(ok);
+    assert_int_equal(last_stats.pairs, 2);
+    assert_int_equal(last_stats.graph_pair, 1 + variant);
+}
+
+static void test_fp8_pair(void **state) {
+    (void)state;
+    for (int v = 0; v < I8_FP8_PAIR_VARIANTS; v++) pair_case(v);
+}
+
 /* x -> branch convs -> fused residual conv (reads x as residual); then a second block */
 static void residual_case(int rfp8) {
     tg t;
@@ -1673,6 +1718,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_fp8_pdl, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_nan, im2col_teardown),
         cmocka_unit_test(test_fp8_merge),
+        cmocka_unit_test(test_fp8_pair),
         cmocka_unit_test(test_fp8_residual),
         cmocka_unit_test(test_fp8_residual_fp8),
         cmocka_unit_test(test_fp8_dual_output_and_concat),

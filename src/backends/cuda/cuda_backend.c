@@ -421,8 +421,15 @@ static int launch_all(cu_ctx *c, cu_batch *b, int u8, int *failed_node) {
          * launch nothing and, on another lane, wait for it (their consumers wait on them) */
         const int group = b->merge ? c->rt[i].merge_group - 1 : -1;
         const int lead = group >= 0 ? c->merges[group].nodes[0] : -1;
+        /* pairs (b->pair): the first's launch makes the second's outputs (the second's memory is
+         * free by then: i8_cuda_fp8_pair_plan); the second launches nothing, its lane waiting for
+         * the first above */
+        const int pk = b->pair && group < 0 ? c->rt[i].pair - 1 : -1;
+        const int paired = pk >= 0 && !(b->merge && c->rt[c->pairs[pk].first].merge_group);
         int rc = 0;
-        if (group < 0) rc = launch_node(c, b, i, s, si, u8);
+        if (paired && c->pairs[pk].first == i) rc = i8_cuda_fp8_pair_launch(c, b->n, pk, b->pair - 1, s, si);
+        else if (paired) rc = 0;
+        else if (group < 0) rc = launch_node(c, b, i, s, si, u8);
         else if (lead == i) {
             rc = i8_cuda_fp8_merged_launch(c, b->n, group, b->merge == 2, s, si);
             if (rc == 0 && cudaEventRecord(c->ev[i], s) != cudaSuccess) rc = -1;
@@ -840,10 +847,77 @@ static infer8_status choose_merge(cu_ctx *c, cu_batch *b, i8_err *err) {
     return INFER8_OK;
 }
 
+/* Pairs (c->pairs: a branch's reduction 1x1 and its 1 x k / k x 1 consumer) run as one pair kernel
+ * (i8_cuda_conv_fp8_pair): a launch and the intermediate's round trip through memory fewer on the
+ * batch-1 chain. The graph as chosen (merge included) is captured with the pairs on each pair
+ * variant that runs them all; the fastest is kept (timed interleaved). Preset tactics whose records
+ * carry CHOSEN restore the choice untimed (I8_CUDA_TACTIC_FLAG_PAIR and the variant's bits).
+ * INFER8_CUDA_PAIR = 0 never pairs, 2 + v pairs on variant v untimed (tests). After the merge
+ * choice, before the priority and launch ones. */
+static infer8_status choose_pair(cu_ctx *c, cu_batch *b, i8_err *err) {
+    const int mode = c->pair_mode, chosen = preset_chosen(c, b);
+    const uint32_t pf = preset_flags(c, b);
+    const int stored = pf & I8_CUDA_TACTIC_FLAG_PAIR ? 1 + (int)((pf / I8_CUDA_TACTIC_FLAG_PAIR_V0) & 3u) : 0;
+    b->pair = 0;
+    for (int v = 0; v < I8_FP8_PAIR_VARIANTS; v++) b->stats.graph_pair_ms[v] = -1.0f;
+    b->stats.graph_nopair_ms = -1.0f;
+    if (mode <= 0 || c->n_pairs == 0 || !b->exec) return INFER8_OK;
+    /* variants that run every pair at this batch */
+    int runs[I8_FP8_PAIR_VARIANTS];
+    for (int v = 0; v < I8_FP8_PAIR_VARIANTS; v++) {
+        runs[v] = 1;
+        for (int k = 0; k < c->n_pairs && runs[v]; k++) runs[v] = i8_cuda_fp8_pair_fits(c, b->n, k, v);
+    }
+    const int restore = mode == 1 && chosen;
+    b->stats.pairs = c->n_pairs, b->stats.pair_restored = restore;
+    if (restore || mode >= 2) { /* one graph, untimed */
+        const int want = restore ? stored : mode - 1;
+        if (want > 0 && want <= I8_FP8_PAIR_VARIANTS && runs[want - 1]) {
+            b->pair = want;
+            cudaGraphExec_t with = capture(c, b, 0);
+            if (with) {
+                cudaGraphExecDestroy(b->exec);
+                b->exec = with;
+            } else {
+                b->pair = 0;
+            }
+        }
+    } else {
+        cudaGraphExec_t graphs[1 + I8_FP8_PAIR_VARIANTS] = {b->exec};
+        for (int v = 0; v < I8_FP8_PAIR_VARIANTS; v++) {
+            b->pair = v + 1;
+            graphs[v + 1] = runs[v] ? capture(c, b, 0) : NULL;
+        }
+        float ms[1 + I8_FP8_PAIR_VARIANTS];
+        graphs_ms(c, graphs, 1 + I8_FP8_PAIR_VARIANTS, ms);
+        int keep = 0;
+        for (int k = 1; k <= I8_FP8_PAIR_VARIANTS; k++)
+            if (graphs[k] && ms[k] >= 0.0f && (ms[keep] < 0.0f || ms[k] < ms[keep])) keep = k;
+        b->stats.graph_nopair_ms = ms[0];
+        for (int v = 0; v < I8_FP8_PAIR_VARIANTS; v++) b->stats.graph_pair_ms[v] = graphs[v + 1] ? ms[v + 1] : -1.0f;
+        for (int k = 1; k <= I8_FP8_PAIR_VARIANTS; k++)
+            if (graphs[k] && k != keep) cudaGraphExecDestroy(graphs[k]);
+        b->pair = keep;
+        if (keep) {
+            cudaGraphExecDestroy(b->exec);
+            b->exec = graphs[keep];
+        }
+        if (getenv("INFER8_CUDA_DEBUG"))
+            fprintf(stderr, "cuda: batch %d: graph %.4f ms, with %d pairs on pair-c2 / -c4 / -c8 %.4f / %.4f / %.4f ms\n", b->n,
+                    (double)ms[0], c->n_pairs, (double)b->stats.graph_pair_ms[0], (double)b->stats.graph_pair_ms[1],
+                    (double)b->stats.graph_pair_ms[2]);
+    }
+    b->stats.graph_pair = b->pair;
+    CU_TRY(cudaStreamSynchronize(c->streams[0]));
+    return INFER8_OK;
+}
+
 /* The merge choice in every record's flags (after choose_launch rewrote them) */
 static void record_merge_choice(const cu_ctx *c, cu_batch *b) {
     record_batch_flags(c, b, I8_CUDA_TACTIC_FLAG_MERGE | I8_CUDA_TACTIC_FLAG_MERGE_WIDE,
                        (b->merge ? I8_CUDA_TACTIC_FLAG_MERGE : 0u) | (b->merge == 2 ? I8_CUDA_TACTIC_FLAG_MERGE_WIDE : 0u));
+    record_batch_flags(c, b, I8_CUDA_TACTIC_FLAG_PAIR | I8_CUDA_TACTIC_FLAG_PAIR_V0 * 3u,
+                       b->pair ? I8_CUDA_TACTIC_FLAG_PAIR | I8_CUDA_TACTIC_FLAG_PAIR_V0 * (uint32_t)(b->pair - 1) : 0u);
 }
 
 static infer8_status choose_graph(cu_ctx *c, cu_batch *b, i8_err *err) {
@@ -853,6 +927,7 @@ static infer8_status choose_graph(cu_ctx *c, cu_batch *b, i8_err *err) {
     infer8_status rc = choose_plain(c, b, &base_ms, err);
     if (rc == INFER8_OK) rc = choose_own(c, b, base_ms, err);
     if (rc == INFER8_OK) rc = choose_merge(c, b, err);
+    if (rc == INFER8_OK) rc = choose_pair(c, b, err);
     if (rc == INFER8_OK) rc = choose_launch(c, b, err);
     if (rc == INFER8_OK) record_merge_choice(c, b);
     return rc;
@@ -876,6 +951,7 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
     b->prio = NULL;
     b->pdl = 0; /* the tuner times each conv without it (choose_launch decides for the graph) */
     b->merge = 0; /* each sibling tuned alone (choose_merge decides for the graph) */
+    b->pair = 0;  /* each pair's convs tuned alone (choose_pair decides) */
     c->cudnn_spent_s = 0; /* the cuDNN plan-building budget applies per batch size */
     c->cudnn_fp16_left = c->cudnn_share ? i8_cuda_conv_fp16_problems(c, b) : 0; /* only the shared rule reads it */
     double t0 = now_s();
@@ -988,6 +1064,7 @@ static void cuda_destroy(void *vctx) {
         cudaFree(c->merges[k].bias);
     }
     free(c->merges);
+    free(c->pairs);
     if (c->ev)
         for (int i = 0; i < c->g->n_nodes; i++)
             if (c->ev[i]) cudaEventDestroy(c->ev[i]);
@@ -1166,6 +1243,7 @@ static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_opti
     for (int i = 0; i < n; i++)
         if ((rc = upload_node(c, i, err))) return rc;
     if ((rc = i8_cuda_fp8_merge_plan(c, err))) return rc;
+    if ((rc = i8_cuda_fp8_pair_plan(c, err))) return rc;
     size_t in_count;
     if (!i8_mul3_size((size_t)c->max_batch * g->input_c, (size_t)g->input_h, (size_t)g->input_w, &in_count))
         return i8_fail(err, INFER8_E_LIMIT, "cuda: input size overflows");

@@ -44,6 +44,8 @@ typedef struct i8_cuda_tactic {
 #define I8_CUDA_TACTIC_FLAG_PDL 4u /* the batch's own FP8 kernels with programmatic dependent launch */
 #define I8_CUDA_TACTIC_FLAG_MERGE 8u /* the batch's sibling 1x1 groups merged (choose_merge) */
 #define I8_CUDA_TACTIC_FLAG_MERGE_WIDE 16u /* ... on the BN 128 kernel */
+#define I8_CUDA_TACTIC_FLAG_PAIR 32u /* the batch's pairs (1x1 and its 1 x k consumer) as one kernel (choose_pair) */
+#define I8_CUDA_TACTIC_FLAG_PAIR_V0 64u /* the pair variant, 0-2, in this bit and the next */
 
 /* Number of CUDA devices visible (0 when none or no driver); never fails. */
 int i8_cuda_device_count(void);
@@ -107,6 +109,11 @@ typedef struct i8_cuda_stats {
      * (< 0 when not timed), and which one runs (graph_merge 0, 1 or 2) */
     int merge_groups, graph_merge, merge_restored;
     float graph_nomerge_ms, graph_merge_ms[2];
+    /* the pair choice (choose_pair, after the merge one): pairs found, the graph's replay time as
+     * chosen before and on each pair variant (< 0 when not timed), which runs (graph_pair: 0 none,
+     * 1 + the variant) */
+    int pairs, graph_pair, pair_restored;
+    float graph_nopair_ms, graph_pair_ms[3];
     int streams_used;
     size_t arena_bytes, weight_bytes, workspace_bytes;
     int built;                   /* 1: batch n has been prepared (the rest is zero before) */

@@ -456,6 +456,75 @@ infer8_status i8_cuda_fp8_merge_plan(cu_ctx *c, i8_err *err) {
     return INFER8_OK;
 }
 
+/* pair k's two argument sets at batch n (split-K workspace wsi, unused by the pair kernels) */
+static void pair_args(const cu_ctx *c, int n, int k, int wsi, i8_cuda_fp8_conv_args *a1, i8_cuda_fp8_conv_args *a2) {
+    cu_conv_sig g1, g2;
+    i8_cuda_conv_sig(c, c->pairs[k].first, &g1);
+    i8_cuda_conv_sig(c, c->pairs[k].second, &g2);
+    *a1 = fp8_args(c, n, &g1, c->pairs[k].first, wsi);
+    *a2 = fp8_args(c, n, &g2, c->pairs[k].second, wsi);
+}
+
+int i8_cuda_fp8_pair_fits(const cu_ctx *c, int n, int k, int variant) {
+    i8_cuda_fp8_conv_args a1, a2;
+    pair_args(c, n, k, 0, &a1, &a2);
+    return i8_cuda_conv_fp8_pair_fits(&a1, &a2, variant);
+}
+
+int i8_cuda_fp8_pair_launch(cu_ctx *c, int n, int k, int variant, cudaStream_t s, int wsi) {
+    i8_cuda_fp8_conv_args a1, a2;
+    pair_args(c, n, k, wsi, &a1, &a2);
+    return i8_cuda_conv_fp8_pair(&a1, &a2, variant, s);
+}
+
+/* the arena bytes storage s spans (max_batch images) */
+static void storage_span(const cu_ctx *c, int s, size_t *lo, size_t *hi) {
+    *lo = c->stor[s].offset;
+    *hi = *lo + (c->stor[s].bytes_per_image * (size_t)c->max_batch + 255) / 256 * 256;
+}
+
+/* whether FP8 conv j and the FP8 1x1 i it reads make a pair (i8_cuda_fp8_pair_plan) */
+static int pair_candidate(const cu_ctx *c, int i, int j) {
+    const i8_graph *g = c->g;
+    const i8_node *a = &g->nodes[i], *b = &g->nodes[j];
+    if (!is_fp8_conv(a) || !is_fp8_conv(b) || a->n_inputs != 1 || b->n_inputs != 1 || a->residual >= 0 ||
+        b->residual >= 0 || a->kh != 1 || a->kw != 1 || a->sh != 1 || a->sw != 1 || a->ph || a->pw || i == g->output ||
+        !(b->kh == 1) == !(b->kw == 1) || !c->rt[i].wq || !c->rt[j].wq || !c->rt[i].mult || !c->rt[j].mult)
+        return 0;
+    const cu_storage *st = &c->stor[c->views[i].storage];
+    if (!st->q || !st->no_f16) return 0; /* the intermediate: read as e4m3 only */
+    int readers = 0;
+    for (int m = 0; m < g->n_nodes; m++)
+        for (int q = 0; q < g->nodes[m].n_inputs; q++) readers += g->nodes[m].inputs[q] == i;
+    if (readers != 1) return 0;
+    size_t in_lo, in_hi, out_lo, out_hi;
+    storage_span(c, c->views[a->inputs[0]].storage, &in_lo, &in_hi);
+    storage_span(c, c->views[j].storage, &out_lo, &out_hi);
+    return out_hi <= in_lo || in_hi <= out_lo;
+}
+
+infer8_status i8_cuda_fp8_pair_plan(cu_ctx *c, i8_err *err) {
+    const i8_graph *g = c->g;
+    const char *env = getenv("INFER8_CUDA_PAIR");
+    c->pair_mode = env ? atoi(env) : 1;
+    if (!c->fp8 || c->pair_mode <= 0) return INFER8_OK;
+    c->pairs = i8_calloc((size_t)g->n_nodes, sizeof(cu_pair), err);
+    if (!c->pairs) return err->code;
+    for (int j = 0; j < g->n_nodes; j++) {
+        if (g->nodes[j].n_inputs != 1) continue;
+        const int i = g->nodes[j].inputs[0];
+        if (c->rt[i].pair || !pair_candidate(c, i, j)) continue;
+        const int k = c->n_pairs;
+        c->pairs[k].first = i, c->pairs[k].second = j;
+        int fits = 0;
+        for (int v = 0; v < I8_FP8_PAIR_VARIANTS; v++) fits |= i8_cuda_fp8_pair_fits(c, 1, k, v);
+        if (!fits) continue;
+        c->rt[i].pair = c->rt[j].pair = k + 1;
+        c->n_pairs++;
+    }
+    return INFER8_OK;
+}
+
 int i8_cuda_fp8_launch(cu_ctx *c, int n, const cu_conv_sig *g, int node, int variant, cudaStream_t s, int wsi) {
     const i8_cuda_fp8_conv_args a = fp8_args(c, n, g, node, wsi);
     return i8_cuda_conv_fp8(&a, variant, s);

@@ -23,6 +23,7 @@
 
 #include "cuda_e4m3.cuh"
 #include "cuda_fp8.h"
+#include "cuda_mma.cuh"
 #include "cuda_pdl.cuh"
 #include "cuda_resident.cuh"
 #include "cuda_splitk.cuh"
@@ -30,24 +31,6 @@
 
 #define FP8_LDS (FP8_BK + 16)   /* smem row pitch: 144 bytes, ldmatrix rows hit distinct banks */
 #define FP8_STAGES 3
-
-/* cp.async of CH (8 or 16) bytes with zero fill of the bytes past src_bytes */
-template <int CH> __device__ __forceinline__ void cp_async_ch(void *smem, const void *gmem, int src_bytes) {
-    unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-    if (CH == 16)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(src_bytes));
-    else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(gmem), "r"(src_bytes));
-}
-__device__ __forceinline__ void fp8_commit(void) { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N> __device__ __forceinline__ void fp8_wait(void) { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
-
-__device__ __forceinline__ void mma_e4m3(float *c, const unsigned *a, const unsigned *b) {
-    asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                 "{%0,%1,%2,%3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
 
 /* Shared-memory byte offset of byte `byte` of K in row `row` of one stage's A or B tile:
  * padded rows (144-byte pitch) for ldmatrix, or wgmma's 128-byte swizzle (rows of 128 bytes,
@@ -963,6 +946,7 @@ extern "C" int i8_cuda_conv_fp8_setup(void) {
     WG_LEAN_TILES(WG_SET)
 #undef WG_SET
     if (!rc) rc = i8_cuda_conv_fp8_tma_setup();
+    if (!rc) rc = i8_cuda_conv_fp8_pair_setup();
 #define HALO_SET(name, bn, tiles, nwg) \
     for (int mode = 0; mode <= 2 && !rc; mode++) \
         rc = (int)cudaFuncSetAttribute(halo_kernel<bn, nwg>(mode), cudaFuncAttributeMaxDynamicSharedMemorySize, HALO_SMEM_MAX);

@@ -78,7 +78,15 @@ typedef struct cu_node_rt {
     float *mult;                 /* FP8 conv: in_scale * w_scale[o] * residual_scale */
     float *dscale;               /* FP8 conv with an e4m3 output: 1 / out_scale (device scalar) */
     int merge_group;             /* FP8 1x1 sibling: 1 + its group in c->merges (i8_cuda_fp8_merge_plan), else 0 */
+    int pair;                    /* FP8 1x1 or its sole consumer in a pair: 1 + its index in c->pairs, else 0 */
 } cu_node_rt;
+
+/* An FP8 1x1 (first) whose output only the FP8 1 x k / k x 1 conv `second` reads, run with it as
+ * one pair kernel when the batch chooses so (cu_batch.pair; i8_cuda_conv_fp8_pair): the first's
+ * launch makes the second's outputs, the second launches nothing. */
+typedef struct cu_pair {
+    int first, second;
+} cu_pair;
 
 /* FP8 1x1 convs that read one input (a residual block's branch 1x1s), run as one conv when the
  * batch chooses so (cu_batch.merge; i8_cuda_conv_fp8_tma_multi): nodes in graph order, the first
@@ -108,6 +116,8 @@ typedef struct cu_batch {
                                   * programmatic dependent launch (choose_launch; cuda_pdl.cuh) */
     int merge;                   /* sibling groups run merged: 0 no, 1 on the BN 64 kernel, 2 on the BN 128 one
                                   * (choose_merge) */
+    int pair;                    /* pairs run as one kernel: 0 no, 1 + the pair variant (choose_pair); a pair
+                                  * whose first is a merged sibling runs as two */
     i8_cuda_stats stats;
 } cu_batch;
 
@@ -162,6 +172,10 @@ typedef struct cu_ctx {
                                   * choice (choose_merge), 2 always on the BN 64 kernel, 3 on BN 128, untimed (tests) */
     cu_merge *merges;            /* sibling groups (i8_cuda_fp8_merge_plan) */
     int n_merges;
+    int pair_mode;               /* INFER8_CUDA_PAIR: 0 never pair kernels, 1 (default) a timed whole-graph choice
+                                  * (choose_pair), 2 + v always on pair variant v, untimed (tests) */
+    cu_pair *pairs;              /* (i8_cuda_fp8_pair_plan) */
+    int n_pairs;
     int sm_count;                /* the device's SMs: persistent kernels' grids (asked once, at prepare) */
     void *tma_encode_tiled, *tma_encode_im2col;
     int own_only;                /* INFER8_CUDA_OWN_VARIANT=v: a conv that own fp16 variant v fits runs on it,
@@ -260,6 +274,15 @@ infer8_status i8_cuda_fp8_merge_plan(cu_ctx *c, i8_err *err);
 void i8_cuda_conv_sig(const cu_ctx *c, int node, cu_conv_sig *s);
 /* Enqueues sibling group `group` of batch n as one conv on stream s (BN 128 if wide). */
 int i8_cuda_fp8_merged_launch(cu_ctx *c, int n, int group, int wide, cudaStream_t s, int wsi);
+/* Pairs (c->pairs, after the merge plan): an FP8 1x1 of stride 1 without residual whose output
+ * (its e4m3 twin only; no fp16 reader, not the graph's output) only one FP8 1 x k / k x 1 conv
+ * reads, which a pair variant runs at batch 1, and whose input's storage the consumer's output
+ * does not share (the pair kernel reads the one while it writes the other). No-op unless the
+ * graph has FP8 convs or with INFER8_CUDA_PAIR=0. */
+infer8_status i8_cuda_fp8_pair_plan(cu_ctx *c, i8_err *err);
+/* whether pair variant v runs pair k at batch n; its launch (writing the second's outputs) */
+int i8_cuda_fp8_pair_fits(const cu_ctx *c, int n, int k, int variant);
+int i8_cuda_fp8_pair_launch(cu_ctx *c, int n, int k, int variant, cudaStream_t s, int wsi);
 /* Device pointer of node i's e4m3 twin slice, NULL when its storage has none. */
 void *i8_cuda_view_qptr(const cu_ctx *c, int node);
 
