@@ -191,6 +191,7 @@ static void compare_fp8(i8_graph *g, const float *in, int images, const int *ns,
         i8_cuda_stats sk;
         i8_cuda_get_stats(cc, ns[k], &sk);
         assert_int_equal(sk.fp8_checks_failed, 0);
+        assert_int_equal(sk.pair_checks_failed, 0); /* every pair variant agreed with its two convs */
     }
     if (report) {
         double ms = 0;

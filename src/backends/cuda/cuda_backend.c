@@ -862,11 +862,14 @@ static infer8_status choose_pair(cu_ctx *c, cu_batch *b, i8_err *err) {
     for (int v = 0; v < I8_FP8_PAIR_VARIANTS; v++) b->stats.graph_pair_ms[v] = -1.0f;
     b->stats.graph_nopair_ms = -1.0f;
     if (mode <= 0 || c->n_pairs == 0 || !b->exec) return INFER8_OK;
-    /* variants that run every pair at this batch */
+    /* variants that run every pair at this batch and agree with the two convs on each */
     int runs[I8_FP8_PAIR_VARIANTS];
+    b->stats.pair_checks_failed = 0;
     for (int v = 0; v < I8_FP8_PAIR_VARIANTS; v++) {
         runs[v] = 1;
         for (int k = 0; k < c->n_pairs && runs[v]; k++) runs[v] = i8_cuda_fp8_pair_fits(c, b->n, k, v);
+        for (int k = 0; k < c->n_pairs && runs[v]; k++)
+            if (!i8_cuda_fp8_pair_check(c, b->n, k, v)) runs[v] = 0, b->stats.pair_checks_failed++;
     }
     const int restore = mode == 1 && chosen;
     b->stats.pairs = c->n_pairs, b->stats.pair_restored = restore;

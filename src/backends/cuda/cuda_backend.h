@@ -113,6 +113,7 @@ typedef struct i8_cuda_stats {
      * chosen before and on each pair variant (< 0 when not timed), which runs (graph_pair: 0 none,
      * 1 + the variant) */
     int pairs, graph_pair, pair_restored;
+    int pair_checks_failed;      /* pair variants left out: a pair's outputs disagreed with its two convs' */
     float graph_nopair_ms, graph_pair_ms[3];
     int streams_used;
     size_t arena_bytes, weight_bytes, workspace_bytes;

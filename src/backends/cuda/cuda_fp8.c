@@ -820,6 +820,65 @@ done:
     return ok;
 }
 
+typedef struct pair_launch_args {
+    cu_ctx *c;
+    int n, k, variant;
+} pair_launch_args;
+
+/* the reference: the pair's two convs on the plain mma.sync kernel (variant 0), one after the other */
+static int pair_ref_cb(void *user, cudaStream_t s) {
+    const pair_launch_args *a = user;
+    const cu_pair *p = &a->c->pairs[a->k];
+    cu_conv_sig g1, g2;
+    i8_cuda_conv_sig(a->c, p->first, &g1);
+    i8_cuda_conv_sig(a->c, p->second, &g2);
+    int rc = i8_cuda_fp8_launch(a->c, a->n, &g1, p->first, 0, s, 0);
+    return rc ? rc : i8_cuda_fp8_launch(a->c, a->n, &g2, p->second, 0, s, 0);
+}
+static int pair_cb(void *user, cudaStream_t s) {
+    const pair_launch_args *a = user;
+    return i8_cuda_fp8_pair_launch(a->c, a->n, a->k, a->variant, s, 0);
+}
+
+int i8_cuda_fp8_pair_check(cu_ctx *c, int n, int k, int variant) {
+    const cu_pair *p = &c->pairs[k];
+    cu_conv_sig g1, g2;
+    i8_cuda_conv_sig(c, p->first, &g1);
+    i8_cuda_conv_sig(c, p->second, &g2);
+    const size_t count = (size_t)n * g2.ho * g2.wo * (size_t)g2.c_out;
+    uint8_t *wq = malloc(count), *gq = malloc(count), *in_vals = NULL;
+    uint16_t *wh = malloc(count * 2), *gh = malloc(count * 2);
+    int ok = 0;
+    uint32_t r = 2463534242u;
+    if (!wq || !gq || !wh || !gh) goto done;
+    in_vals = fill_finite(i8_cuda_view_qptr(c, c->g->nodes[p->first].inputs[0]), (size_t)g1.x_ld,
+                          (size_t)n * g1.h * g1.w, (size_t)g1.c_in, 1, &r, c->streams[0]);
+    if (!in_vals) goto done;
+    pair_launch_args a = {c, n, k, variant};
+    if (!run_and_fetch(c, n, &g2, p->second, pair_ref_cb, &a, wq, wh) || !run_and_fetch(c, n, &g2, p->second, pair_cb, &a, gq, gh))
+        goto done;
+    {
+        i8_fp8_codes_diff d = {0};
+        double maxd = 0.0, maxr = 0.0;
+        if (g2.out_q) i8_fp8_codes_compare(wq, gq, count, &d);
+        ok = (!g2.out_q || i8_fp8_codes_diff_close(&d)) && (!g2.out_f16 || halves_close(wh, gh, count, &maxd, &maxr));
+        if (!ok && getenv("INFER8_CUDA_DEBUG"))
+            fprintf(stderr,
+                    "cuda fp8 pair check: %s -> %s b%d on %s: e4m3 codes differing %zu of %zu, %zu far, %zu NaN; fp16 max "
+                    "|diff| %.3g of max |want| %.3g\n",
+                    c->g->nodes[p->first].name, c->g->nodes[p->second].name, n, i8_cuda_conv_fp8_pair_name(variant), d.differ,
+                    d.count, d.far, d.nan, maxr > 0.0 ? maxd / maxr : maxd, maxr);
+    }
+done:
+    cudaGetLastError();
+    free(in_vals);
+    free(wq);
+    free(gq);
+    free(wh);
+    free(gh);
+    return ok;
+}
+
 int i8_cuda_fp8_variant_check(cu_ctx *c, int n, const cu_conv_sig *g, int node, int own_variant, int variant) {
     own_launch_args a = {c, n, node, variant, g};
     return i8_cuda_fp8_check(c, n, g, node, own_variant, own_launch_cb, &a);

@@ -283,6 +283,10 @@ infer8_status i8_cuda_fp8_pair_plan(cu_ctx *c, i8_err *err);
 /* whether pair variant v runs pair k at batch n; its launch (writing the second's outputs) */
 int i8_cuda_fp8_pair_fits(const cu_ctx *c, int n, int k, int variant);
 int i8_cuda_fp8_pair_launch(cu_ctx *c, int n, int k, int variant, cudaStream_t s, int wsi);
+/* 1 when pair variant v's outputs for pair k at batch n (finite random input codes) agree with the
+ * two convs run one after the other on the mma.sync kernel, as i8_cuda_fp8_check's rule; writes
+ * the arena (tuning time only) */
+int i8_cuda_fp8_pair_check(cu_ctx *c, int n, int k, int variant);
 /* Device pointer of node i's e4m3 twin slice, NULL when its storage has none. */
 void *i8_cuda_view_qptr(const cu_ctx *c, int node);
 
