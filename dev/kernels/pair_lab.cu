@@ -1,5 +1,5 @@
 /* Kernel lab for the FP8 pair kernels (src/backends/cuda/cuda_fp8_pair.cu): a branch's reduction
- * 1x1 and its 1 x k / k x 1 consumer in one kernel, against the same two convs run as two of the
+ * 1x1 and its spatial consumer in one kernel, against the same two convs run as two of the
  * product's kernels (each the fastest of its fitting variants, timed alone). CPU reference: double
  * sums over the e4m3 codes, the 1x1's epilogue in float and its e4m3 rounding (the intermediate),
  * then the consumer's. Checks: fp16 output max |diff| / max |ref| <= 5e-3 (an intermediate code
@@ -38,16 +38,19 @@ extern "C" {
 
 struct pair_shape {
     const char *name;
-    int n, hw, c_in, cm, c_out, taps, col; /* col: the consumer is taps x 1 (else 1 x taps) */
+    int n, hw, c_in, cm, c_out, kh, kw; /* the consumer's taps (padding kh / 2, kw / 2) */
 };
 static const pair_shape shapes[] = {
-    {"IRv2 Block17 1x1 1088->128 + 1x7 ->160 @17 b1", 1, 17, 1088, 128, 160, 7, 0},
-    {"IRv2 Block8 1x1 2080->192 + 1x3 ->224 @8 b1", 1, 8, 2080, 192, 224, 3, 0},
-    {"v4 Block B 1x1 1024->192 + 1x7 ->224 @17 b1", 1, 17, 1024, 192, 224, 7, 0},
+    {"IRv2 Block17 1x1 1088->128 + 1x7 ->160 @17 b1", 1, 17, 1088, 128, 160, 1, 7},
+    {"IRv2 Block8 1x1 2080->192 + 1x3 ->224 @8 b1", 1, 8, 2080, 192, 224, 1, 3},
+    {"IRv2 Block35 1x1 320->32 + 3x3 ->48 @35 b1", 1, 35, 320, 32, 48, 3, 3},
+    {"IRv2 Block35 1x1 320->32 + 3x3 ->32 @35 b1", 1, 35, 320, 32, 32, 3, 3},
+    {"v4 Block B 1x1 1024->192 + 1x7 ->224 @17 b1", 1, 17, 1024, 192, 224, 1, 7},
+    {"v4 Block A 1x1 384->64 + 3x3 ->96 @35 b1", 1, 35, 384, 64, 96, 3, 3},
     {"v3 Mixed_6b 1x1 768->128 + 7x1 ->128 @17 b1", 1, 17, 768, 128, 128, 7, 1},
     {"v4 Block C 1x1 1536->384 + 3x1 ->448 @8 b1", 1, 8, 1536, 384, 448, 3, 1},
-    {"IRv2 Block17 1x1 1088->128 + 1x7 ->160 @17 b8", 8, 17, 1088, 128, 160, 7, 0},
-    {"IRv2 Block17 1x1 1088->128 + 1x7 ->160 @17 b32", 32, 17, 1088, 128, 160, 7, 0},
+    {"IRv2 Block17 1x1 1088->128 + 1x7 ->160 @17 b8", 8, 17, 1088, 128, 160, 1, 7},
+    {"IRv2 Block17 1x1 1088->128 + 1x7 ->160 @17 b32", 32, 17, 1088, 128, 160, 1, 7},
 };
 
 static uint64_t rng_state = 88172645463325252ull;
@@ -128,7 +131,7 @@ int main(int argc, char **argv) {
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         const pair_shape &S = shapes[si];
         if (only && *only && !strstr(S.name, only)) continue;
-        const size_t P = (size_t)S.n * S.hw * S.hw, k2 = (size_t)S.taps * S.cm;
+        const size_t P = (size_t)S.n * S.hw * S.hw, k2 = (size_t)S.kh * S.kw * S.cm;
         const float sx = 4.0f / 448.0f, smid = 6.0f / 448.0f, sy = 6.0f / 448.0f;
         uint8_t *qx = (uint8_t *)malloc(P * S.c_in), *qw1 = (uint8_t *)malloc((size_t)S.cm * S.c_in);
         uint8_t *qw2 = (uint8_t *)malloc((size_t)S.c_out * k2), *mid = (uint8_t *)malloc(P * S.cm);
@@ -160,13 +163,14 @@ int main(int argc, char **argv) {
             const int img = (int)(p / (S.hw * S.hw)), y = (int)(p / S.hw % S.hw), x = (int)(p % S.hw);
             for (int o = 0; o < S.c_out; o++) {
                 double acc = 0;
-                for (int t = 0; t < S.taps; t++) {
-                    const int yy = S.col ? y + t - S.taps / 2 : y, xx = S.col ? x : x + t - S.taps / 2;
-                    if (yy < 0 || yy >= S.hw || xx < 0 || xx >= S.hw) continue;
-                    const uint8_t *ip = mid + (((size_t)img * S.hw + yy) * S.hw + xx) * S.cm;
-                    const uint8_t *wp = qw2 + (size_t)o * k2 + (size_t)t * S.cm;
-                    for (int c = 0; c < S.cm; c++) acc += dq[ip[c]] * dq[wp[c]];
-                }
+                for (int ty = 0; ty < S.kh; ty++)
+                    for (int tx = 0; tx < S.kw; tx++) {
+                        const int yy = y + ty - S.kh / 2, xx = x + tx - S.kw / 2;
+                        if (yy < 0 || yy >= S.hw || xx < 0 || xx >= S.hw) continue;
+                        const uint8_t *ip = mid + (((size_t)img * S.hw + yy) * S.hw + xx) * S.cm;
+                        const uint8_t *wp = qw2 + (size_t)o * k2 + (size_t)(ty * S.kw + tx) * S.cm;
+                        for (int c = 0; c < S.cm; c++) acc += dq[ip[c]] * dq[wp[c]];
+                    }
                 const float v = fmaxf(fmaf((float)acc, m2[o], b2[o]), 0.0f);
                 ref_h[p * S.c_out + o] = v, vmax = fmax(vmax, v);
                 refc[p * S.c_out + o] = q8(v * (1.0f / sy));
@@ -203,7 +207,7 @@ int main(int argc, char **argv) {
         a2 = a1;
         a2.x = dmid, a2.c_in = S.cm, a2.x_ld = S.cm, a2.wq = dw2, a2.mult = dm2, a2.bias = db2;
         a2.yq = dyq, a2.y = dy, a2.y_ld = S.c_out, a2.y_inv = 1.0f / sy, a2.c_out = S.c_out;
-        a2.kh = S.col ? S.taps : 1, a2.kw = S.col ? 1 : S.taps, a2.ph = S.col ? S.taps / 2 : 0, a2.pw = S.col ? 0 : S.taps / 2;
+        a2.kh = S.kh, a2.kw = S.kw, a2.ph = S.kh / 2, a2.pw = S.kw / 2;
         for (i8_cuda_fp8_conv_args *a : {&a1, &a2}) {
             a->partial = part, a->partial_bytes = (size_t)64 << 20, a->counters = cnt, a->n_counters = 65536;
             a->sm_count = sm_count, a->tma_encode_tiled = enc_tiled, a->tma_encode_im2col = enc_im2col;

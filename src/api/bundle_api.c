@@ -19,13 +19,15 @@
 #include "formats/bundle.h"
 #ifdef INFER8_HAVE_CUDA
 #include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/cuda_fp8.h"
 _Static_assert(I8_CUDA_TACTIC_FLAG_CHOSEN == I8_BUNDLE_TACTIC_FLAG_CHOSEN &&
                    I8_CUDA_TACTIC_FLAG_PRIORITY == I8_BUNDLE_TACTIC_FLAG_PRIORITY &&
                    I8_CUDA_TACTIC_FLAG_PDL == I8_BUNDLE_TACTIC_FLAG_PDL &&
                    I8_CUDA_TACTIC_FLAG_MERGE == I8_BUNDLE_TACTIC_FLAG_MERGE &&
                    I8_CUDA_TACTIC_FLAG_MERGE_WIDE == I8_BUNDLE_TACTIC_FLAG_MERGE_WIDE &&
                    I8_CUDA_TACTIC_FLAG_PAIR == I8_BUNDLE_TACTIC_FLAG_PAIR &&
-                   I8_CUDA_TACTIC_FLAG_PAIR_V0 == I8_BUNDLE_TACTIC_FLAG_PAIR_V0,
+                   I8_CUDA_TACTIC_FLAG_PAIR_V0 == I8_BUNDLE_TACTIC_FLAG_PAIR_V0 &&
+                   I8_FP8_PAIR_VARIANTS == I8_BUNDLE_PAIR_VARIANTS,
                "bundle tactic flags mirror the CUDA backend's");
 #endif
 

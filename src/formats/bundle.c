@@ -749,9 +749,9 @@ infer8_status i8_bundle_decode_tactics(const uint8_t *d, size_t size, int expect
                           pos + 84);
                 break;
             }
-            if ((t->flags / I8_BUNDLE_TACTIC_FLAG_PAIR_V0 & 3u) == 3u) {
-                s = GFAIL("section 'tactics.cuda': set %u node %d: flags 0x%x name pair variant 3, which does not exist "
-                          "(section byte %zu)", i, k, t->flags, pos + 84);
+            if ((t->flags / I8_BUNDLE_TACTIC_FLAG_PAIR_V0 & 15u) > I8_BUNDLE_PAIR_VARIANTS) {
+                s = GFAIL("section 'tactics.cuda': set %u node %d: flags 0x%x name pair variant %u, which does not exist "
+                          "(section byte %zu)", i, k, t->flags, (t->flags / I8_BUNDLE_TACTIC_FLAG_PAIR_V0 & 15u) - 1u, pos + 84);
                 break;
             }
         }

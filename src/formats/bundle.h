@@ -107,8 +107,9 @@ typedef struct i8_bundle_tactic {
 /* Record flags, the same bits as I8_CUDA_TACTIC_FLAG_*: the batch's graph choice was recorded
  * (every record of the set), this node runs on a high-priority stream, the batch's own FP8
  * kernels use programmatic dependent launch, and its sibling 1x1 groups run merged (on the BN
- * 128 kernel with MERGE_WIDE), and its pairs (a 1x1 and its 1 x k consumer) run as one kernel,
- * pair variant (flags / PAIR_V0) & 3, 0-2 (session 54); all but PRIORITY on every record or none.
+ * 128 kernel with MERGE_WIDE), and its pairs (a 1x1 and its one consumer) run as one kernel
+ * (PAIR; session 54), a pair's 1x1 holding its pair variant + 1 in (flags / PAIR_V0) & 15 (1-8;
+ * 0: run as two kernels); CHOSEN, PDL, MERGE and PAIR on every record or none.
  * Bundles written before the flags hold 0 there (the choice is then timed again on load). */
 #define I8_BUNDLE_TACTIC_FLAG_CHOSEN 1u
 #define I8_BUNDLE_TACTIC_FLAG_PRIORITY 2u
@@ -116,11 +117,12 @@ typedef struct i8_bundle_tactic {
 #define I8_BUNDLE_TACTIC_FLAG_MERGE 8u
 #define I8_BUNDLE_TACTIC_FLAG_MERGE_WIDE 16u
 #define I8_BUNDLE_TACTIC_FLAG_PAIR 32u
-#define I8_BUNDLE_TACTIC_FLAG_PAIR_V0 64u /* two bits: the pair variant, 0-2 (3 is refused) */
+#define I8_BUNDLE_TACTIC_FLAG_PAIR_V0 64u /* four bits: the pair variant + 1, 0-8 (9-15 are refused) */
+#define I8_BUNDLE_PAIR_VARIANTS 8
 #define I8_BUNDLE_TACTIC_FLAGS_KNOWN                                                                          \
     (I8_BUNDLE_TACTIC_FLAG_CHOSEN | I8_BUNDLE_TACTIC_FLAG_PRIORITY | I8_BUNDLE_TACTIC_FLAG_PDL |                \
      I8_BUNDLE_TACTIC_FLAG_MERGE | I8_BUNDLE_TACTIC_FLAG_MERGE_WIDE | I8_BUNDLE_TACTIC_FLAG_PAIR |               \
-     I8_BUNDLE_TACTIC_FLAG_PAIR_V0 * 3u)
+     I8_BUNDLE_TACTIC_FLAG_PAIR_V0 * 15u)
 
 typedef struct i8_bundle_tactic_set {
     char gpu[128];                /* GPU name it was tuned on ("NVIDIA H200") */

@@ -839,7 +839,7 @@ static void test_tactic_kinds(void **state) {
         t[k].kind = k, t[k].variant = 10 + k, t[k].engine = -1, t[k].ms = 0.25f * (float)k;
         t[k].flags = I8_BUNDLE_TACTIC_FLAG_CHOSEN | (k % 2 ? I8_BUNDLE_TACTIC_FLAG_PRIORITY : 0u) | I8_BUNDLE_TACTIC_FLAG_PDL |
                      I8_BUNDLE_TACTIC_FLAG_MERGE | I8_BUNDLE_TACTIC_FLAG_MERGE_WIDE | I8_BUNDLE_TACTIC_FLAG_PAIR |
-                     I8_BUNDLE_TACTIC_FLAG_PAIR_V0 * 2u; /* pair variant 2 */
+                     I8_BUNDLE_TACTIC_FLAG_PAIR_V0 * 8u; /* pair variant 7 */
         t[k].workspace = 1000u + (uint64_t)k;
     }
     i8_bundle_tactic_set set;
@@ -860,14 +860,15 @@ static void test_tactic_kinds(void **state) {
         assert_int_equal(got[0].tactics[k].kind, k);
         assert_int_equal(got[0].tactics[k].variant, 10 + k);
         assert_true(got[0].tactics[k].ms == 0.25f * (float)k);
-        assert_int_equal(got[0].tactics[k].flags, k % 2 ? 0xbf : 0xbd); /* bits 0-5 and 7 */
+        assert_int_equal(got[0].tactics[k].flags, k % 2 ? 0x23f : 0x23d); /* bits 0-5 and 9 */
         assert_int_equal(got[0].tactics[k].workspace, 1000 + k);
     }
     i8_bundle_tactics_free(got, n);
     /* the flags are the u32 at byte 84 of each 96-byte record, after the 8-byte section header
      * and the set's 136-byte header: an older bundle wrote 0 there */
     const size_t rec0 = 8 + 136;
-    assert_int_equal(data[rec0 + 84], 0xbd);
+    assert_int_equal(data[rec0 + 84], 0x3d);
+    assert_int_equal(data[rec0 + 85], 0x02);
     for (int k = 0; k <= I8_BUNDLE_TACTIC_KIND_MAX; k++) memset(data + rec0 + 96 * (size_t)k + 84, 0, 4);
     assert_int_equal(i8_bundle_decode_tactics(data, size, set.n_nodes, &got, &n, &err), INFER8_OK);
     for (int k = 0; k <= I8_BUNDLE_TACTIC_KIND_MAX; k++) {
@@ -875,13 +876,14 @@ static void test_tactic_kinds(void **state) {
         assert_int_equal(got[0].tactics[k].workspace, 1000 + k);
     }
     i8_bundle_tactics_free(got, n);
-    data[rec0 + 96 * 1 + 84] = 32 | 64 | 128; /* pair variant 3: none exists */
+    data[rec0 + 96 * 1 + 84] = 32 | 64; /* pair variant 8 (+ 1 = 9): none exists */
+    data[rec0 + 96 * 1 + 85] = 2;
     assert_int_equal(i8_bundle_decode_tactics(data, size, set.n_nodes, &got, &n, &err), INFER8_E_FORMAT);
-    assert_non_null(strstr(err.msg, "node 1: flags 0xe0 name pair variant 3"));
-    data[rec0 + 96 * 1 + 84] = 0;
-    data[rec0 + 96 * 2 + 85] = 1; /* bit 8: no version defines it */
+    assert_non_null(strstr(err.msg, "node 1: flags 0x260 name pair variant 8"));
+    data[rec0 + 96 * 1 + 84] = 0, data[rec0 + 96 * 1 + 85] = 0;
+    data[rec0 + 96 * 2 + 85] = 4; /* bit 10: no version defines it */
     assert_int_equal(i8_bundle_decode_tactics(data, size, set.n_nodes, &got, &n, &err), INFER8_E_FORMAT);
-    assert_non_null(strstr(err.msg, "node 2: flags 0x100 unknown"));
+    assert_non_null(strstr(err.msg, "node 2: flags 0x400 unknown"));
     char where[64];
     snprintf(where, sizeof where, "section byte %zu", rec0 + 96 * 2 + 84);
     assert_non_null(strstr(err.msg, where));

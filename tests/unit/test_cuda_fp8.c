@@ -1093,11 +1093,13 @@ static void test_fp8_merge(void **state) {
     merge_case(3);
 }
 
-/* A Block17 branch pair in small: FP8 1x1s whose outputs only a 1x7 (rows) or a 7x1 (columns)
- * reads, with INFER8_CUDA_PAIR=2 + variant: each pair runs as one pair kernel on that variant
- * (choose_pair, kept untimed; siblings not merged, so that the pairs are free to run), the
- * intermediate never written. The output must match the emulation as the separate convs do; a
- * 1x1 with a second reader (branch3.0, read by its 1x7 and by a 1x1) is not paired. */
+/* Branch pairs in small: FP8 1x1s whose outputs only a 1x7 (rows), a 7x1 (columns) or a 3x3 (a
+ * band of rows with its halo) reads. With INFER8_CUDA_PAIR=2 + variant each pair that variant runs
+ * (the 3x3's 32-channel intermediate is too narrow for 8-block clusters) runs as one pair kernel
+ * (choose_pair, untimed, after checking it against its two convs; siblings not merged, so that the
+ * pairs are free to run), the intermediate never written. The output must match the emulation as
+ * the separate convs do; a 1x1 with a second reader (branch3.0, read by its 1x7 and by a 1x1) is
+ * not paired. */
 static void pair_case(int variant) {
     char val[8];
     snprintf(val, sizeof val, "%d", 2 + variant);
@@ -1116,21 +1118,26 @@ static void pair_case(int variant) {
     int b3 = tg_conv(&t, "branch3.0", p, 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
     int b3b = tg_conv(&t, "branch3.1", b3, 64, 1, 7, 1, 1, 0, 3, 1, I8_ACT_RELU, -1, 1);
     int b3c = tg_conv(&t, "branch3.2", b3, 32, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-    int cat = tg_concat(&t, "cat", 5, (int[]){b0, b1c, b2b, b3b, b3c});
+    int b4 = tg_conv(&t, "branch4.0", p, 32, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b4b = tg_conv(&t, "branch4.1", b4, 48, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
+    int cat = tg_concat(&t, "cat", 6, (int[]){b0, b1c, b2b, b3b, b3c, b4b});
     int o = tg_conv(&t, "up", cat, 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_NONE, -1, 1);
     tg_finish(&t, o);
-    int f[] = {p, b0, b1, b1b, b1c, b2, b2b, b3, b3b, b3c, o};
-    const op_result r = run_case(&t, f, NULL, 11, 0);
+    int f[] = {p, b0, b1, b1b, b1c, b2, b2b, b3, b3b, b3c, b4, b4b, o};
+    const op_result r = run_case(&t, f, NULL, 13, 0);
     const int ok = fp8_op_close(r.rel, r.mean_rel, r.outliers);
-    fprintf(stderr, "  pairs on %s (%d pairs, graph_pair %d): max rel diff %.3g, mean |diff| / max |ref| %.3g, "
-                    "%.4f%% beyond 2e-2: %s\n",
-            i8_cuda_conv_fp8_pair_name(variant), last_stats.pairs, last_stats.graph_pair, r.rel, r.mean_rel,
-            100.0 * r.outliers, ok ? "ok" : "WRONG");
+    const int want_on = variant % 4 == 3 ? 2 : 3; /* 8-block clusters need 8 n8 tiles of intermediate */
+    fprintf(stderr, "  pairs on %s (%d pairs, %d on, graph_pair %d, %d checks failed): max rel diff %.3g, mean |diff| / "
+                    "max |ref| %.3g, %.4f%% beyond 2e-2: %s\n",
+            i8_cuda_conv_fp8_pair_name(variant), last_stats.pairs, last_stats.pairs_on, last_stats.graph_pair,
+            last_stats.pair_checks_failed, r.rel, r.mean_rel, 100.0 * r.outliers, ok ? "ok" : "WRONG");
     assert_int_equal(unsetenv("INFER8_CUDA_PAIR"), 0);
     assert_int_equal(unsetenv("INFER8_CUDA_MERGE"), 0);
     assert_true(ok);
-    assert_int_equal(last_stats.pairs, 2);
-    assert_int_equal(last_stats.graph_pair, 1 + variant);
+    assert_int_equal(last_stats.pairs, 3);
+    assert_int_equal(last_stats.pair_checks_failed, 0);
+    assert_int_equal(last_stats.pairs_on, want_on);
+    assert_int_equal(last_stats.graph_pair, 1);
 }
 
 static void test_fp8_pair(void **state) {

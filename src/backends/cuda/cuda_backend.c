@@ -425,9 +425,9 @@ static int launch_all(cu_ctx *c, cu_batch *b, int u8, int *failed_node) {
          * free by then: i8_cuda_fp8_pair_plan); the second launches nothing, its lane waiting for
          * the first above */
         const int pk = b->pair && group < 0 ? c->rt[i].pair - 1 : -1;
-        const int paired = pk >= 0 && !(b->merge && c->rt[c->pairs[pk].first].merge_group);
+        const int paired = pk >= 0 && b->pair_var[pk] >= 0 && !(b->merge && c->rt[c->pairs[pk].first].merge_group);
         int rc = 0;
-        if (paired && c->pairs[pk].first == i) rc = i8_cuda_fp8_pair_launch(c, b->n, pk, b->pair - 1, s, si);
+        if (paired && c->pairs[pk].first == i) rc = i8_cuda_fp8_pair_launch(c, b->n, pk, b->pair_var[pk], s, si);
         else if (paired) rc = 0;
         else if (group < 0) rc = launch_node(c, b, i, s, si, u8);
         else if (lead == i) {
@@ -847,80 +847,130 @@ static infer8_status choose_merge(cu_ctx *c, cu_batch *b, i8_err *err) {
     return INFER8_OK;
 }
 
-/* Pairs (c->pairs: a branch's reduction 1x1 and its 1 x k / k x 1 consumer) run as one pair kernel
- * (i8_cuda_conv_fp8_pair): a launch and the intermediate's round trip through memory fewer on the
- * batch-1 chain. The graph as chosen (merge included) is captured with the pairs on each pair
- * variant that runs them all; the fastest is kept (timed interleaved). Preset tactics whose records
- * carry CHOSEN restore the choice untimed (I8_CUDA_TACTIC_FLAG_PAIR and the variant's bits).
- * INFER8_CUDA_PAIR = 0 never pairs, 2 + v pairs on variant v untimed (tests). After the merge
- * choice, before the priority and launch ones. */
+/* A pair variant timed alone as the tuner times a conv: PAIR_REPS launches captured as one graph,
+ * replayed twice after a warm-up */
+#define PAIR_REPS 10
+typedef struct pair_reps {
+    cu_ctx *c;
+    int n, k, variant;
+    cudaStream_t s;
+} pair_reps;
+static int pair_reps_launch(void *arg) {
+    const pair_reps *r = arg;
+    int rc = 0;
+    for (int i = 0; i < PAIR_REPS && !rc; i++) rc = i8_cuda_fp8_pair_launch(r->c, r->n, r->k, r->variant, r->s, 0);
+    return rc;
+}
+static float pair_ms(cu_ctx *c, int n, int k, int variant) {
+    pair_reps r = {c, n, k, variant, c->streams[0]};
+    float ms = -1.0f;
+    for (int i = 0; i < 2; i++)
+        if (i8_cuda_fp8_pair_launch(c, n, k, variant, r.s, 0) != 0) {
+            cudaGetLastError();
+            cudaStreamSynchronize(r.s);
+            return -1.0f;
+        }
+    if (i8_cuda_captured_ms(c, r.s, pair_reps_launch, &r, 2, &ms) != 0) {
+        cudaGetLastError();
+        cudaStreamSynchronize(r.s);
+        return -1.0f;
+    }
+    return ms / (2 * PAIR_REPS);
+}
+
+/* Pairs (c->pairs: a branch's reduction 1x1 and the one spatial conv that reads it) run as one pair
+ * kernel (i8_cuda_conv_fp8_pair): a launch and the intermediate's round trip through memory fewer
+ * on the batch-1 chain. Each pair takes its fastest variant among those whose outputs agree with
+ * its two convs' (i8_cuda_fp8_pair_check), timed alone as the tuner times convs, and is left as two
+ * kernels where that is not faster than their two tuned times; the graph as chosen (merge
+ * included) is then captured with those pairs and kept where its replays are faster (timed
+ * interleaved). Preset tactics whose records carry CHOSEN restore the choice untimed: flag PAIR on
+ * every record when pairs run, each pair's variant + 1 in its 1x1's record (flags / PAIR_V0, 0:
+ * unpaired). INFER8_CUDA_PAIR = 0 never pairs, 2 + v pairs every pair that variant v runs, untimed
+ * (tests). After the merge choice, before the priority and launch ones. */
 static infer8_status choose_pair(cu_ctx *c, cu_batch *b, i8_err *err) {
     const int mode = c->pair_mode, chosen = preset_chosen(c, b);
-    const uint32_t pf = preset_flags(c, b);
-    const int stored = pf & I8_CUDA_TACTIC_FLAG_PAIR ? 1 + (int)((pf / I8_CUDA_TACTIC_FLAG_PAIR_V0) & 3u) : 0;
     b->pair = 0;
-    for (int v = 0; v < I8_FP8_PAIR_VARIANTS; v++) b->stats.graph_pair_ms[v] = -1.0f;
-    b->stats.graph_nopair_ms = -1.0f;
+    b->stats.graph_nopair_ms = b->stats.graph_pair_ms = -1.0f;
+    b->stats.pair_checks_failed = b->stats.pairs_on = 0;
     if (mode <= 0 || c->n_pairs == 0 || !b->exec) return INFER8_OK;
-    /* variants that run every pair at this batch and agree with the two convs on each */
-    int runs[I8_FP8_PAIR_VARIANTS];
-    b->stats.pair_checks_failed = 0;
-    for (int v = 0; v < I8_FP8_PAIR_VARIANTS; v++) {
-        runs[v] = 1;
-        for (int k = 0; k < c->n_pairs && runs[v]; k++) runs[v] = i8_cuda_fp8_pair_fits(c, b->n, k, v);
-        for (int k = 0; k < c->n_pairs && runs[v]; k++)
-            if (!i8_cuda_fp8_pair_check(c, b->n, k, v)) runs[v] = 0, b->stats.pair_checks_failed++;
-    }
-    const int restore = mode == 1 && chosen;
-    b->stats.pairs = c->n_pairs, b->stats.pair_restored = restore;
-    if (restore || mode >= 2) { /* one graph, untimed */
-        const int want = restore ? stored : mode - 1;
-        if (want > 0 && want <= I8_FP8_PAIR_VARIANTS && runs[want - 1]) {
-            b->pair = want;
-            cudaGraphExec_t with = capture(c, b, 0);
-            if (with) {
-                cudaGraphExecDestroy(b->exec);
-                b->exec = with;
-            } else {
-                b->pair = 0;
-            }
-        }
-    } else {
-        cudaGraphExec_t graphs[1 + I8_FP8_PAIR_VARIANTS] = {b->exec};
+    if (!b->pair_var && !(b->pair_var = i8_malloc(sizeof(int) * (size_t)c->n_pairs, err))) return err->code;
+    const int restore = mode == 1 && chosen && (preset_flags(c, b) & I8_CUDA_TACTIC_FLAG_PAIR);
+    b->stats.pairs = c->n_pairs, b->stats.pair_restored = mode == 1 && chosen;
+    float two = 0.0f, one = 0.0f; /* the paired convs' tuned times, and their pairs' */
+    for (int k = 0; k < c->n_pairs; k++) {
+        const int first = c->pairs[k].first, second = c->pairs[k].second;
+        int want = -1; /* restored or forced variant */
+        if (restore) want = (int)((b->preset[first].flags / I8_CUDA_TACTIC_FLAG_PAIR_V0) & 15u) - 1;
+        else if (mode >= 2) want = mode - 2;
+        b->pair_var[k] = -1;
+        float best = -1.0f;
         for (int v = 0; v < I8_FP8_PAIR_VARIANTS; v++) {
-            b->pair = v + 1;
-            graphs[v + 1] = runs[v] ? capture(c, b, 0) : NULL;
+            if ((restore || mode >= 2) && v != want) continue;
+            if (!i8_cuda_fp8_pair_fits(c, b->n, k, v)) continue;
+            if (!i8_cuda_fp8_pair_check(c, b->n, k, v)) {
+                b->stats.pair_checks_failed++;
+                continue;
+            }
+            const float ms = restore || mode >= 2 ? 0.0f : pair_ms(c, b->n, k, v);
+            if (ms >= 0.0f && (best < 0.0f || ms < best)) best = ms, b->pair_var[k] = v;
         }
-        float ms[1 + I8_FP8_PAIR_VARIANTS];
-        graphs_ms(c, graphs, 1 + I8_FP8_PAIR_VARIANTS, ms);
-        int keep = 0;
-        for (int k = 1; k <= I8_FP8_PAIR_VARIANTS; k++)
-            if (graphs[k] && ms[k] >= 0.0f && (ms[keep] < 0.0f || ms[k] < ms[keep])) keep = k;
-        b->stats.graph_nopair_ms = ms[0];
-        for (int v = 0; v < I8_FP8_PAIR_VARIANTS; v++) b->stats.graph_pair_ms[v] = graphs[v + 1] ? ms[v + 1] : -1.0f;
-        for (int k = 1; k <= I8_FP8_PAIR_VARIANTS; k++)
-            if (graphs[k] && k != keep) cudaGraphExecDestroy(graphs[k]);
-        b->pair = keep;
-        if (keep) {
+        const float sep = b->tactics[first].ms + b->tactics[second].ms;
+        if (mode == 1 && !restore && b->pair_var[k] >= 0 && !(best < sep)) b->pair_var[k] = -1;
+        if (getenv("INFER8_CUDA_DEBUG") && mode == 1 && !restore)
+            fprintf(stderr, "cuda: batch %d: pair %s -> %s: two convs %.4f ms, pair %.4f ms (%s)%s\n", b->n,
+                    c->g->nodes[first].name, c->g->nodes[second].name, (double)sep, (double)best,
+                    best >= 0.0f ? i8_cuda_conv_fp8_pair_name(b->pair_var[k] >= 0 ? b->pair_var[k] : 0) : "none",
+                    b->pair_var[k] >= 0 ? "" : ", left as two");
+        if (b->pair_var[k] >= 0) b->stats.pairs_on++, two += sep, one += best;
+    }
+    b->stats.pairs_two_ms = two, b->stats.pairs_one_ms = one;
+    if (b->stats.pairs_on == 0) return INFER8_OK;
+    b->pair = 1;
+    cudaGraphExec_t with = capture(c, b, 0);
+    if (!with) {
+        b->pair = 0;
+        return INFER8_OK;
+    }
+    if (restore || mode >= 2) { /* one graph, untimed */
+        cudaGraphExecDestroy(b->exec);
+        b->exec = with;
+    } else {
+        const cudaGraphExec_t graphs[2] = {b->exec, with};
+        float ms[2];
+        graphs_ms(c, graphs, 2, ms);
+        b->stats.graph_nopair_ms = ms[0], b->stats.graph_pair_ms = ms[1];
+        if (ms[1] >= 0.0f && (ms[0] < 0.0f || ms[1] < ms[0])) {
             cudaGraphExecDestroy(b->exec);
-            b->exec = graphs[keep];
+            b->exec = with;
+        } else {
+            cudaGraphExecDestroy(with);
+            b->pair = 0;
         }
         if (getenv("INFER8_CUDA_DEBUG"))
-            fprintf(stderr, "cuda: batch %d: graph %.4f ms, with %d pairs on pair-c2 / -c4 / -c8 %.4f / %.4f / %.4f ms\n", b->n,
-                    (double)ms[0], c->n_pairs, (double)b->stats.graph_pair_ms[0], (double)b->stats.graph_pair_ms[1],
-                    (double)b->stats.graph_pair_ms[2]);
+            fprintf(stderr, "cuda: batch %d: graph %.4f ms, with %d of %d pairs as one kernel %.4f ms (alone: %.4f -> %.4f ms)\n",
+                    b->n, (double)ms[0], b->stats.pairs_on, c->n_pairs, (double)ms[1], (double)two, (double)one);
     }
     b->stats.graph_pair = b->pair;
     CU_TRY(cudaStreamSynchronize(c->streams[0]));
     return INFER8_OK;
 }
 
+/* The pair choice in the records' flags: PAIR on every record when pairs run, each pair's variant
+ * + 1 on its 1x1's (0 where it runs as two) */
+static void record_pair_choice(const cu_ctx *c, cu_batch *b) {
+    const uint32_t mask = I8_CUDA_TACTIC_FLAG_PAIR | I8_CUDA_TACTIC_FLAG_PAIR_V0 * 15u;
+    record_batch_flags(c, b, mask, b->pair ? I8_CUDA_TACTIC_FLAG_PAIR : 0u);
+    if (!b->pair || !b->pair_var) return;
+    for (int k = 0; k < c->n_pairs; k++)
+        if (b->pair_var[k] >= 0) b->tactics[c->pairs[k].first].flags |= I8_CUDA_TACTIC_FLAG_PAIR_V0 * (uint32_t)(b->pair_var[k] + 1);
+}
+
 /* The merge choice in every record's flags (after choose_launch rewrote them) */
 static void record_merge_choice(const cu_ctx *c, cu_batch *b) {
     record_batch_flags(c, b, I8_CUDA_TACTIC_FLAG_MERGE | I8_CUDA_TACTIC_FLAG_MERGE_WIDE,
                        (b->merge ? I8_CUDA_TACTIC_FLAG_MERGE : 0u) | (b->merge == 2 ? I8_CUDA_TACTIC_FLAG_MERGE_WIDE : 0u));
-    record_batch_flags(c, b, I8_CUDA_TACTIC_FLAG_PAIR | I8_CUDA_TACTIC_FLAG_PAIR_V0 * 3u,
-                       b->pair ? I8_CUDA_TACTIC_FLAG_PAIR | I8_CUDA_TACTIC_FLAG_PAIR_V0 * (uint32_t)(b->pair - 1) : 0u);
+
 }
 
 static infer8_status choose_graph(cu_ctx *c, cu_batch *b, i8_err *err) {
@@ -932,7 +982,7 @@ static infer8_status choose_graph(cu_ctx *c, cu_batch *b, i8_err *err) {
     if (rc == INFER8_OK) rc = choose_merge(c, b, err);
     if (rc == INFER8_OK) rc = choose_pair(c, b, err);
     if (rc == INFER8_OK) rc = choose_launch(c, b, err);
-    if (rc == INFER8_OK) record_merge_choice(c, b);
+    if (rc == INFER8_OK) record_merge_choice(c, b), record_pair_choice(c, b);
     return rc;
 }
 
@@ -1044,6 +1094,7 @@ static void cuda_destroy(void *vctx) {
             free(b->node_plan);
             free(b->varpack);
             free(b->tactics);
+            free(b->pair_var);
             free(b->preset);
             free(b->prio);
         }

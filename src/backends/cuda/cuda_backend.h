@@ -44,8 +44,8 @@ typedef struct i8_cuda_tactic {
 #define I8_CUDA_TACTIC_FLAG_PDL 4u /* the batch's own FP8 kernels with programmatic dependent launch */
 #define I8_CUDA_TACTIC_FLAG_MERGE 8u /* the batch's sibling 1x1 groups merged (choose_merge) */
 #define I8_CUDA_TACTIC_FLAG_MERGE_WIDE 16u /* ... on the BN 128 kernel */
-#define I8_CUDA_TACTIC_FLAG_PAIR 32u /* the batch's pairs (1x1 and its 1 x k consumer) as one kernel (choose_pair) */
-#define I8_CUDA_TACTIC_FLAG_PAIR_V0 64u /* the pair variant, 0-2, in this bit and the next */
+#define I8_CUDA_TACTIC_FLAG_PAIR 32u /* the batch's pairs (a 1x1 and its consumer) as one kernel (choose_pair) */
+#define I8_CUDA_TACTIC_FLAG_PAIR_V0 64u /* a pair's 1x1: its pair variant + 1 in this bit and the next three (0: unpaired) */
 
 /* Number of CUDA devices visible (0 when none or no driver); never fails. */
 int i8_cuda_device_count(void);
@@ -109,12 +109,13 @@ typedef struct i8_cuda_stats {
      * (< 0 when not timed), and which one runs (graph_merge 0, 1 or 2) */
     int merge_groups, graph_merge, merge_restored;
     float graph_nomerge_ms, graph_merge_ms[2];
-    /* the pair choice (choose_pair, after the merge one): pairs found, the graph's replay time as
-     * chosen before and on each pair variant (< 0 when not timed), which runs (graph_pair: 0 none,
-     * 1 + the variant) */
-    int pairs, graph_pair, pair_restored;
+    /* the pair choice (choose_pair, after the merge one): pairs found, pairs given a variant
+     * (faster alone than their two convs), their two convs' tuned times and theirs summed, the
+     * graph's replay time as chosen before and with those pairs (< 0 when not timed), whether they
+     * run (graph_pair 1) */
+    int pairs, pairs_on, graph_pair, pair_restored;
     int pair_checks_failed;      /* pair variants left out: a pair's outputs disagreed with its two convs' */
-    float graph_nopair_ms, graph_pair_ms[3];
+    float pairs_two_ms, pairs_one_ms, graph_nopair_ms, graph_pair_ms;
     int streams_used;
     size_t arena_bytes, weight_bytes, workspace_bytes;
     int built;                   /* 1: batch n has been prepared (the rest is zero before) */

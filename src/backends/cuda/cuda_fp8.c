@@ -483,13 +483,14 @@ static void storage_span(const cu_ctx *c, int s, size_t *lo, size_t *hi) {
     *hi = *lo + (c->stor[s].bytes_per_image * (size_t)c->max_batch + 255) / 256 * 256;
 }
 
-/* whether FP8 conv j and the FP8 1x1 i it reads make a pair (i8_cuda_fp8_pair_plan) */
+/* whether FP8 spatial conv j and the FP8 1x1 i it reads make a pair (i8_cuda_fp8_pair_plan; a
+ * pair variant must also run them) */
 static int pair_candidate(const cu_ctx *c, int i, int j) {
     const i8_graph *g = c->g;
     const i8_node *a = &g->nodes[i], *b = &g->nodes[j];
     if (!is_fp8_conv(a) || !is_fp8_conv(b) || a->n_inputs != 1 || b->n_inputs != 1 || a->residual >= 0 ||
         b->residual >= 0 || a->kh != 1 || a->kw != 1 || a->sh != 1 || a->sw != 1 || a->ph || a->pw || i == g->output ||
-        !(b->kh == 1) == !(b->kw == 1) || !c->rt[i].wq || !c->rt[j].wq || !c->rt[i].mult || !c->rt[j].mult)
+        (b->kh == 1 && b->kw == 1) || !c->rt[i].wq || !c->rt[j].wq || !c->rt[i].mult || !c->rt[j].mult)
         return 0;
     const cu_storage *st = &c->stor[c->views[i].storage];
     if (!st->q || !st->no_f16) return 0; /* the intermediate: read as e4m3 only */

@@ -162,17 +162,20 @@ int i8_cuda_conv_fp8_halo_variants(void);
 int i8_cuda_conv_fp8_halo_pipe(int variant, int mode);
 
 /* Pair kernels (cuda_fp8_pair.cu; session 54): the pointwise conv `first` and the one conv
- * `second` that reads its output, run as one kernel: one cluster of 2 / 4 / 8 blocks (variant 0 /
- * 1 / 2) per image line holds the line's intermediate in shared memory, so it is never written to
- * memory. first: a 1x1 of stride 1 with e4m3 input (c_in a multiple of 32, x and x_ld 16-aligned),
- * no residual; its epilogue (mult, bias, relu) and e4m3 rounding at y_inv make the intermediate,
- * code for code as its own e4m3 output would be; its y / yq are not written. second: a 1 x k
- * (rows) or k x 1 (columns) conv, k odd, stride 1, padding k / 2 along the line and none across,
+ * `second` that reads its output, run as one kernel: clusters of 1, 2, 4 or 8 blocks (variant % 4)
+ * each take a band of output lines (rows; columns for a k x 1 `second`) of one image, one line
+ * (variants 0-3) or as many as 64 pixels hold (4-7, where that is more than one), and hold the
+ * band's intermediate (with the consumer's halo lines) in shared memory, so it is never written
+ * to memory. first: a 1x1 of stride 1 with e4m3 input (c_in a multiple of 32, x and x_ld
+ * 16-aligned), no residual; its epilogue (mult, bias, relu) and e4m3 rounding at y_inv make the
+ * intermediate, code for code as its own e4m3 output would be; its y / yq are not written.
+ * second: kh x kw, both odd, stride 1, padding kh / 2 and kw / 2 (output the size of the input),
  * c_in = first's c_out (a multiple of 32), e4m3 input (x_fp8 1; x and x_ld unused), no residual,
  * c_out a multiple of 8, outputs y (fp16, 16-aligned) and / or yq (e4m3, 8-aligned), y_ld a
- * multiple of 8; lines of at most 32 pixels; its pdl field chooses the launch. Returns a
- * cudaError_t (cudaErrorInvalidValue where the variant does not fit). */
-enum { I8_FP8_PAIR_VARIANTS = 3 };
+ * multiple of 8; at most 128 pixels of the 1x1 per band (lines of at most 128 / kh pixels); its
+ * pdl field chooses the launch. Returns a cudaError_t (cudaErrorInvalidValue where the variant
+ * does not fit). */
+enum { I8_FP8_PAIR_VARIANTS = 8 };
 int i8_cuda_conv_fp8_pair_setup(void); /* called by i8_cuda_conv_fp8_setup */
 const char *i8_cuda_conv_fp8_pair_name(int variant);
 int i8_cuda_conv_fp8_pair_fits(const i8_cuda_fp8_conv_args *first, const i8_cuda_fp8_conv_args *second, int variant);

@@ -81,7 +81,7 @@ typedef struct cu_node_rt {
     int pair;                    /* FP8 1x1 or its sole consumer in a pair: 1 + its index in c->pairs, else 0 */
 } cu_node_rt;
 
-/* An FP8 1x1 (first) whose output only the FP8 1 x k / k x 1 conv `second` reads, run with it as
+/* An FP8 1x1 (first) whose output only the FP8 spatial conv `second` reads, run with it as
  * one pair kernel when the batch chooses so (cu_batch.pair; i8_cuda_conv_fp8_pair): the first's
  * launch makes the second's outputs, the second launches nothing. */
 typedef struct cu_pair {
@@ -116,8 +116,9 @@ typedef struct cu_batch {
                                   * programmatic dependent launch (choose_launch; cuda_pdl.cuh) */
     int merge;                   /* sibling groups run merged: 0 no, 1 on the BN 64 kernel, 2 on the BN 128 one
                                   * (choose_merge) */
-    int pair;                    /* pairs run as one kernel: 0 no, 1 + the pair variant (choose_pair); a pair
-                                  * whose first is a merged sibling runs as two */
+    int pair;                    /* 1: pairs run as one kernel (choose_pair), each pair k with pair_var[k] >= 0 on
+                                  * that variant; a pair whose 1x1 is a merged sibling runs as two */
+    int *pair_var;               /* [c->n_pairs], -1: run as two kernels (allocated by choose_pair) */
     i8_cuda_stats stats;
 } cu_batch;
 
@@ -275,8 +276,8 @@ void i8_cuda_conv_sig(const cu_ctx *c, int node, cu_conv_sig *s);
 /* Enqueues sibling group `group` of batch n as one conv on stream s (BN 128 if wide). */
 int i8_cuda_fp8_merged_launch(cu_ctx *c, int n, int group, int wide, cudaStream_t s, int wsi);
 /* Pairs (c->pairs, after the merge plan): an FP8 1x1 of stride 1 without residual whose output
- * (its e4m3 twin only; no fp16 reader, not the graph's output) only one FP8 1 x k / k x 1 conv
- * reads, which a pair variant runs at batch 1, and whose input's storage the consumer's output
+ * (its e4m3 twin only; no fp16 reader, not the graph's output) only one FP8 spatial conv reads,
+ * which a pair variant runs at batch 1, and whose input's storage the consumer's output
  * does not share (the pair kernel reads the one while it writes the other). No-op unless the
  * graph has FP8 convs or with INFER8_CUDA_PAIR=0. */
 infer8_status i8_cuda_fp8_pair_plan(cu_ctx *c, i8_err *err);
