@@ -895,8 +895,9 @@ static infer8_status choose_pair(cu_ctx *c, cu_batch *b, i8_err *err) {
     b->stats.pair_checks_failed = b->stats.pairs_on = 0;
     if (mode <= 0 || c->n_pairs == 0 || !b->exec) return INFER8_OK;
     if (!b->pair_var && !(b->pair_var = i8_malloc(sizeof(int) * (size_t)c->n_pairs, err))) return err->code;
-    const int restore = mode == 1 && chosen && (preset_flags(c, b) & I8_CUDA_TACTIC_FLAG_PAIR);
-    b->stats.pairs = c->n_pairs, b->stats.pair_restored = mode == 1 && chosen;
+    const int restore = mode == 1 && chosen;
+    b->stats.pairs = c->n_pairs, b->stats.pair_restored = restore;
+    if (restore && !(preset_flags(c, b) & I8_CUDA_TACTIC_FLAG_PAIR)) return INFER8_OK; /* chosen without pairs */
     float two = 0.0f, one = 0.0f; /* the paired convs' tuned times, and their pairs' */
     for (int k = 0; k < c->n_pairs; k++) {
         const int first = c->pairs[k].first, second = c->pairs[k].second;
