@@ -35,7 +35,8 @@
 #   pair_lab_step [SHAPE]               pair_lab (the pair kernels, dev/kernels/pair_lab.cu) on the shapes whose
 #                                       names contain SHAPE (all without): appended to $OUT/pair_lab.txt
 #   ncu_step NAME SHAPE MODE VARIANT [KERNEL_REGEX]  Nsight Compute (speed of light, warp states, SASS stall samples)
-#                                       of one fp8_lab kernel: $OUT/NAME.txt, $OUT/NAME-sass.csv.gz and
+#                                       of one fp8_lab kernel (NCU_LAB=pair_lab: of pair_lab's, VARIANT its pair
+#                                       variant; NCU_SKIP=N: after N matching launches): $OUT/NAME.txt, $OUT/NAME-sass.csv.gz and
 #                                       bench/ncu_sass_stalls.py's top stalls
 #   pack_call NAME                      everything under $OUT into $OUT/NAME.tgz (the device returns
 #                                       at most 8 files)
@@ -164,9 +165,10 @@ ncu_step() {
   ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
   if [ -z "$ncu" ]; then echo "$name skipped: no ncu"; return 0; fi
   stamp "ncu $name: $shape, mode $mode, variant $variant"
-  FP8_LAB_SHAPE="$shape" FP8_LAB_MODE=$mode FP8_LAB_VARIANT=$variant timeout $(cap 90) \
-    "$ncu" --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section SourceCounters \
-    --import-source no -k "regex:$kernels" --launch-count 1 -o "/tmp/$name" build-device/bin/fp8_lab >"$OUT/$name.log" 2>&1
+  FP8_LAB_SHAPE="$shape" FP8_LAB_MODE=$mode FP8_LAB_VARIANT=$variant PAIR_LAB_SHAPE="$shape" PAIR_LAB_VARIANT=$variant \
+    timeout $(cap 90) "$ncu" --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section SourceCounters \
+    --section LaunchStats --section Occupancy --import-source no -k "regex:$kernels" --launch-skip "${NCU_SKIP:-0}" \
+    --launch-count 1 -o "/tmp/$name" "build-device/bin/${NCU_LAB:-fp8_lab}" >"$OUT/$name.log" 2>&1
   echo "ncu exit $?"
   "$ncu" -i "/tmp/$name.ncu-rep" >"$OUT/$name.txt" 2>&1
   "$ncu" -i "/tmp/$name.ncu-rep" --page source --print-source sass --csv 2>&1 | gzip >"$OUT/$name-sass.csv.gz"

@@ -12,7 +12,8 @@
  *
  *   cmake --build build-device --target pair_lab && build-device/bin/pair_lab [SHAPE-SUBSTRING]
  *
- * Exit 1 on any failure. */
+ * PAIR_LAB_SHAPE (or the first argument) narrows the run to shapes whose names contain it,
+ * PAIR_LAB_VARIANT to one pair variant. Exit 1 on any failure. */
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
@@ -115,6 +116,8 @@ static float time_one(const i8_cuda_fp8_conv_args *a, int v) {
 
 int main(int argc, char **argv) {
     const char *only = argc > 1 ? argv[1] : getenv("PAIR_LAB_SHAPE");
+    /* PAIR_LAB_VARIANT=v: that pair variant only (for a profiler) */
+    const int only_variant = getenv("PAIR_LAB_VARIANT") ? atoi(getenv("PAIR_LAB_VARIANT")) : -1;
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     printf("device %s, %d SMs\n", prop.name, prop.multiProcessorCount);
@@ -265,6 +268,7 @@ int main(int argc, char **argv) {
         printf("  two kernels in sequence: %.2f us (with PDL %.2f)\n", seq[0], seq[1]);
         float best_pair = 1e30f;
         for (int pv = 0; pv < I8_FP8_PAIR_VARIANTS; pv++) {
+            if (only_variant >= 0 && pv != only_variant) continue;
             c.v1 = -1, c.v2 = pv;
             if (!i8_cuda_conv_fp8_pair_fits(&a1, &a2, pv)) {
                 printf("  %-8s does not fit\n", i8_cuda_conv_fp8_pair_name(pv));

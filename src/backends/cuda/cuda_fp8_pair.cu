@@ -88,14 +88,14 @@ __device__ __forceinline__ void pair_ldmatrix_x2(unsigned *r, const void *smem) 
  * whose weight rows start at wrow (pitch wp). MID false: A row of pixel p at sA + p ap + 32 s (the
  * input). MID true: A is the window, pixel p = (r, x) of the band reading line r + ty, column
  * x + tx for step s's tap (ty, tx) = divmod(32 s / cm, kw), at channel 32 s % cm. */
-template <bool MID>
-__device__ __forceinline__ void pair_steps(float (&acc)[PAIR_MT][4], const pair_geom &g, int mt, int np,
+template <int MT, bool MID>
+__device__ __forceinline__ void pair_steps(float (&acc)[MT][4], const pair_geom &g, int mt, int np,
                                            const unsigned char *sA, int ap, const unsigned char *wrow, int wp, int s_beg,
                                            int s_end, int kp, int kparts) {
     const int lane = threadIdx.x % 32, lrow = lane % 8, lmat = lane / 8;
-    int base[PAIR_MT]; /* each m tile's A row of this lane, before the step's offset */
+    int base[MT]; /* each m tile's A row of this lane, before the step's offset */
 #pragma unroll
-    for (int i = 0; i < PAIR_MT; i++) {
+    for (int i = 0; i < MT; i++) {
         const int p = min(i * 16 + (lmat & 1) * 8 + lrow, np - 1);
         base[i] = (MID ? (p / g.len) * g.mw + p % g.len : p) * ap + (lmat >> 1) * 16;
     }
@@ -110,7 +110,7 @@ __device__ __forceinline__ void pair_steps(float (&acc)[PAIR_MT][4], const pair_
         unsigned fb[2];
         pair_ldmatrix_x2(fb, wrow + lrow * wp + kb + (lmat & 1) * 16);
 #pragma unroll
-        for (int i = 0; i < PAIR_MT; i++)
+        for (int i = 0; i < MT; i++)
             if (i < mt) {
                 unsigned fa[4]; /* matrices: pixels 0-7 / 8-15 at k 0-15, then at k 16-31 */
                 ldmatrix_x4(fa, sA + base[i] + off);
@@ -120,11 +120,12 @@ __device__ __forceinline__ void pair_steps(float (&acc)[PAIR_MT][4], const pair_
 }
 
 /* a warp's sums of its n8 tile nt and K share kp into the partial sums ([kp][pixel][ld floats]) */
-__device__ __forceinline__ void pair_store_partial(const float (&acc)[PAIR_MT][4], int mt, float *red, int ld, int np,
-                                                   int nt, int kp) {
+template <int MT>
+__device__ __forceinline__ void pair_store_partial(const float (&acc)[MT][4], int mt, float *red, int ld, int np, int nt,
+                                                   int kp) {
     const int lane = threadIdx.x % 32, gr = lane / 4, tig = lane % 4;
 #pragma unroll
-    for (int i = 0; i < PAIR_MT; i++) {
+    for (int i = 0; i < MT; i++) {
         if (i >= mt) break;
         const int r = i * 16 + gr, c = nt * 8 + tig * 2;
         if (r < np) *(float2 *)&red[(kp * np + r) * ld + c] = make_float2(acc[i][0], acc[i][1]);
@@ -145,7 +146,8 @@ __device__ __forceinline__ void pair_values(float *v, const i8_cuda_fp8_conv_arg
     }
 }
 
-template <int CL>
+/* CL blocks a cluster; MT: m16 tiles at most (2: bands of at most 32 pixels, 8: of 128) */
+template <int CL, int MT>
 __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
     conv_fp8_pair_kernel(i8_cuda_fp8_conv_args a1, i8_cuda_fp8_conv_args a2, pair_geom g) {
     extern __shared__ __align__(128) unsigned char pair_raw[];
@@ -206,12 +208,12 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
     const int mt1 = (g.p1 + 15) / 16, mt2 = (g.p2 + 15) / 16;
     const int kp1 = pair_kparts(nt1), ld1 = nt1 * 8 + 4;
     const bool act1 = warp < nt1 * kp1;
-    float acc[PAIR_MT][4];
+    float acc[MT][4];
 #pragma unroll
-    for (int i = 0; i < PAIR_MT; i++)
+    for (int i = 0; i < MT; i++)
 #pragma unroll
         for (int e = 0; e < 4; e++) acc[i][e] = 0.0f;
-#pragma unroll
+#pragma unroll 1
     for (int q = 0; q < PAIR_CHUNKS; q++) {
         if (q == 0) fp8_wait<PAIR_CHUNKS - 1>();
         else if (q == 1) fp8_wait<PAIR_CHUNKS - 2>();
@@ -219,10 +221,10 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
         else fp8_wait<0>();
         __syncthreads();
         if (act1)
-            pair_steps<false>(acc, g, mt1, g.p1, sA, g.pa, sW1 + (warp % nt1) * 8 * g.pa, g.pa, q * ks1 / PAIR_CHUNKS,
+            pair_steps<MT, false>(acc, g, mt1, g.p1, sA, g.pa, sW1 + (warp % nt1) * 8 * g.pa, g.pa, q * ks1 / PAIR_CHUNKS,
                               (q + 1) * ks1 / PAIR_CHUNKS, warp / nt1, kp1);
     }
-    if (act1) pair_store_partial(acc, mt1, red, ld1, g.p1, warp % nt1, warp / nt1);
+    if (act1) pair_store_partial<MT>(acc, mt1, red, ld1, g.p1, warp % nt1, warp / nt1);
     __syncthreads();
 
     /* the 1x1's epilogue and e4m3 rounding, into every cluster block's window */
@@ -259,12 +261,12 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
     const int kp2 = pair_kparts(nt2), ld2 = nt2 * 8 + 4;
     const bool act2 = warp < nt2 * kp2;
 #pragma unroll
-    for (int i = 0; i < PAIR_MT; i++)
+    for (int i = 0; i < MT; i++)
 #pragma unroll
         for (int e = 0; e < 4; e++) acc[i][e] = 0.0f;
     if (act2) {
-        pair_steps<true>(acc, g, mt2, g.p2, sMid, g.pm, sW2 + (warp % nt2) * 8 * g.pb, g.pb, 0, g.k2 / 32, warp / nt2, kp2);
-        pair_store_partial(acc, mt2, red, ld2, g.p2, warp % nt2, warp / nt2);
+        pair_steps<MT, true>(acc, g, mt2, g.p2, sMid, g.pm, sW2 + (warp % nt2) * 8 * g.pb, g.pb, 0, g.k2 / 32, warp / nt2, kp2);
+        pair_store_partial<MT>(acc, mt2, red, ld2, g.p2, warp % nt2, warp / nt2);
     }
     __syncthreads();
     for (int it = tid; it < g.p2 * nt2; it += PAIR_THREADS) {
@@ -352,20 +354,22 @@ static int pair_geom_of(const i8_cuda_fp8_conv_args *a1, const i8_cuda_fp8_conv_
     return off + 128 <= PAIR_SMEM_MAX;
 }
 
-static const void *pair_kernel_of(int cl) {
+/* the kernel of cluster size cl for bands of at most mt16 m16 tiles (2 or 8) */
+static const void *pair_kernel_of(int cl, int mt16) {
+    const int big = mt16 > 2;
     switch (cl) {
-    case 1: return (const void *)conv_fp8_pair_kernel<1>;
-    case 2: return (const void *)conv_fp8_pair_kernel<2>;
-    case 4: return (const void *)conv_fp8_pair_kernel<4>;
-    case 8: return (const void *)conv_fp8_pair_kernel<8>;
+    case 1: return big ? (const void *)conv_fp8_pair_kernel<1, PAIR_MT> : (const void *)conv_fp8_pair_kernel<1, 2>;
+    case 2: return big ? (const void *)conv_fp8_pair_kernel<2, PAIR_MT> : (const void *)conv_fp8_pair_kernel<2, 2>;
+    case 4: return big ? (const void *)conv_fp8_pair_kernel<4, PAIR_MT> : (const void *)conv_fp8_pair_kernel<4, 2>;
+    case 8: return big ? (const void *)conv_fp8_pair_kernel<8, PAIR_MT> : (const void *)conv_fp8_pair_kernel<8, 2>;
     default: return NULL;
     }
 }
 
 extern "C" int i8_cuda_conv_fp8_pair_setup(void) {
-    for (int k = 0; k < 4; k++) {
-        cudaError_t e = cudaFuncSetAttribute(pair_kernel_of(pair_cls[k]), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             PAIR_SMEM_MAX);
+    for (int k = 0; k < 8; k++) {
+        cudaError_t e = cudaFuncSetAttribute(pair_kernel_of(pair_cls[k % 4], k < 4 ? 2 : PAIR_MT),
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize, PAIR_SMEM_MAX);
         if (e != cudaSuccess) return (int)e;
     }
     return 0;
@@ -392,6 +396,7 @@ extern "C" int i8_cuda_conv_fp8_pair(const i8_cuda_fp8_conv_args *first, const i
     void *args[] = {&a1, &a2, &g};
     const long long blocks = (long long)first->n * g.bands * cl;
     if (blocks > 0x7fffffff) return (int)cudaErrorInvalidValue;
-    return (int)launch_pdl(pair_kernel_of(cl), dim3((unsigned)blocks), dim3(PAIR_THREADS), (size_t)g.bytes,
+    const int mt16 = (g.p1 > g.p2 ? g.p1 : g.p2) > 32 ? PAIR_MT : 2;
+    return (int)launch_pdl(pair_kernel_of(cl, mt16), dim3((unsigned)blocks), dim3(PAIR_THREADS), (size_t)g.bytes,
                            (cudaStream_t)stream, second->pdl, args);
 }
