@@ -906,6 +906,7 @@ static infer8_status choose_pair(cu_ctx *c, cu_batch *b, i8_err *err) {
         else if (mode >= 2) want = mode - 2;
         b->pair_var[k] = -1;
         float best = -1.0f;
+        int best_v = -1;
         for (int v = 0; v < I8_FP8_PAIR_VARIANTS; v++) {
             if ((restore || mode >= 2) && v != want) continue;
             if (!i8_cuda_fp8_pair_fits(c, b->n, k, v)) continue;
@@ -914,14 +915,14 @@ static infer8_status choose_pair(cu_ctx *c, cu_batch *b, i8_err *err) {
                 continue;
             }
             const float ms = restore || mode >= 2 ? 0.0f : pair_ms(c, b->n, k, v);
-            if (ms >= 0.0f && (best < 0.0f || ms < best)) best = ms, b->pair_var[k] = v;
+            if (ms >= 0.0f && (best < 0.0f || ms < best)) best = ms, best_v = v;
         }
         const float sep = b->tactics[first].ms + b->tactics[second].ms;
-        if (mode == 1 && !restore && b->pair_var[k] >= 0 && !(best < sep)) b->pair_var[k] = -1;
+        b->pair_var[k] = best_v >= 0 && (mode != 1 || restore || best < sep) ? best_v : -1;
         if (getenv("INFER8_CUDA_DEBUG") && mode == 1 && !restore)
             fprintf(stderr, "cuda: batch %d: pair %s -> %s: two convs %.4f ms, pair %.4f ms (%s)%s\n", b->n,
                     c->g->nodes[first].name, c->g->nodes[second].name, (double)sep, (double)best,
-                    best >= 0.0f ? i8_cuda_conv_fp8_pair_name(b->pair_var[k] >= 0 ? b->pair_var[k] : 0) : "none",
+                    best_v >= 0 ? i8_cuda_conv_fp8_pair_name(best_v) : "none",
                     b->pair_var[k] >= 0 ? "" : ", left as two");
         if (b->pair_var[k] >= 0) b->stats.pairs_on++, two += sep, one += best;
     }
