@@ -886,8 +886,9 @@ static float pair_ms(cu_ctx *c, int n, int k, int variant) {
  * included) is then captured with those pairs and kept where its replays are faster (timed
  * interleaved). Preset tactics whose records carry CHOSEN restore the choice untimed: flag PAIR on
  * every record when pairs run, each pair's variant + 1 in its 1x1's record (flags / PAIR_V0, 0:
- * unpaired). INFER8_CUDA_PAIR = 0 never pairs, 2 + v pairs every pair that variant v runs, untimed
- * (tests). After the merge choice, before the priority and launch ones. */
+ * unpaired). Opt-in: INFER8_CUDA_PAIR = 1 makes this choice, 2 + v pairs every pair that variant v
+ * runs, untimed (tests); unset or 0 never pairs (session 54 measured every pair kernel slower than
+ * its two convs). After the merge choice, before the priority and launch ones. */
 static infer8_status choose_pair(cu_ctx *c, cu_batch *b, i8_err *err) {
     const int mode = c->pair_mode, chosen = preset_chosen(c, b);
     b->pair = 0;

@@ -506,8 +506,9 @@ static int pair_candidate(const cu_ctx *c, int i, int j) {
 
 infer8_status i8_cuda_fp8_pair_plan(cu_ctx *c, i8_err *err) {
     const i8_graph *g = c->g;
+    /* opt-in: session 54 measured every pair kernel slower than its two convs (docs/performance.md) */
     const char *env = getenv("INFER8_CUDA_PAIR");
-    c->pair_mode = env ? atoi(env) : 1;
+    c->pair_mode = env ? atoi(env) : 0;
     if (!c->fp8 || c->pair_mode <= 0) return INFER8_OK;
     c->pairs = i8_calloc((size_t)g->n_nodes, sizeof(cu_pair), err);
     if (!c->pairs) return err->code;
