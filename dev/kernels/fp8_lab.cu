@@ -37,19 +37,12 @@
 #include <string.h>
 
 #include "backends/cuda/cuda_fp8.h"
+#include "lab_common.cuh"
 extern "C" {
 #include "quant/fp8.h" /* the tuner's far-code rule, i8_fp8_code_far */
 }
 #include "backends/cuda/cuda_kernels.h"
 
-#define CK(x)                                                                                        \
-    do {                                                                                             \
-        cudaError_t e = (x);                                                                         \
-        if (e != cudaSuccess) {                                                                      \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e));        \
-            exit(1);                                                                                 \
-        }                                                                                            \
-    } while (0)
 
 struct shape {
     const char *name;
@@ -112,17 +105,6 @@ static const shape shapes[] = {
     {"v4 Block B 1x7 192->224 @17 b32", 32, 17, 192, 224, 0, 1, 7, 1, 0, 3},
 };
 
-static uint64_t rng_state = 88172645463325252ull;
-static double urand(void) { /* xorshift64, uniform [0, 1) */
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) * (1.0 / 9007199254740992.0);
-}
-static float nrand(void) { return (float)(sqrt(-2.0 * log(urand() + 1e-300)) * cos(6.283185307179586 * urand())); }
-
-static uint8_t q8(float v) { return (uint8_t)__nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3); }
-static float dq8(uint8_t q) { return __half2float(__half(__nv_cvt_fp8_to_halfraw(q, __NV_E4M3))); }
 
 static float time_us(int (*fn)(void *), void *arg) {
     cudaEvent_t t0, t1;

@@ -24,18 +24,11 @@
 #include <string.h>
 
 #include "backends/cuda/cuda_fp8.h"
+#include "lab_common.cuh"
 extern "C" {
 #include "quant/fp8.h"
 }
 
-#define CK(x)                                                                                        \
-    do {                                                                                             \
-        cudaError_t e = (x);                                                                         \
-        if (e != cudaSuccess) {                                                                      \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e));        \
-            exit(1);                                                                                 \
-        }                                                                                            \
-    } while (0)
 
 struct pair_shape {
     const char *name;
@@ -54,16 +47,6 @@ static const pair_shape shapes[] = {
     {"IRv2 Block17 1x1 1088->128 + 1x7 ->160 @17 b32", 32, 17, 1088, 128, 160, 1, 7},
 };
 
-static uint64_t rng_state = 88172645463325252ull;
-static double urand(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) * (1.0 / 9007199254740992.0);
-}
-static float nrand(void) { return (float)(sqrt(-2.0 * log(urand() + 1e-300)) * cos(6.283185307179586 * urand())); }
-static uint8_t q8(float v) { return (uint8_t)__nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3); }
-static float dq8(uint8_t q) { return __half2float(__half(__nv_cvt_fp8_to_halfraw(q, __NV_E4M3))); }
 
 /* e4m3 weights [c_out][k] with per-channel scales (amax / 448) */
 static void make_weights(uint8_t *q, float *scale, int c_out, int k) {

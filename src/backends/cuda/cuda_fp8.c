@@ -767,34 +767,19 @@ done:
     free(bias);
 }
 
-int i8_cuda_fp8_check(cu_ctx *c, int n, const cu_conv_sig *g, int node, int own_variant,
-                      int (*launch)(void *user, cudaStream_t s), void *user) {
-    size_t count = (size_t)n * g->ho * g->wo * (size_t)g->c_out;
-    uint8_t *wq = malloc(count), *gq = malloc(count), *in_vals = NULL;
+/* Whether node's outputs (n images) after `ref` and after `cand` (each launched on stream 0, then
+ * fetched) agree: e4m3 codes by i8_fp8_codes_diff_close, fp16 within F16_TOL of max |want|. With
+ * INFER8_CUDA_DEBUG a disagreement is reported under `what`, and explained (explain_rejection)
+ * where in_vals, the input the check filled, is given. */
+static int outputs_agree(cu_ctx *c, int n, const cu_conv_sig *g, int node, const char *what,
+                         int (*ref)(void *user, cudaStream_t s), void *ref_user, int (*cand)(void *user, cudaStream_t s),
+                         void *cand_user, const uint8_t *in_vals) {
+    const size_t count = (size_t)n * g->ho * g->wo * (size_t)g->c_out;
+    uint8_t *wq = malloc(count), *gq = malloc(count);
     uint16_t *wh = malloc(count * 2), *gh = malloc(count * 2);
     int ok = 0;
-    if (!wq || !gq || !wh || !gh) goto done;
-    {
-        /* finite inputs (and residual), so that the two outputs can be compared */
-        const i8_node *nd = &c->g->nodes[node];
-        uint32_t r = 2463534242u;
-        void *dst = g->a_q ? i8_cuda_view_qptr(c, nd->inputs[0]) : i8_cuda_view_ptr(c, nd->inputs[0]);
-        in_vals = fill_finite(dst, (size_t)g->x_ld, (size_t)n * g->h * g->w, (size_t)g->c_in, g->a_q, &r, c->streams[0]);
-        if (!in_vals) goto done;
-        if (g->res_mode != I8_FP8_RES_NONE) {
-            const int res = nd->inputs[1], codes = g->res_mode == I8_FP8_RES_Q;
-            void *rdst = codes ? i8_cuda_view_qptr(c, res) : i8_cuda_view_ptr(c, res);
-            void *rvals = fill_finite(rdst, (size_t)i8_cuda_view_ld(c, res), (size_t)n * g->ho * g->wo,
-                                      (size_t)g->c_out, codes, &r, c->streams[0]);
-            if (!rvals) goto done;
-            free(rvals);
-        }
-    }
-    own_launch_args own = {c, n, node, own_variant, g};
-    if (!run_and_fetch(c, n, g, node, own_launch_cb, &own, wq, wh) ||
-        !run_and_fetch(c, n, g, node, launch, user, gq, gh))
-        goto done;
-    {
+    if (wq && gq && wh && gh && run_and_fetch(c, n, g, node, ref, ref_user, wq, wh) &&
+        run_and_fetch(c, n, g, node, cand, cand_user, gq, gh)) {
         i8_fp8_codes_diff d = {0};
         double maxd = 0.0, maxr = 0.0;
         if (g->out_q) i8_fp8_codes_compare(wq, gq, count, &d);
@@ -807,18 +792,41 @@ int i8_cuda_fp8_check(cu_ctx *c, int n, const cu_conv_sig *g, int node, int own_
                     "cuda fp8 check: %s b%d: e4m3 codes differing %zu of %zu (%.3f%%, at most 1%%), %zu more than one "
                     "step and %.1e of max apart, %zu NaN (max |want| %.3g); fp16 max |diff| %.3g of max |want| %.3g "
                     "(at most 1e-2)\n",
-                    c->g->nodes[node].name, n, d.differ, d.count, d.count ? 100.0 * (double)d.differ / (double)d.count : 0.0,
-                    d.far, I8_FP8_NEAR_ZERO, d.nan, (double)d.max_want, maxr > 0.0 ? maxd / maxr : maxd, maxr);
-            explain_rejection(c, n, g, node, in_vals, launch, user, wq, wh, gq, gh);
+                    what, n, d.differ, d.count, d.count ? 100.0 * (double)d.differ / (double)d.count : 0.0, d.far,
+                    I8_FP8_NEAR_ZERO, d.nan, (double)d.max_want, maxr > 0.0 ? maxd / maxr : maxd, maxr);
+            if (in_vals) explain_rejection(c, n, g, node, in_vals, cand, cand_user, wq, wh, gq, gh);
         }
     }
-done:
     cudaGetLastError();
-    free(in_vals);
     free(wq);
     free(gq);
     free(wh);
     free(gh);
+    return ok;
+}
+
+int i8_cuda_fp8_check(cu_ctx *c, int n, const cu_conv_sig *g, int node, int own_variant,
+                      int (*launch)(void *user, cudaStream_t s), void *user) {
+    /* finite inputs (and residual), so that the two outputs can be compared */
+    const i8_node *nd = &c->g->nodes[node];
+    uint32_t r = 2463534242u;
+    void *dst = g->a_q ? i8_cuda_view_qptr(c, nd->inputs[0]) : i8_cuda_view_ptr(c, nd->inputs[0]);
+    uint8_t *in_vals = fill_finite(dst, (size_t)g->x_ld, (size_t)n * g->h * g->w, (size_t)g->c_in, g->a_q, &r, c->streams[0]);
+    if (!in_vals) return 0;
+    if (g->res_mode != I8_FP8_RES_NONE) {
+        const int res = nd->inputs[1], codes = g->res_mode == I8_FP8_RES_Q;
+        void *rdst = codes ? i8_cuda_view_qptr(c, res) : i8_cuda_view_ptr(c, res);
+        void *rvals = fill_finite(rdst, (size_t)i8_cuda_view_ld(c, res), (size_t)n * g->ho * g->wo, (size_t)g->c_out, codes,
+                                  &r, c->streams[0]);
+        if (!rvals) {
+            free(in_vals);
+            return 0;
+        }
+        free(rvals);
+    }
+    own_launch_args own = {c, n, node, own_variant, g};
+    const int ok = outputs_agree(c, n, g, node, nd->name, own_launch_cb, &own, launch, user, in_vals);
+    free(in_vals);
     return ok;
 }
 
@@ -847,38 +855,16 @@ int i8_cuda_fp8_pair_check(cu_ctx *c, int n, int k, int variant) {
     cu_conv_sig g1, g2;
     i8_cuda_conv_sig(c, p->first, &g1);
     i8_cuda_conv_sig(c, p->second, &g2);
-    const size_t count = (size_t)n * g2.ho * g2.wo * (size_t)g2.c_out;
-    uint8_t *wq = malloc(count), *gq = malloc(count), *in_vals = NULL;
-    uint16_t *wh = malloc(count * 2), *gh = malloc(count * 2);
-    int ok = 0;
     uint32_t r = 2463534242u;
-    if (!wq || !gq || !wh || !gh) goto done;
-    in_vals = fill_finite(i8_cuda_view_qptr(c, c->g->nodes[p->first].inputs[0]), (size_t)g1.x_ld,
-                          (size_t)n * g1.h * g1.w, (size_t)g1.c_in, 1, &r, c->streams[0]);
-    if (!in_vals) goto done;
-    pair_launch_args a = {c, n, k, variant};
-    if (!run_and_fetch(c, n, &g2, p->second, pair_ref_cb, &a, wq, wh) || !run_and_fetch(c, n, &g2, p->second, pair_cb, &a, gq, gh))
-        goto done;
-    {
-        i8_fp8_codes_diff d = {0};
-        double maxd = 0.0, maxr = 0.0;
-        if (g2.out_q) i8_fp8_codes_compare(wq, gq, count, &d);
-        ok = (!g2.out_q || i8_fp8_codes_diff_close(&d)) && (!g2.out_f16 || halves_close(wh, gh, count, &maxd, &maxr));
-        if (!ok && getenv("INFER8_CUDA_DEBUG"))
-            fprintf(stderr,
-                    "cuda fp8 pair check: %s -> %s b%d on %s: e4m3 codes differing %zu of %zu, %zu far, %zu NaN; fp16 max "
-                    "|diff| %.3g of max |want| %.3g\n",
-                    c->g->nodes[p->first].name, c->g->nodes[p->second].name, n, i8_cuda_conv_fp8_pair_name(variant), d.differ,
-                    d.count, d.far, d.nan, maxr > 0.0 ? maxd / maxr : maxd, maxr);
-    }
-done:
-    cudaGetLastError();
+    uint8_t *in_vals = fill_finite(i8_cuda_view_qptr(c, c->g->nodes[p->first].inputs[0]), (size_t)g1.x_ld,
+                                   (size_t)n * g1.h * g1.w, (size_t)g1.c_in, 1, &r, c->streams[0]);
+    if (!in_vals) return 0;
     free(in_vals);
-    free(wq);
-    free(gq);
-    free(wh);
-    free(gh);
-    return ok;
+    char what[160];
+    snprintf(what, sizeof what, "pair %s -> %s on %s", c->g->nodes[p->first].name, c->g->nodes[p->second].name,
+             i8_cuda_conv_fp8_pair_name(variant));
+    pair_launch_args a = {c, n, k, variant};
+    return outputs_agree(c, n, &g2, p->second, what, pair_ref_cb, &a, pair_cb, &a, NULL);
 }
 
 int i8_cuda_fp8_variant_check(cu_ctx *c, int n, const cu_conv_sig *g, int node, int own_variant, int variant) {
