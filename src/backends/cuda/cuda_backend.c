@@ -973,7 +973,6 @@ static void record_pair_choice(const cu_ctx *c, cu_batch *b) {
 static void record_merge_choice(const cu_ctx *c, cu_batch *b) {
     record_batch_flags(c, b, I8_CUDA_TACTIC_FLAG_MERGE | I8_CUDA_TACTIC_FLAG_MERGE_WIDE,
                        (b->merge ? I8_CUDA_TACTIC_FLAG_MERGE : 0u) | (b->merge == 2 ? I8_CUDA_TACTIC_FLAG_MERGE_WIDE : 0u));
-
 }
 
 static infer8_status choose_graph(cu_ctx *c, cu_batch *b, i8_err *err) {

@@ -484,21 +484,17 @@ static void storage_span(const cu_ctx *c, int s, size_t *lo, size_t *hi) {
     *hi = *lo + (c->stor[s].bytes_per_image * (size_t)c->max_batch + 255) / 256 * 256;
 }
 
-/* whether FP8 spatial conv j and the FP8 1x1 i it reads make a pair (i8_cuda_fp8_pair_plan; a
- * pair variant must also run them) */
+/* whether FP8 spatial conv j, the one reader of the FP8 1x1 i, makes a pair with it
+ * (i8_cuda_fp8_pair_plan; a pair variant must also run them) */
 static int pair_candidate(const cu_ctx *c, int i, int j) {
     const i8_graph *g = c->g;
     const i8_node *a = &g->nodes[i], *b = &g->nodes[j];
-    if (!is_fp8_conv(a) || !is_fp8_conv(b) || a->n_inputs != 1 || b->n_inputs != 1 || a->residual >= 0 ||
-        b->residual >= 0 || a->kh != 1 || a->kw != 1 || a->sh != 1 || a->sw != 1 || a->ph || a->pw || i == g->output ||
-        (b->kh == 1 && b->kw == 1) || !c->rt[i].wq || !c->rt[j].wq || !c->rt[i].mult || !c->rt[j].mult)
+    if (!is_fp8_conv(a) || !is_fp8_conv(b) || a->n_inputs != 1 || a->residual >= 0 || b->residual >= 0 || a->kh != 1 ||
+        a->kw != 1 || a->sh != 1 || a->sw != 1 || a->ph || a->pw || i == g->output || (b->kh == 1 && b->kw == 1) ||
+        !c->rt[i].wq || !c->rt[j].wq || !c->rt[i].mult || !c->rt[j].mult)
         return 0;
     const cu_storage *st = &c->stor[c->views[i].storage];
     if (!st->q || !st->no_f16) return 0; /* the intermediate: read as e4m3 only */
-    int readers = 0;
-    for (int m = 0; m < g->n_nodes; m++)
-        for (int q = 0; q < g->nodes[m].n_inputs; q++) readers += g->nodes[m].inputs[q] == i;
-    if (readers != 1) return 0;
     size_t in_lo, in_hi, out_lo, out_hi;
     storage_span(c, c->views[a->inputs[0]].storage, &in_lo, &in_hi);
     storage_span(c, c->views[j].storage, &out_lo, &out_hi);
@@ -514,11 +510,17 @@ infer8_status i8_cuda_fp8_pair_plan(cu_ctx *c, i8_err *err) {
     c->pair_bulk = bulk && atoi(bulk) > 0;
     if (!c->fp8 || c->pair_mode <= 0) return INFER8_OK;
     c->pairs = i8_calloc((size_t)g->n_nodes, sizeof(cu_pair), err);
-    if (!c->pairs) return err->code;
+    int *readers = i8_calloc((size_t)g->n_nodes, sizeof(int), err);
+    if (!c->pairs || !readers) {
+        free(readers);
+        return err->code;
+    }
+    for (int m = 0; m < g->n_nodes; m++)
+        for (int q = 0; q < g->nodes[m].n_inputs; q++) readers[g->nodes[m].inputs[q]]++;
     for (int j = 0; j < g->n_nodes; j++) {
         if (g->nodes[j].n_inputs != 1) continue;
-        const int i = g->nodes[j].inputs[0];
-        if (c->rt[i].pair || !pair_candidate(c, i, j)) continue;
+        const int i = g->nodes[j].inputs[0]; /* read by j alone, so in no other pair */
+        if (readers[i] != 1 || !pair_candidate(c, i, j)) continue;
         const int k = c->n_pairs;
         c->pairs[k].first = i, c->pairs[k].second = j;
         int fits = 0;
@@ -527,6 +529,7 @@ infer8_status i8_cuda_fp8_pair_plan(cu_ctx *c, i8_err *err) {
         c->rt[i].pair = c->rt[j].pair = k + 1;
         c->n_pairs++;
     }
+    free(readers);
     return INFER8_OK;
 }
 

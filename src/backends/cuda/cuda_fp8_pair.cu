@@ -192,7 +192,7 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
     }
 
     /* the weights (no earlier kernel writes them): group 0 (BULK: barrier 0) */
-    const int p1 = g.k1 / 16, p2 = g.k2 / 16;
+    const int pieces1 = g.k1 / 16, pieces2 = g.k2 / 16; /* 16-byte pieces of a weight row */
     if (BULK) {
         const int rows1 = nt1 * 8, rows2 = nt2 * 8;
         if (tid == 0) mbar_arrive_expect_tx(&bars[0], (unsigned)(rows1 * g.k1 + rows2 * g.k2));
@@ -204,12 +204,12 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
                                &bars[0]);
         }
     } else {
-        for (int idx = tid; idx < nt1 * 8 * p1; idx += PAIR_THREADS) {
-            const int row = idx / p1, piece = idx % p1;
+        for (int idx = tid; idx < nt1 * 8 * pieces1; idx += PAIR_THREADS) {
+            const int row = idx / pieces1, piece = idx % pieces1;
             cp_async_ch<16>(sW1 + row * g.pa + piece * 16, a1.wq + (size_t)(8 * t1a + row) * g.k1 + piece * 16, 16);
         }
-        for (int idx = tid; idx < nt2 * 8 * p2; idx += PAIR_THREADS) {
-            const int row = idx / p2, piece = idx % p2;
+        for (int idx = tid; idx < nt2 * 8 * pieces2; idx += PAIR_THREADS) {
+            const int row = idx / pieces2, piece = idx % pieces2;
             cp_async_ch<16>(sW2 + row * g.pb + piece * 16, a2.wq + (size_t)(8 * t2a + row) * g.k2 + piece * 16, 16);
         }
         fp8_commit();
