@@ -20,6 +20,9 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
+#ifdef I8_PAIR_LAB_PHASES
+#include <stdlib.h> /* getenv: PAIR_LAB_PHASES */
+#endif
 
 #include "cuda_e4m3.cuh"
 #include "cuda_fp8.h"
@@ -46,7 +49,20 @@ struct pair_geom {
     int k1, k2, cm;     /* the 1x1's K (c_in), the consumer's K (kh kw cm), cm: the intermediate's channels */
     int pa, pb, pm;     /* row pitches in bytes: input and 1x1 weights (k1), consumer weights (k2), window (cm) */
     int w1_off, w2_off, a_off, mid_off, red_off, bar_off, bytes;
+    int phases; /* PAIR_PHASE bits: all but in pair_lab's phase runs */
 };
+
+/* The kernel's phases, each skippable in pair_lab only (built with I8_PAIR_LAB_PHASES; its
+ * PAIR_LAB_PHASES mask), to time a block's floor without them (session 55): 1 the 1x1's MMAs, 2 the
+ * consumer's, 4 the weights' loads, 8 the input's, 16 both epilogues (the intermediate's stores into
+ * the cluster's windows and the output's). Skipped phases leave garbage, so such runs fail the lab's
+ * checks by design; the product build compiles every phase unconditionally. */
+#define PAIR_PHASES_ALL 31
+#ifdef I8_PAIR_LAB_PHASES
+#define PAIR_PHASE(g, bit) ((g).phases & (bit))
+#else
+#define PAIR_PHASE(g, bit) 1
+#endif
 
 /* a row pitch of `bytes` (a multiple of 16) whose 16-byte slot differs for 8 consecutive rows, so
  * that an ldmatrix of 8 rows hits distinct banks: an odd number of 16-byte pieces */
@@ -193,7 +209,10 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
 
     /* the weights (no earlier kernel writes them): group 0 (BULK: barrier 0) */
     const int pieces1 = g.k1 / 16, pieces2 = g.k2 / 16; /* 16-byte pieces of a weight row */
-    if (BULK) {
+    if (!PAIR_PHASE(g, 4)) {
+        if (BULK && tid == 0) mbar_arrive(&bars[0]);
+        else if (!BULK) fp8_commit();
+    } else if (BULK) {
         const int rows1 = nt1 * 8, rows2 = nt2 * 8;
         if (tid == 0) mbar_arrive_expect_tx(&bars[0], (unsigned)(rows1 * g.k1 + rows2 * g.k2));
         for (int r = tid; r < rows1 + rows2; r += PAIR_THREADS) {
@@ -232,7 +251,10 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
     for (int line = 0; line < g.rows1; line++) in_lines += y0 - g.ph + line >= 0 && y0 - g.ph + line < g.lines;
     for (int q = 0; q < PAIR_CHUNKS; q++) {
         const int pb = 2 * (q * ks1 / PAIR_CHUNKS), pe = 2 * ((q + 1) * ks1 / PAIR_CHUNKS), pn = pe - pb;
-        if (BULK) {
+        if (!PAIR_PHASE(g, 8)) {
+            if (!BULK) fp8_commit();
+            else if (tid == 0) mbar_arrive(&bars[1 + q]);
+        } else if (BULK) {
             if (tid == 0) mbar_arrive_expect_tx(&bars[1 + q], (unsigned)(in_lines * g.len * pn * 16));
             for (int p = tid; p < g.p1 && pn > 0; p += PAIR_THREADS) {
                 const int y = y0 - g.ph + p / g.len;
@@ -274,7 +296,7 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
             else fp8_wait<0>();
             __syncthreads();
         }
-        if (act1)
+        if (act1 && PAIR_PHASE(g, 1))
             pair_steps<MT, false>(acc, g, mt1, g.p1, sA, g.pa, sW1 + (warp % nt1) * 8 * g.pa, g.pa, q * ks1 / PAIR_CHUNKS,
                               (q + 1) * ks1 / PAIR_CHUNKS, warp / nt1, kp1);
     }
@@ -283,7 +305,7 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
 
     /* the 1x1's epilogue and e4m3 rounding, into every cluster block's window */
     if (CL > 1) pair_cluster_wait();
-    for (int it = tid; it < g.p1 * nt1; it += PAIR_THREADS) {
+    for (int it = tid; it < (PAIR_PHASE(g, 16) ? g.p1 * nt1 : 0); it += PAIR_THREADS) {
         const int p = it / nt1, tt = it % nt1, co = 8 * (t1a + tt), line = p / g.len, y = y0 - g.ph + line;
         uint2 codes = make_uint2(0u, 0u);
         if (y >= 0 && y < g.lines) {
@@ -318,12 +340,12 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
     for (int i = 0; i < MT; i++)
 #pragma unroll
         for (int e = 0; e < 4; e++) acc[i][e] = 0.0f;
-    if (act2) {
+    if (act2 && PAIR_PHASE(g, 2)) {
         pair_steps<MT, true>(acc, g, mt2, g.p2, sMid, g.pm, sW2 + (warp % nt2) * 8 * g.pb, g.pb, 0, g.k2 / 32, warp / nt2, kp2);
         pair_store_partial<MT>(acc, mt2, red, ld2, g.p2, warp % nt2, warp / nt2);
     }
     __syncthreads();
-    for (int it = tid; it < g.p2 * nt2; it += PAIR_THREADS) {
+    for (int it = tid; it < (PAIR_PHASE(g, 16) ? g.p2 * nt2 : 0); it += PAIR_THREADS) {
         const int p = it / nt2, tt = it % nt2, co = 8 * (t2a + tt), y = y0 + p / g.len;
         if (y >= g.lines) continue; /* the last band's lines past the image */
         float v[8];
@@ -406,6 +428,10 @@ static int pair_geom_of(const i8_cuda_fp8_conv_args *a1, const i8_cuda_fp8_conv_
     PAIR_PLACE(bar_off, 8 * (1 + PAIR_CHUNKS))
 #undef PAIR_PLACE
     g->bytes = (int)(off + 128); /* + the base's alignment */
+    g->phases = PAIR_PHASES_ALL;
+#ifdef I8_PAIR_LAB_PHASES
+    if (getenv("PAIR_LAB_PHASES")) g->phases = atoi(getenv("PAIR_LAB_PHASES")) & PAIR_PHASES_ALL;
+#endif
     return off + 128 <= PAIR_SMEM_MAX;
 }
 
