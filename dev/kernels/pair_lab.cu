@@ -13,7 +13,9 @@
  *   cmake --build build-device --target pair_lab && build-device/bin/pair_lab [SHAPE-SUBSTRING]
  *
  * PAIR_LAB_SHAPE (or the first argument) narrows the run to shapes whose names contain it,
- * PAIR_LAB_VARIANT to one pair variant. Exit 1 on any failure. */
+ * PAIR_LAB_VARIANT to one pair variant, PAIR_LAB_PHASES (a mask of cuda_fp8_pair.cu's PAIR_PHASE
+ * bits; this lab is built with I8_PAIR_LAB_PHASES) to the kernel's phases it runs: a floor without
+ * the others, whose checks then fail by design. Exit 1 on any failure. */
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
@@ -99,10 +101,8 @@ static float time_one(const i8_cuda_fp8_conv_args *a, int v) {
 
 int main(int argc, char **argv) {
     const char *only = argc > 1 ? argv[1] : getenv("PAIR_LAB_SHAPE");
-    /* PAIR_LAB_VARIANT=v: that pair variant only (for a profiler); PAIR_LAB_BULK=0 / 1: the
-     * cp.async or the bulk-copy loads only (both without it) */
+    /* PAIR_LAB_VARIANT=v: that pair variant only (for a profiler) */
     const int only_variant = getenv("PAIR_LAB_VARIANT") ? atoi(getenv("PAIR_LAB_VARIANT")) : -1;
-    const int only_bulk = getenv("PAIR_LAB_BULK") ? atoi(getenv("PAIR_LAB_BULK")) : -1;
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     printf("device %s, %d SMs\n", prop.name, prop.multiProcessorCount);
@@ -252,13 +252,11 @@ int main(int argc, char **argv) {
         a2.y = y_saved;
         printf("  two kernels in sequence: %.2f us (with PDL %.2f)\n", seq[0], seq[1]);
         float best_pair = 1e30f;
-        for (int pvb = 0; pvb < 2 * I8_FP8_PAIR_VARIANTS; pvb++) {
-            const int pv = pvb % I8_FP8_PAIR_VARIANTS, bulk = pvb / I8_FP8_PAIR_VARIANTS;
-            if ((only_variant >= 0 && pv != only_variant) || (only_bulk >= 0 && bulk != only_bulk)) continue;
+        for (int pv = 0; pv < I8_FP8_PAIR_VARIANTS; pv++) {
+            if (only_variant >= 0 && pv != only_variant) continue;
             c.v1 = -1, c.v2 = pv;
-            a1.pair_bulk = a2.pair_bulk = bulk;
             if (!i8_cuda_conv_fp8_pair_fits(&a1, &a2, pv)) {
-                if (!bulk) printf("  %-8s does not fit\n", i8_cuda_conv_fp8_pair_name(pv));
+                printf("  %-8s does not fit\n", i8_cuda_conv_fp8_pair_name(pv));
                 continue;
             }
             CK(cudaMemset(dy, 0xff, P * S.c_out * 2));
@@ -266,7 +264,7 @@ int main(int argc, char **argv) {
             int rc = run_call(&c);
             cudaError_t se = cudaDeviceSynchronize();
             if (rc || se != cudaSuccess) {
-                printf("  %-8s%s launch failed (%d, %s)\n", i8_cuda_conv_fp8_pair_name(pv), bulk ? " bulk" : "", rc,
+                printf("  %-8s launch failed (%d, %s)\n", i8_cuda_conv_fp8_pair_name(pv), rc,
                        cudaGetErrorString(se));
                 cudaGetLastError();
                 failures++;
@@ -298,9 +296,9 @@ int main(int argc, char **argv) {
                 t[pdl] = time_call(&c);
             }
             a2.pdl = 0, a2.y = y_saved;
-            printf("  %-8s%s %7.2f us (PDL %7.2f)  x %.3f (PDL %.3f)  fp16 rel %.2e  codes off the reference %.4f%% "
+            printf("  %-8s %7.2f us (PDL %7.2f)  x %.3f (PDL %.3f)  fp16 rel %.2e  codes off the reference %.4f%% "
                    "(far %zu), off the two kernels' %zu  %s\n",
-                   i8_cuda_conv_fp8_pair_name(pv), bulk ? " bulk" : "     ", t[0], t[1], seq[0] / t[0], seq[1] / t[1], rel, 100 * share, qwrong,
+                   i8_cuda_conv_fp8_pair_name(pv), t[0], t[1], seq[0] / t[0], seq[1] / t[1], rel, 100 * share, qwrong,
                    vs_seq, ok ? "ok" : "FAIL");
             if (ok && t[0] > 0 && t[0] < best_pair) best_pair = t[0];
             if (ok && t[1] > 0 && t[1] < best_pair) best_pair = t[1];

@@ -1117,14 +1117,13 @@ static void pair_graph(tg *t, int *f) {
 }
 
 /* the graph with every pair that pair variant `variant` runs as one kernel (INFER8_CUDA_PAIR=2 +
- * variant; bulk: INFER8_CUDA_PAIR_BULK=1, the bulk-copy loads), held to the graph without pairs (r0) */
-static void pair_case(int variant, int bulk, const op_result *r0) {
+ * variant), held to the graph without pairs (r0) */
+static void pair_case(int variant, const op_result *r0) {
     tg t;
     int f[13];
     char val[8];
     snprintf(val, sizeof val, "%d", 2 + variant);
     assert_int_equal(setenv("INFER8_CUDA_PAIR", val, 1), 0);
-    assert_int_equal(setenv("INFER8_CUDA_PAIR_BULK", bulk ? "1" : "0", 1), 0);
     pair_graph(&t, f);
     const op_result r = run_case(&t, f, NULL, 13, 0);
     /* the pairs' intermediate is rounded as the 1x1's own output: as close as the two kernels, up
@@ -1133,13 +1132,12 @@ static void pair_case(int variant, int bulk, const op_result *r0) {
                    (r.mean_rel <= 1.25 * r0->mean_rel + 1e-4 && r.rel <= fmax(2.0 * r0->rel, 2e-2) &&
                     r.outliers <= fmax(2.0 * r0->outliers, 1e-3));
     const int want_on = variant % 4 == 3 ? 2 : 3; /* 8-block clusters need 8 n8 tiles of intermediate */
-    fprintf(stderr, "  pairs on %s%s (%d pairs, %d on, graph_pair %d, %d checks failed): max rel diff %.3g, mean |diff| / "
+    fprintf(stderr, "  pairs on %s (%d pairs, %d on, graph_pair %d, %d checks failed): max rel diff %.3g, mean |diff| / "
                     "max |ref| %.3g, %.4f%% beyond 2e-2 (without pairs %.3g, %.3g, %.4f%%): %s\n",
-            i8_cuda_conv_fp8_pair_name(variant), bulk ? " with bulk loads" : "", last_stats.pairs, last_stats.pairs_on,
+            i8_cuda_conv_fp8_pair_name(variant), last_stats.pairs, last_stats.pairs_on,
             last_stats.graph_pair, last_stats.pair_checks_failed, r.rel, r.mean_rel, 100.0 * r.outliers, r0->rel,
             r0->mean_rel, 100.0 * r0->outliers, ok ? "ok" : "WRONG");
     assert_int_equal(unsetenv("INFER8_CUDA_PAIR"), 0);
-    assert_int_equal(unsetenv("INFER8_CUDA_PAIR_BULK"), 0);
     assert_true(ok);
     assert_int_equal(last_stats.pairs, 3);
     assert_int_equal(last_stats.pair_checks_failed, 0);
@@ -1153,8 +1151,7 @@ static void pair_case(int variant, int bulk, const op_result *r0) {
  * output must match the emulation as closely as the same graph's without pairs (five FP8 convs deep,
  * the last reading 304 channels: e4m3 rounding flips add up to about the per-op bound). A 1x1 with a
  * second reader (branch3.0: its 1x7 and a 1x1) is not paired; the 3x3's 32-channel intermediate is
- * too narrow for 8-block clusters. Cluster sizes 1, 2, 4, 8, one line and wide bands, and both load
- * paths, in six cases. */
+ * too narrow for 8-block clusters. Cluster sizes 1, 2, 4, 8, one line and wide bands, in six cases. */
 static void test_fp8_pair(void **state) {
     (void)state;
     assert_int_equal(setenv("INFER8_CUDA_MERGE", "0", 1), 0);
@@ -1164,8 +1161,8 @@ static void test_fp8_pair(void **state) {
     pair_graph(&t, f);
     const op_result r0 = run_case(&t, f, NULL, 13, 0);
     assert_int_equal(last_stats.graph_pair, 0);
-    static const int cases[][2] = {{0, 0}, {2, 0}, {5, 0}, {7, 0}, {1, 1}, {6, 1}}; /* {variant, bulk} */
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) pair_case(cases[k][0], cases[k][1], &r0);
+    static const int variants[] = {0, 1, 2, 5, 6, 7};
+    for (size_t k = 0; k < sizeof variants / sizeof variants[0]; k++) pair_case(variants[k], &r0);
     assert_int_equal(unsetenv("INFER8_CUDA_MERGE"), 0);
 }
 

@@ -352,7 +352,6 @@ static i8_cuda_fp8_conv_args fp8_args(const cu_ctx *c, int n, const cu_conv_sig 
     a.tma_encode_tiled = c->tma_encode_tiled, a.tma_encode_im2col = c->tma_encode_im2col;
     a.tma_store_off = c->tma_store_off;
     a.halo_prefetch = c->halo_prefetch;
-    a.pair_bulk = c->pair_bulk;
     a.pdl = c->batches && n >= 1 && n <= c->max_batch ? c->batches[n].pdl : 0; /* 0 while tuning */
     return a;
 }
@@ -503,11 +502,9 @@ static int pair_candidate(const cu_ctx *c, int i, int j) {
 
 infer8_status i8_cuda_fp8_pair_plan(cu_ctx *c, i8_err *err) {
     const i8_graph *g = c->g;
-    /* opt-in: session 54 measured every pair kernel slower than its two convs (docs/performance.md) */
+    /* opt-in: sessions 54-55 measured every pair kernel slower than its two convs (docs/performance.md) */
     const char *env = getenv("INFER8_CUDA_PAIR");
     c->pair_mode = env ? atoi(env) : 0;
-    const char *bulk = getenv("INFER8_CUDA_PAIR_BULK");
-    c->pair_bulk = bulk && atoi(bulk) > 0;
     if (!c->fp8 || c->pair_mode <= 0) return INFER8_OK;
     c->pairs = i8_calloc((size_t)g->n_nodes, sizeof(cu_pair), err);
     int *readers = i8_calloc((size_t)g->n_nodes, sizeof(int), err);

@@ -26,7 +26,6 @@
 
 #include "cuda_e4m3.cuh"
 #include "cuda_fp8.h"
-#include "cuda_mbar.cuh"
 #include "cuda_mma.cuh"
 #include "cuda_pdl.cuh"
 #include "cuda_wgmma.cuh"
@@ -48,7 +47,7 @@ struct pair_geom {
     int p1, p2;         /* pixels the 1x1 (rows1 x len) and the consumer (band x len) compute */
     int k1, k2, cm;     /* the 1x1's K (c_in), the consumer's K (kh kw cm), cm: the intermediate's channels */
     int pa, pb, pm;     /* row pitches in bytes: input and 1x1 weights (k1), consumer weights (k2), window (cm) */
-    int w1_off, w2_off, a_off, mid_off, red_off, bar_off, bytes;
+    int w1_off, w2_off, a_off, mid_off, red_off, bytes;
     int phases; /* PAIR_PHASE bits: all but in pair_lab's phase runs */
 };
 
@@ -98,15 +97,6 @@ __device__ __forceinline__ void pair_st_cluster(unsigned addr, unsigned rank, ui
 __device__ __forceinline__ void pair_ldmatrix_x2(unsigned *r, const void *smem) {
     unsigned s = (unsigned)__cvta_generic_to_shared(smem);
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(s));
-}
-
-/* `bytes` (a multiple of 16, both ends 16-aligned) from global src to this block's shared dst by the
- * bulk-copy unit, counted on mbarrier bar's transaction bytes */
-__device__ __forceinline__ void pair_bulk_load(void *dst, const void *src, unsigned bytes, uint64_t *bar) {
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-                     smem_u32(dst)),
-                 "l"(src), "r"(bytes), "r"(smem_u32(bar))
-                 : "memory");
 }
 
 /* The warp's k32 steps s of [s_beg, s_end) with s % kparts == kp, over the first mt m16 tiles of
@@ -172,11 +162,10 @@ __device__ __forceinline__ void pair_values(float *v, const i8_cuda_fp8_conv_arg
     }
 }
 
-/* CL blocks a cluster; MT: m16 tiles at most (2: bands of at most 32 pixels, 8: of 128); BULK: the
- * weights and the input by bulk copies (a row or a pixel's chunk each, one thread per copy) on
- * mbarriers, instead of 16-byte cp.async by every thread (session 54's suspect for the pair kernels'
- * time: about 8 GB/s a block) */
-template <int CL, int MT, bool BULK>
+/* CL blocks a cluster; MT: m16 tiles at most (2: bands of at most 32 pixels, 8: of 128). (Session
+ * 54 also loaded by bulk copies on mbarriers, one per weight row or pixel chunk; session 55 measured
+ * it no faster, 0-7% slower, and took it out: the loads are not where the time goes.) */
+template <int CL, int MT>
 __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
     conv_fp8_pair_kernel(i8_cuda_fp8_conv_args a1, i8_cuda_fp8_conv_args a2, pair_geom g) {
     extern __shared__ __align__(128) unsigned char pair_raw[];
@@ -197,32 +186,9 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
      * first store into another block's shared memory */
     if (CL > 1) pair_cluster_arrive_relaxed();
 
-    /* BULK: barrier 0 the weights, 1 + q the input's chunk q; each used once (phase 0) */
-    uint64_t *bars = (uint64_t *)(smem + g.bar_off);
-    if (BULK) {
-        if (tid == 0) {
-            for (int k = 0; k <= PAIR_CHUNKS; k++) mbar_init(&bars[k], 1);
-            asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); /* seen by the bulk copies */
-        }
-        __syncthreads();
-    }
-
-    /* the weights (no earlier kernel writes them): group 0 (BULK: barrier 0) */
+    /* the weights (no earlier kernel writes them): group 0 */
     const int pieces1 = g.k1 / 16, pieces2 = g.k2 / 16; /* 16-byte pieces of a weight row */
-    if (!PAIR_PHASE(g, 4)) {
-        if (BULK && tid == 0) mbar_arrive(&bars[0]);
-        else if (!BULK) fp8_commit();
-    } else if (BULK) {
-        const int rows1 = nt1 * 8, rows2 = nt2 * 8;
-        if (tid == 0) mbar_arrive_expect_tx(&bars[0], (unsigned)(rows1 * g.k1 + rows2 * g.k2));
-        for (int r = tid; r < rows1 + rows2; r += PAIR_THREADS) {
-            if (r < rows1)
-                pair_bulk_load(sW1 + r * g.pa, a1.wq + (size_t)(8 * t1a + r) * g.k1, (unsigned)g.k1, &bars[0]);
-            else
-                pair_bulk_load(sW2 + (r - rows1) * g.pb, a2.wq + (size_t)(8 * t2a + r - rows1) * g.k2, (unsigned)g.k2,
-                               &bars[0]);
-        }
-    } else {
+    if (PAIR_PHASE(g, 4)) {
         for (int idx = tid; idx < nt1 * 8 * pieces1; idx += PAIR_THREADS) {
             const int row = idx / pieces1, piece = idx % pieces1;
             cp_async_ch<16>(sW1 + row * g.pa + piece * 16, a1.wq + (size_t)(8 * t1a + row) * g.k1 + piece * 16, 16);
@@ -231,8 +197,8 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
             const int row = idx / pieces2, piece = idx % pieces2;
             cp_async_ch<16>(sW2 + row * g.pb + piece * 16, a2.wq + (size_t)(8 * t2a + row) * g.k2 + piece * 16, 16);
         }
-        fp8_commit();
     }
+    fp8_commit();
     /* the window's padding columns: zeros (the consumer's padding is zeros of its input) */
     const int ppr = g.pm / 16, pad_pix = g.mw - g.len;
     for (int idx = tid; idx < g.rows1 * pad_pix * ppr; idx += PAIR_THREADS) {
@@ -246,33 +212,16 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
     griddep_wait();
     griddep_launch_dependents();
     const int ks1 = g.k1 / 32;
-    int in_lines = 0; /* the window's lines inside the image (BULK: lines outside are not loaded; their
-                       * sums are garbage the epilogue replaces with zeros) */
-    for (int line = 0; line < g.rows1; line++) in_lines += y0 - g.ph + line >= 0 && y0 - g.ph + line < g.lines;
     for (int q = 0; q < PAIR_CHUNKS; q++) {
         const int pb = 2 * (q * ks1 / PAIR_CHUNKS), pe = 2 * ((q + 1) * ks1 / PAIR_CHUNKS), pn = pe - pb;
-        if (!PAIR_PHASE(g, 8)) {
-            if (!BULK) fp8_commit();
-            else if (tid == 0) mbar_arrive(&bars[1 + q]);
-        } else if (BULK) {
-            if (tid == 0) mbar_arrive_expect_tx(&bars[1 + q], (unsigned)(in_lines * g.len * pn * 16));
-            for (int p = tid; p < g.p1 && pn > 0; p += PAIR_THREADS) {
-                const int y = y0 - g.ph + p / g.len;
-                if (y >= 0 && y < g.lines)
-                    pair_bulk_load(sA + p * g.pa + pb * 16,
-                                   (const unsigned char *)a1.x + PAIR_PIX(y, p % g.len) * a1.x_ld + pb * 16,
-                                   (unsigned)(pn * 16), &bars[1 + q]);
-            }
-        } else {
-            for (int idx = tid; idx < g.p1 * pn; idx += PAIR_THREADS) {
-                const int p = idx / pn, piece = pb + idx % pn, y = y0 - g.ph + p / g.len;
-                const bool in = y >= 0 && y < g.lines;
-                const unsigned char *src = (const unsigned char *)a1.x;
-                if (in) src += PAIR_PIX(y, p % g.len) * a1.x_ld + piece * 16;
-                cp_async_ch<16>(sA + p * g.pa + piece * 16, src, in ? 16 : 0);
-            }
-            fp8_commit();
+        for (int idx = tid; idx < (PAIR_PHASE(g, 8) ? g.p1 * pn : 0); idx += PAIR_THREADS) {
+            const int p = idx / pn, piece = pb + idx % pn, y = y0 - g.ph + p / g.len;
+            const bool in = y >= 0 && y < g.lines;
+            const unsigned char *src = (const unsigned char *)a1.x;
+            if (in) src += PAIR_PIX(y, p % g.len) * a1.x_ld + piece * 16;
+            cp_async_ch<16>(sA + p * g.pa + piece * 16, src, in ? 16 : 0);
         }
+        fp8_commit();
     }
 
     /* the 1x1: warp -> n8 tile warp % nt1, K share warp / nt1, every m tile */
@@ -286,16 +235,11 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
         for (int e = 0; e < 4; e++) acc[i][e] = 0.0f;
 #pragma unroll 1
     for (int q = 0; q < PAIR_CHUNKS; q++) {
-        if (BULK) { /* each thread sees the bytes land itself */
-            if (q == 0) mbar_wait(&bars[0], 0);
-            mbar_wait(&bars[1 + q], 0);
-        } else {
-            if (q == 0) fp8_wait<PAIR_CHUNKS - 1>();
-            else if (q == 1) fp8_wait<PAIR_CHUNKS - 2>();
-            else if (q == 2) fp8_wait<PAIR_CHUNKS - 3>();
-            else fp8_wait<0>();
-            __syncthreads();
-        }
+        if (q == 0) fp8_wait<PAIR_CHUNKS - 1>();
+        else if (q == 1) fp8_wait<PAIR_CHUNKS - 2>();
+        else if (q == 2) fp8_wait<PAIR_CHUNKS - 3>();
+        else fp8_wait<0>();
+        __syncthreads();
         if (act1 && PAIR_PHASE(g, 1))
             pair_steps<MT, false>(acc, g, mt1, g.p1, sA, g.pa, sW1 + (warp % nt1) * 8 * g.pa, g.pa, q * ks1 / PAIR_CHUNKS,
                               (q + 1) * ks1 / PAIR_CHUNKS, warp / nt1, kp1);
@@ -425,7 +369,6 @@ static int pair_geom_of(const i8_cuda_fp8_conv_args *a1, const i8_cuda_fp8_conv_
     PAIR_PLACE(a_off, (long long)g->p1 * g->pa)
     PAIR_PLACE(mid_off, (long long)g->rows1 * g->mw * g->pm)
     PAIR_PLACE(red_off, red)
-    PAIR_PLACE(bar_off, 8 * (1 + PAIR_CHUNKS))
 #undef PAIR_PLACE
     g->bytes = (int)(off + 128); /* + the base's alignment */
     g->phases = PAIR_PHASES_ALL;
@@ -435,23 +378,21 @@ static int pair_geom_of(const i8_cuda_fp8_conv_args *a1, const i8_cuda_fp8_conv_
     return off + 128 <= PAIR_SMEM_MAX;
 }
 
-/* the kernel of cluster size cl for bands of at most mt16 m16 tiles (2 or 8), bulk loads or not */
-template <bool BULK> static const void *pair_kernel_cl(int cl, int big) {
+/* the kernel of cluster size cl for bands of at most mt16 m16 tiles (2 or 8) */
+static const void *pair_kernel_of(int cl, int mt16) {
+    const int big = mt16 > 2;
     switch (cl) {
-    case 1: return big ? (const void *)conv_fp8_pair_kernel<1, PAIR_MT, BULK> : (const void *)conv_fp8_pair_kernel<1, 2, BULK>;
-    case 2: return big ? (const void *)conv_fp8_pair_kernel<2, PAIR_MT, BULK> : (const void *)conv_fp8_pair_kernel<2, 2, BULK>;
-    case 4: return big ? (const void *)conv_fp8_pair_kernel<4, PAIR_MT, BULK> : (const void *)conv_fp8_pair_kernel<4, 2, BULK>;
-    case 8: return big ? (const void *)conv_fp8_pair_kernel<8, PAIR_MT, BULK> : (const void *)conv_fp8_pair_kernel<8, 2, BULK>;
+    case 1: return big ? (const void *)conv_fp8_pair_kernel<1, PAIR_MT> : (const void *)conv_fp8_pair_kernel<1, 2>;
+    case 2: return big ? (const void *)conv_fp8_pair_kernel<2, PAIR_MT> : (const void *)conv_fp8_pair_kernel<2, 2>;
+    case 4: return big ? (const void *)conv_fp8_pair_kernel<4, PAIR_MT> : (const void *)conv_fp8_pair_kernel<4, 2>;
+    case 8: return big ? (const void *)conv_fp8_pair_kernel<8, PAIR_MT> : (const void *)conv_fp8_pair_kernel<8, 2>;
     default: return NULL;
     }
 }
-static const void *pair_kernel_of(int cl, int mt16, int bulk) {
-    return bulk ? pair_kernel_cl<true>(cl, mt16 > 2) : pair_kernel_cl<false>(cl, mt16 > 2);
-}
 
 extern "C" int i8_cuda_conv_fp8_pair_setup(void) {
-    for (int k = 0; k < 16; k++) {
-        cudaError_t e = cudaFuncSetAttribute(pair_kernel_of(pair_cls[k % 4], k / 4 % 2 ? PAIR_MT : 2, k / 8),
+    for (int k = 0; k < 8; k++) {
+        cudaError_t e = cudaFuncSetAttribute(pair_kernel_of(pair_cls[k % 4], k / 4 ? PAIR_MT : 2),
                                              cudaFuncAttributeMaxDynamicSharedMemorySize, PAIR_SMEM_MAX);
         if (e != cudaSuccess) return (int)e;
     }
@@ -480,6 +421,6 @@ extern "C" int i8_cuda_conv_fp8_pair(const i8_cuda_fp8_conv_args *first, const i
     const long long blocks = (long long)first->n * g.bands * cl;
     if (blocks > 0x7fffffff) return (int)cudaErrorInvalidValue;
     const int mt16 = (g.p1 > g.p2 ? g.p1 : g.p2) > 32 ? PAIR_MT : 2;
-    return (int)launch_pdl(pair_kernel_of(cl, mt16, first->pair_bulk || second->pair_bulk), dim3((unsigned)blocks), dim3(PAIR_THREADS), (size_t)g.bytes,
+    return (int)launch_pdl(pair_kernel_of(cl, mt16), dim3((unsigned)blocks), dim3(PAIR_THREADS), (size_t)g.bytes,
                            (cudaStream_t)stream, second->pdl, args);
 }

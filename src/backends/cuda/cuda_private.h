@@ -176,7 +176,6 @@ typedef struct cu_ctx {
     int pair_mode;               /* INFER8_CUDA_PAIR: 0 (default: slower everywhere in session 54) never pair
                                   * kernels, 1 a timed and checked choice (choose_pair), 2 + v every pair on pair
                                   * variant v, untimed (tests) */
-    int pair_bulk;               /* INFER8_CUDA_PAIR_BULK=1: the pair kernels' bulk-copy loads (not yet run on a GPU) */
     cu_pair *pairs;              /* (i8_cuda_fp8_pair_plan) */
     int n_pairs;
     int sm_count;                /* the device's SMs: persistent kernels' grids (asked once, at prepare) */
