@@ -27,6 +27,7 @@
 
 #include "backends/cuda/cuda_fp8.h"
 #include "lab_common.cuh"
+#include "pair_wg.cuh"
 extern "C" {
 #include "quant/fp8.h"
 }
@@ -64,9 +65,11 @@ static void make_weights(uint8_t *q, float *scale, int c_out, int k) {
 
 struct lab_call {
     i8_cuda_fp8_conv_args a1, a2;
-    int v1, v2; /* the two product variants (sequence), or -1 and the pair variant */
+    int v1, v2; /* the two product variants (sequence); -1 and the pair variant; -2 and the wgmma
+                 * pair's cluster size (pair_wg.cuh) */
 };
 static int run_call(const lab_call *c) {
+    if (c->v1 == -2) return pair_wg_launch(&c->a1, &c->a2, c->v2, 0);
     if (c->v1 < 0) return i8_cuda_conv_fp8_pair(&c->a1, &c->a2, c->v2, 0);
     int rc = i8_cuda_conv_fp8(&c->a1, c->v1, 0);
     return rc ? rc : i8_cuda_conv_fp8(&c->a2, c->v2, 0);
@@ -252,11 +255,16 @@ int main(int argc, char **argv) {
         a2.y = y_saved;
         printf("  two kernels in sequence: %.2f us (with PDL %.2f)\n", seq[0], seq[1]);
         float best_pair = 1e30f;
-        for (int pv = 0; pv < I8_FP8_PAIR_VARIANTS; pv++) {
+        /* the product's pair variants, then the wgmma pair (pair_wg.cuh) on clusters of 1, 2, 4, 8 */
+        for (int pv = 0; pv < I8_FP8_PAIR_VARIANTS + 4; pv++) {
             if (only_variant >= 0 && pv != only_variant) continue;
-            c.v1 = -1, c.v2 = pv;
-            if (!i8_cuda_conv_fp8_pair_fits(&a1, &a2, pv)) {
-                printf("  %-8s does not fit\n", i8_cuda_conv_fp8_pair_name(pv));
+            const int wg_cl = pv >= I8_FP8_PAIR_VARIANTS ? 1 << (pv - I8_FP8_PAIR_VARIANTS) : 0;
+            char name[16];
+            snprintf(name, sizeof name, "%s", wg_cl ? "" : i8_cuda_conv_fp8_pair_name(pv));
+            if (wg_cl) snprintf(name, sizeof name, "wg-c%d", wg_cl);
+            c.v1 = wg_cl ? -2 : -1, c.v2 = wg_cl ? wg_cl : pv;
+            if (wg_cl ? !pair_wg_fits(&a1, &a2, wg_cl) : !i8_cuda_conv_fp8_pair_fits(&a1, &a2, pv)) {
+                printf("  %-8s does not fit\n", name);
                 continue;
             }
             CK(cudaMemset(dy, 0xff, P * S.c_out * 2));
@@ -264,7 +272,7 @@ int main(int argc, char **argv) {
             int rc = run_call(&c);
             cudaError_t se = cudaDeviceSynchronize();
             if (rc || se != cudaSuccess) {
-                printf("  %-8s launch failed (%d, %s)\n", i8_cuda_conv_fp8_pair_name(pv), rc,
+                printf("  %-8s launch failed (%d, %s)\n", name, rc,
                        cudaGetErrorString(se));
                 cudaGetLastError();
                 failures++;
@@ -298,7 +306,7 @@ int main(int argc, char **argv) {
             a2.pdl = 0, a2.y = y_saved;
             printf("  %-8s %7.2f us (PDL %7.2f)  x %.3f (PDL %.3f)  fp16 rel %.2e  codes off the reference %.4f%% "
                    "(far %zu), off the two kernels' %zu  %s\n",
-                   i8_cuda_conv_fp8_pair_name(pv), t[0], t[1], seq[0] / t[0], seq[1] / t[1], rel, 100 * share, qwrong,
+                   name, t[0], t[1], seq[0] / t[0], seq[1] / t[1], rel, 100 * share, qwrong,
                    vs_seq, ok ? "ok" : "FAIL");
             if (ok && t[0] > 0 && t[0] < best_pair) best_pair = t[0];
             if (ok && t[1] > 0 && t[1] < best_pair) best_pair = t[1];

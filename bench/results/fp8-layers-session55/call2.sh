@@ -5,13 +5,16 @@
 # cluster-wait, consumer and epilogue phases. pair_lab built with I8_PAIR_LAB_PHASES skips phases
 # (PAIR_LAB_PHASES mask: 1 the 1x1's MMAs, 2 the consumer's, 4 weight loads, 8 input loads, 16 the
 # epilogues); each mask's time is a block's floor without those phases (checks fail by design when
-# a phase is skipped). (2) Session 52's owed rows: inception_v4 and inception_v3 at batch 1 with
+# a phase is skipped). (2) The lab's wgmma pair (dev/kernels/pair_wg.cuh, new, never run: a row pair
+# as two wgmma GEMMs with A by ldmatrix, no K split, epilogues from the accumulators) against the CPU
+# reference and the two product kernels, in pair_lab_step. (3) Session 52's owed rows: inception_v4 and inception_v3 at batch 1 with
 # their torch.compile peers, then v4 at batch 32 with its peer, as far as the time goes.
 # Carry ["build-device/bin/infer8", "build-device/bin/pair_lab", "build-device/tests/tools", ".devcarry"].
 cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-575}
 . tools/device-call.sh
 call_setup
+pair_lab_step # every shape: the product's pair variants and pair_wg.cuh's wgmma pair (wg-c1 .. wg-c8)
 stamp "pair phases"
 for shape in "Block17 1x1 1088->128 + 1x7 ->160 @17 b1" "Block35 1x1 320->32 + 3x3 ->48" "Block8 1x1"; do
   for mask in 31 0 28 3 12 16 19 15; do
