@@ -164,7 +164,7 @@ __device__ __forceinline__ void pair_values(float *v, const i8_cuda_fp8_conv_arg
 
 /* CL blocks a cluster; MT: m16 tiles at most (2: bands of at most 32 pixels, 8: of 128). (Session
  * 54 also loaded by bulk copies on mbarriers, one per weight row or pixel chunk; session 55 measured
- * it no faster, 0-7% slower, and took it out: the loads are not where the time goes.) */
+ * it 3% faster to 14% slower per variant, and took it out: the loads are not where the time goes.) */
 template <int CL, int MT>
 __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
     conv_fp8_pair_kernel(i8_cuda_fp8_conv_args a1, i8_cuda_fp8_conv_args a2, pair_geom g) {
