@@ -3,18 +3,20 @@
 # a kernel that makes a function call (a device printf, a non-inlined helper) and says so only
 # as "info" C7510, which a build does not show. The TMA lab kernel shipped that way in session 12
 # (its barrier wait printed before trapping). Compiles the product's FP8 kernels (cuda_fp8.cu,
-# cuda_fp8_tma.cu) and the lab's (fp8_tma.cu, which includes them) for sm_90a with ptxas -v; the
-# product's TMA and halo kernels must not spill either.
+# cuda_fp8_tma.cu) and the labs' (fp8_tma.cu, which includes them; pair_lab.cu's wgmma pair,
+# pair_wg.cuh) for sm_90a with ptxas -v; the product's TMA and halo kernels and the wgmma pair must
+# not spill either.
 # Usage: wgmma_pipelined.sh NVCC SRC_ROOT WORK
 set -euo pipefail
 nvcc=$1 src=$2 work=$3
 mkdir -p "$work"
-for f in src/backends/cuda/cuda_fp8.cu src/backends/cuda/cuda_fp8_tma.cu dev/kernels/fp8_tma.cu; do
+for f in src/backends/cuda/cuda_fp8.cu src/backends/cuda/cuda_fp8_tma.cu dev/kernels/fp8_tma.cu dev/kernels/pair_lab.cu; do
   log="$work/$(basename "$f").ptxas.txt"
-  "$nvcc" -std=c++17 -O3 -arch=sm_90a -cubin -I"$src/src" -Xptxas -v -o "$work/$(basename "$f").cubin" "$src/$f" >"$log" 2>&1 ||
+  "$nvcc" -std=c++17 -O3 -arch=sm_90a -cubin -I"$src/src" -I"$src/include" -Xptxas -v -o "$work/$(basename "$f").cubin" "$src/$f" >"$log" 2>&1 ||
     { cat "$log" >&2; echo "FAIL: $f does not compile"; exit 1; }
   kernels=$(grep -c "Compiling entry function '_Z[0-9]*[a-z_0-9]*wgmma" "$log" || true)
   [ "$f" != src/backends/cuda/cuda_fp8.cu ] && kernels=$(grep -c "Compiling entry function '_Z[0-9]*tma_fp8_kernel" "$log" || true)
+  [ "$f" = dev/kernels/pair_lab.cu ] && kernels=$(grep -c "Compiling entry function '_Z[0-9]*pair_wg_kernel" "$log" || true)
   [ "$kernels" -gt 0 ] || { echo "FAIL: $f: ptxas compiled no wgmma kernel (renamed?)"; exit 1; }
   # C7517: a wgmma wait ptxas injected itself (registers read before their group was waited for;
   # session 52's rolling halo pipeline drew it before the serialization, C7514)
@@ -26,6 +28,10 @@ for f in src/backends/cuda/cuda_fp8.cu src/backends/cuda/cuda_fp8_tma.cu dev/ker
   # the product's TMA kernels spill nothing; in the three-consumer ones a spill means ptxas compiled
   # the consumers within the registers the block starts with, ignoring setmaxnreg (it does where a
   # kernel holds a trap: session 51, mbar_wait<FAULT>)
+  if [ "$f" = dev/kernels/pair_lab.cu ]; then
+    spills=$(awk '/Function properties for _Z[0-9]*pair_wg_kernel/ {fn = $NF; getline; if ($5 + 0 > 0) print fn}' "$log")
+    [ -z "$spills" ] || { echo "$spills" | sed 's/^/  /' >&2; echo "FAIL: $f: wgmma pair kernels above spill registers"; exit 1; }
+  fi
   if [ "$f" = src/backends/cuda/cuda_fp8_tma.cu ]; then
     spills=$(awk '/Function properties for _Z[0-9]*tma_fp8_kernel/ {fn = $NF; getline; if ($5 + 0 > 0) print fn}' "$log")
     [ -z "$spills" ] || { echo "$spills" | sed 's/^/  /' >&2; echo "FAIL: $f: TMA kernels above spill registers"; exit 1; }
