@@ -108,6 +108,15 @@ __device__ __forceinline__ void pwg_gemm(float *acc, const unsigned char *a_row,
     }
 }
 
+/* a conv's epilogue arithmetic on sums s0, s1 of channels co, co + 1 (the product's: scale, bias,
+ * ReLU) */
+__device__ __forceinline__ void pwg_values(const i8_cuda_fp8_conv_args &a, int co, float s0, float s1, float *v0,
+                                           float *v1) {
+    *v0 = __fmaf_rn(s0, __ldg(a.mult + co), a.bias ? __ldg(a.bias + co) : 0.0f);
+    *v1 = __fmaf_rn(s1, __ldg(a.mult + co + 1), a.bias ? __ldg(a.bias + co + 1) : 0.0f);
+    if (a.relu) *v0 = relu_f32(*v0), *v1 = relu_f32(*v1);
+}
+
 template <int N1, int N2>
 __global__ void __launch_bounds__(PWG_THREADS, 1)
     pair_wg_kernel(i8_cuda_fp8_conv_args a1, i8_cuda_fp8_conv_args a2, pwg_geom g) {
@@ -153,9 +162,8 @@ __global__ void __launch_bounds__(PWG_THREADS, 1)
     for (int i = 0; i < N1 / 2; i += 2) {
         const int p = 16 * warp + gq + ((i % 4) / 2) * 8, co = (int)rank * N1 + 8 * (i / 4) + 2 * tig;
         if (p >= g.len) continue;
-        float v0 = __fmaf_rn(acc1[i], __ldg(a1.mult + co), a1.bias ? __ldg(a1.bias + co) : 0.0f);
-        float v1 = __fmaf_rn(acc1[i + 1], __ldg(a1.mult + co + 1), a1.bias ? __ldg(a1.bias + co + 1) : 0.0f);
-        if (a1.relu) v0 = relu_f32(v0), v1 = relu_f32(v1);
+        float v0, v1;
+        pwg_values(a1, co, acc1[i], acc1[i + 1], &v0, &v1);
         const unsigned short code = (unsigned short)q_e4m3x2(__fmul_rn(v0, a1.y_inv), __fmul_rn(v1, a1.y_inv));
         unsigned char *dst = sMid + (p + g.pw) * g.pm + co;
         if (cl == 1) {
@@ -181,9 +189,8 @@ __global__ void __launch_bounds__(PWG_THREADS, 1)
     for (int i = 0; i < N2 / 2; i += 2) {
         const int p = 16 * warp + gq + ((i % 4) / 2) * 8, co = (int)rank * N2 + 8 * (i / 4) + 2 * tig;
         if (p >= g.len) continue;
-        float v0 = __fmaf_rn(acc2[i], __ldg(a2.mult + co), a2.bias ? __ldg(a2.bias + co) : 0.0f);
-        float v1 = __fmaf_rn(acc2[i + 1], __ldg(a2.mult + co + 1), a2.bias ? __ldg(a2.bias + co + 1) : 0.0f);
-        if (a2.relu) v0 = relu_f32(v0), v1 = relu_f32(v1);
+        float v0, v1;
+        pwg_values(a2, co, acc2[i], acc2[i + 1], &v0, &v1);
         const size_t yo = ((size_t)row * g.len + p) * a2.y_ld + co;
         if (a2.y) *(__half2 *)((__half *)a2.y + yo) = __halves2half2(__float2half_rn(v0), __float2half_rn(v1));
         if (a2.yq)
