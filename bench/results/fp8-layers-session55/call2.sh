@@ -9,12 +9,16 @@
 # as two wgmma GEMMs with A by ldmatrix, no K split, epilogues from the accumulators) against the CPU
 # reference and the two product kernels, in pair_lab_step. (3) Session 52's owed rows: inception_v4 and inception_v3 at batch 1 with
 # their torch.compile peers, then v4 at batch 32 with its peer, as far as the time goes.
-# Carry ["build-device/bin/infer8", "build-device/bin/pair_lab", "build-device/tests/tools", ".devcarry"].
+# Also the GPU tests of the final FP8 code (test_fp*: test_fp8_pair's six cases now all on cp.async).
+# Carry ["build-device/bin/infer8", "build-device/bin/pair_lab", "build-device/tests/test_cuda_fp8",
+# "build-device/tests/tools", ".devcarry"] after tools/prepare-device.
 cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-575}
 . tools/device-call.sh
 call_setup
 pair_lab_step # every shape: the product's pair variants and pair_wg.cuh's wgmma pair (wg-c1 .. wg-c8)
+fp8_tests_step fp8_small 200 'test_fp*' # the final FP8 GPU code (the bulk path removed since call 1)
+grep -E "pairs on" "$OUT/fp8_small.log"
 stamp "pair phases"
 for shape in "Block17 1x1 1088->128 + 1x7 ->160 @17 b1" "Block35 1x1 320->32 + 3x3 ->48" "Block8 1x1"; do
   for mask in 31 0 28 3 12 16 19 15; do
