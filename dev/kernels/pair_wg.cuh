@@ -203,7 +203,9 @@ __global__ void __launch_bounds__(PWG_THREADS, 1)
  * "same" padding, rows of at most 64 pixels, K and the intermediate in whole k32 steps, each block's
  * N (cm / cl, c_out / cl) one of 32, 40, 48, 56, 64 */
 static int pwg_geom_of(const i8_cuda_fp8_conv_args *a1, const i8_cuda_fp8_conv_args *a2, int cl, pwg_geom *g) {
-    if (cl < 1 || cl > 8 || a2->kh != 1 || a2->kw % 2 == 0 || a2->pw != a2->kw / 2 || a2->ph || a1->w > 64 ||
+    if (cl < 1 || cl > 8 || a1->kh != 1 || a1->kw != 1 || a1->sh != 1 || a1->sw != 1 || a1->ph || a1->pw ||
+        !a1->x_fp8 || !a2->x_fp8 || a2->c_in != a1->c_out || a2->sh != 1 || a2->sw != 1 || a2->h != a1->h ||
+        a2->w != a1->w || a2->kh != 1 || a2->kw % 2 == 0 || a2->pw != a2->kw / 2 || a2->ph || a1->w > 64 ||
         a1->c_in % 32 || a1->c_out % 32 || a1->c_out % cl || a2->c_out % cl || a1->x_ld % 16 || a2->y_ld % 2)
         return 0;
     const int n1 = a1->c_out / cl, n2 = a2->c_out / cl;
