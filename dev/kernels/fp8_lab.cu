@@ -43,7 +43,6 @@ extern "C" {
 }
 #include "backends/cuda/cuda_kernels.h"
 
-
 struct shape {
     const char *name;
     int n, hw, ci, co, res;
@@ -104,7 +103,6 @@ static const shape shapes[] = {
     {"Reduction-B 3x3 s2 288->320 @17 b32", 32, 17, 288, 320, 0, 3, 3, 2, 0, 0},
     {"v4 Block B 1x7 192->224 @17 b32", 32, 17, 192, 224, 0, 1, 7, 1, 0, 3},
 };
-
 
 static float time_us(int (*fn)(void *), void *arg) {
     cudaEvent_t t0, t1;

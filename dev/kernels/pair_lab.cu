@@ -32,7 +32,6 @@ extern "C" {
 #include "quant/fp8.h"
 }
 
-
 struct pair_shape {
     const char *name;
     int n, hw, c_in, cm, c_out, kh, kw; /* the consumer's taps (padding kh / 2, kw / 2) */
@@ -49,7 +48,6 @@ static const pair_shape shapes[] = {
     {"IRv2 Block17 1x1 1088->128 + 1x7 ->160 @17 b8", 8, 17, 1088, 128, 160, 1, 7},
     {"IRv2 Block17 1x1 1088->128 + 1x7 ->160 @17 b32", 32, 17, 1088, 128, 160, 1, 7},
 };
-
 
 /* e4m3 weights [c_out][k] with per-channel scales (amax / 448) */
 static void make_weights(uint8_t *q, float *scale, int c_out, int k) {
@@ -260,8 +258,8 @@ int main(int argc, char **argv) {
             if (only_variant >= 0 && pv != only_variant) continue;
             const int wg_cl = pv >= I8_FP8_PAIR_VARIANTS ? 1 << (pv - I8_FP8_PAIR_VARIANTS) : 0;
             char name[16];
-            snprintf(name, sizeof name, "%s", wg_cl ? "" : i8_cuda_conv_fp8_pair_name(pv));
             if (wg_cl) snprintf(name, sizeof name, "wg-c%d", wg_cl);
+            else snprintf(name, sizeof name, "%s", i8_cuda_conv_fp8_pair_name(pv));
             c.v1 = wg_cl ? -2 : -1, c.v2 = wg_cl ? wg_cl : pv;
             if (wg_cl ? !pair_wg_fits(&a1, &a2, wg_cl) : !i8_cuda_conv_fp8_pair_fits(&a1, &a2, pv)) {
                 printf("  %-8s does not fit\n", name);
@@ -272,8 +270,7 @@ int main(int argc, char **argv) {
             int rc = run_call(&c);
             cudaError_t se = cudaDeviceSynchronize();
             if (rc || se != cudaSuccess) {
-                printf("  %-8s launch failed (%d, %s)\n", name, rc,
-                       cudaGetErrorString(se));
+                printf("  %-8s launch failed (%d, %s)\n", name, rc, cudaGetErrorString(se));
                 cudaGetLastError();
                 failures++;
                 continue;

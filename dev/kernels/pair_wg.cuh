@@ -8,6 +8,7 @@
  * every cluster block's window through distributed shared memory). Against session 54's mma.sync
  * pair kernels, whose e4m3 MMAs sm_90 runs as fp16 after unpacking and whose instructions are 2%
  * MMAs (session 55's Nsight Compute). Included by pair_lab.cu. */
+#include "backends/cuda/cuda_cluster.cuh"
 #include "backends/cuda/cuda_e4m3.cuh"
 #include "backends/cuda/cuda_mma.cuh"
 #include "backends/cuda/cuda_pdl.cuh"
@@ -59,12 +60,6 @@ template <> __device__ __forceinline__ void pwg_mma<64>(float *d, const unsigned
                  "{%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(acc));
-}
-
-__device__ __forceinline__ void pwg_st_cluster_u16(unsigned addr, unsigned rank, unsigned short v) {
-    unsigned remote;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(addr), "r"(rank));
-    asm volatile("st.shared::cluster.u16 [%0], %1;\n" ::"r"(remote), "h"(v) : "memory");
 }
 
 /* 16-byte pieces of `rows` weight rows of K bytes (global, row-major) into 128-byte swizzled slabs
@@ -123,13 +118,11 @@ __global__ void __launch_bounds__(PWG_THREADS, 1)
     extern __shared__ __align__(1024) unsigned char pwg_raw[];
     unsigned char *smem = pwg_raw + ((1024 - (__cvta_generic_to_shared(pwg_raw) & 1023)) & 1023);
     unsigned char *sW1 = smem + g.w1_off, *sW2 = smem + g.w2_off, *sA = smem + g.a_off, *sMid = smem + g.mid_off;
-    unsigned cl, rank;
-    asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(cl));
-    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+    const unsigned cl = cluster_blocks(), rank = cluster_rank();
     const int row = blockIdx.x / cl; /* image row n h + y */
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, gq = lane / 4, tig = lane % 4;
     const int lrow = lane % 8, lmat = lane / 8;
-    if (cl > 1) asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+    if (cl > 1) cluster_arrive_relaxed();
 
     pwg_load_slabs(sW1, a1.wq + (size_t)rank * N1 * g.k1, N1, g.k1);
     pwg_load_slabs(sW2, a2.wq + (size_t)rank * N2 * g.k2, N2, g.k2);
@@ -157,7 +150,7 @@ __global__ void __launch_bounds__(PWG_THREADS, 1)
     pwg_gemm<N1, false>(acc1, sA + pix * g.pa + (lmat >> 1) * 16, sW1, g.k1 / 32, g.cm, g.pm);
 
     /* the 1x1's epilogue (its own arithmetic and e4m3 rounding) into every cluster block's window */
-    if (cl > 1) asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+    if (cl > 1) cluster_wait();
 #pragma unroll
     for (int i = 0; i < N1 / 2; i += 2) {
         const int p = 16 * warp + gq + ((i % 4) / 2) * 8, co = (int)rank * N1 + 8 * (i / 4) + 2 * tig;
@@ -170,12 +163,12 @@ __global__ void __launch_bounds__(PWG_THREADS, 1)
             *(unsigned short *)dst = code;
         } else {
             const unsigned addr = (unsigned)__cvta_generic_to_shared(dst);
-            for (unsigned b = 0; b < cl; b++) pwg_st_cluster_u16(addr, b, code);
+            for (unsigned b = 0; b < cl; b++) cluster_st_u16(addr, b, code);
         }
     }
     if (cl > 1) {
-        asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
-        asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+        cluster_arrive();
+        cluster_wait();
     } else {
         __syncthreads();
     }

@@ -24,6 +24,7 @@
 #include <stdlib.h> /* getenv: PAIR_LAB_PHASES */
 #endif
 
+#include "cuda_cluster.cuh"
 #include "cuda_e4m3.cuh"
 #include "cuda_fp8.h"
 #include "cuda_mma.cuh"
@@ -75,22 +76,6 @@ __host__ __device__ static inline int pair_tile_count(int tiles, int cl, int ran
 /* warps summing one n8 tile, each a share of K */
 __host__ __device__ static inline int pair_kparts(int tiles) { return tiles >= PAIR_WARPS ? 1 : PAIR_WARPS / tiles; }
 
-__device__ __forceinline__ unsigned pair_cluster_rank(void) {
-    unsigned r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-    return r;
-}
-__device__ __forceinline__ void pair_cluster_arrive_relaxed(void) {
-    asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
-}
-__device__ __forceinline__ void pair_cluster_arrive(void) { asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void pair_cluster_wait(void) { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
-/* 8 bytes into cluster block `rank`'s shared memory at the offset of local address `addr` */
-__device__ __forceinline__ void pair_st_cluster(unsigned addr, unsigned rank, uint2 v) {
-    unsigned remote;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(addr), "r"(rank));
-    asm volatile("st.shared::cluster.v2.u32 [%0], {%1, %2};\n" ::"r"(remote), "r"(v.x), "r"(v.y) : "memory");
-}
 /* two 8x8 b16 matrices (8 rows x 16 bytes of e4m3): lanes 0-7 give matrix 0's row addresses, 8-15
  * matrix 1's; each lane receives row lane / 4, bytes 4 (lane % 4) .. + 3 of each: an m16n8k32 B
  * fragment when the rows are n and the two matrices k 0-15 and 16-31 */
@@ -173,7 +158,7 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
     unsigned char *sW1 = smem + g.w1_off, *sW2 = smem + g.w2_off, *sA = smem + g.a_off, *sMid = smem + g.mid_off;
     float *red = (float *)(smem + g.red_off);
     const int tid = threadIdx.x, warp = tid / 32;
-    const int rank = CL > 1 ? (int)pair_cluster_rank() : 0, item = blockIdx.x / CL;
+    const int rank = CL > 1 ? (int)cluster_rank() : 0, item = blockIdx.x / CL;
     const int img = item / g.bands, y0 = item % g.bands * g.band; /* the band's first output line */
     /* image pixel of line y, pixel x */
     const size_t img0 = (size_t)img * a1.h * a1.w;
@@ -184,7 +169,7 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
 
     /* every block of the cluster has started once all have arrived here: waited for before the
      * first store into another block's shared memory */
-    if (CL > 1) pair_cluster_arrive_relaxed();
+    if (CL > 1) cluster_arrive_relaxed();
 
     /* the weights (no earlier kernel writes them): group 0 */
     const int pieces1 = g.k1 / 16, pieces2 = g.k2 / 16; /* 16-byte pieces of a weight row */
@@ -248,7 +233,7 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
     __syncthreads();
 
     /* the 1x1's epilogue and e4m3 rounding, into every cluster block's window */
-    if (CL > 1) pair_cluster_wait();
+    if (CL > 1) cluster_wait();
     for (int it = tid; it < (PAIR_PHASE(g, 16) ? g.p1 * nt1 : 0); it += PAIR_THREADS) {
         const int p = it / nt1, tt = it % nt1, co = 8 * (t1a + tt), line = p / g.len, y = y0 - g.ph + line;
         uint2 codes = make_uint2(0u, 0u);
@@ -265,14 +250,14 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__(PAIR_THREADS, 1)
         } else {
             const unsigned addr = (unsigned)__cvta_generic_to_shared(dst);
 #pragma unroll
-            for (int b = 0; b < CL; b++) pair_st_cluster(addr, (unsigned)b, codes);
+            for (int b = 0; b < CL; b++) cluster_st_v2(addr, (unsigned)b, codes);
         }
     }
     /* every block's share stored (release), every share here (acquire); no block touches another's
      * shared memory after this, so none can exit while another still writes into it */
     if (CL > 1) {
-        pair_cluster_arrive();
-        pair_cluster_wait();
+        cluster_arrive();
+        cluster_wait();
     } else {
         __syncthreads();
     }

@@ -1,6 +1,5 @@
-/* mbarriers in shared memory, the way the TMA-fed kernels (cuda_fp8_tma.cu) and the pair kernels'
- * bulk loads (cuda_fp8_pair.cu) wait for asynchronous copies: init, arrivals with expected
- * transaction bytes, and a bounded wait. */
+/* mbarriers in shared memory, the way the TMA-fed kernels (cuda_fp8_tma.cu) wait for asynchronous
+ * copies: init, arrivals with expected transaction bytes, and a bounded wait. */
 #ifndef I8_CUDA_MBAR_CUH
 #define I8_CUDA_MBAR_CUH
 
