@@ -103,7 +103,12 @@ peers_step() {
   local arch=$1 batch=$2 need=$3
   if [ "$(left)" -le "$need" ]; then echo "peers $arch b$batch skipped: $(left) s left"; return 0; fi
   stamp "peers $arch b$batch"
-  BENCH_ARCHES=$arch BENCH_BATCHES=$batch timeout "$(cap "$need")" "$GPU_CHECK" bench_peers 2>&1 | tail -4
+  local limit t0=$SECONDS rc
+  limit=$(cap "$need")
+  BENCH_ARCHES=$arch BENCH_BATCHES=$batch timeout "$limit" "$GPU_CHECK" bench_peers 2>&1 | tail -4
+  rc=${PIPESTATUS[0]}
+  # a peer killed by its cap printed nothing (session 56's call 2: IRv2's torch.compile at 80 s)
+  [ "$rc" -eq 0 ] || echo "peers $arch b$batch: exit $rc after $((SECONDS - t0)) s$([ "$rc" -eq 124 ] && echo " (the ${limit} s cap)")"
 }
 check_step() {
   stamp "$1"

@@ -65,6 +65,13 @@ chmod +x "$WORK/gpu-check"
 grep -q '^bench_peers arches=inception_v4 batches=32$' "$WORK/peers.txt" || fail "peers_step did not run bench_peers: $(cat "$WORK/peers.txt")"
 grep -q '^peers inception_v3 b1 skipped: ' "$WORK/peers.txt" && ! grep -q 'arches=inception_v3' "$WORK/peers.txt" ||
   fail "peers_step ran without the time it needs: $(cat "$WORK/peers.txt")"
+# a peer that outlives its cap says so (it printed nothing before: session 56's call 2)
+printf '#!/bin/sh\nsleep 5\necho "$1 done"\n' >"$WORK/gpu-check-slow"
+chmod +x "$WORK/gpu-check-slow"
+(cd "$root" && GPU_CHECK="$WORK/gpu-check-slow" OUT="$WORK/out2" CALL_SECONDS=2 bash -c '. tools/device-call.sh
+  peers_step inception_resnet_v2 1 1') >"$WORK/peers-slow.txt" 2>&1 || fail "peers_step (slow) failed: $(cat "$WORK/peers-slow.txt")"
+grep -q '^peers inception_resnet_v2 b1: exit 124 after [0-9]* s (the 1 s cap)$' "$WORK/peers-slow.txt" && ! grep -q 'bench_peers done' "$WORK/peers-slow.txt" ||
+  fail "peers_step past its cap: $(cat "$WORK/peers-slow.txt")"
 # suites_parts with CUDA_CAP 0 runs the test_cuda_fp8 parts side by side (a stand-in test binary
 # prints its filter and threads) and no cuda_tests (the stand-in gpu-check would print its step)
 mkdir -p "$root/build-device/tests"
@@ -77,4 +84,4 @@ chmod +x "$root/build-device/tests/test_cuda_fp8"
 grep -q '^\[  PASSED  \] filter=test_a\* threads=8$' "$WORK/parts.txt" && grep -q '^\[  PASSED  \] filter=test_b\* threads=8$' "$WORK/parts.txt" &&
   grep -q '^pa: test_cuda_fp8 exit 0$' "$WORK/parts.txt" && ! grep -q 'cuda_tests' "$WORK/parts.txt" ||
   fail "suites_parts 0: $(cat "$WORK/parts.txt")"
-echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; peers_step runs and skips; suites_parts runs parts alone"
+echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; peers_step runs, skips and names its cap; suites_parts runs parts alone"
