@@ -22,20 +22,22 @@
 #include "backends/cuda/cuda_fp8.h"
 
 enum { TMA_S4 = I8_FP8_TMA_FIRST, TMA_128, TMA_S4R, TMA_S3H, TMA_S4P, TMA_S4PR, TMA_S4C, TMA_128C, TMA_S4PC, TMA_S4C32 };
-/* after the halo kernels: the mixed-width im2col kernels (session 50), three ping-pong consumers (51) */
-enum { TMA_S4PCM = I8_FP8_TMA_LATE_FIRST, TMA_S4CM, TMA_128CM, TMA_S4P3, TMA_S4P3R, TMA_S4P3C, TMA_S4P3CM };
+/* after the halo kernels: the mixed-width im2col kernels (session 50), three ping-pong consumers (51),
+ * 64-channel im2col sub-slices (56) */
+enum { TMA_S4PCM = I8_FP8_TMA_LATE_FIRST, TMA_S4CM, TMA_128CM, TMA_S4P3, TMA_S4P3R, TMA_S4P3C, TMA_S4P3CM, TMA_S4C64, TMA_S4PC64 };
 static int is_mixed(int v) { return v == TMA_S4PCM || v == TMA_S4CM || v == TMA_128CM || v == TMA_S4P3CM; }
-static int is_late_tma(int v) { return v >= I8_FP8_TMA_LATE_FIRST && v <= TMA_S4P3CM; }
+static int is_narrow(int v) { return v == TMA_S4C32 || v == TMA_S4C64 || v == TMA_S4PC64; } /* c_in up to 64 */
+static int is_late_tma(int v) { return v >= I8_FP8_TMA_LATE_FIRST && v <= TMA_S4PC64; }
 
 static void test_numbering_and_names(void **state) {
     (void)state;
     assert_int_equal(I8_FP8_TMA_FIRST, 48);
-    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 17);
+    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 19);
     assert_int_equal(I8_FP8_HALO_FIRST, 58);
     assert_int_equal(i8_cuda_conv_fp8_halo_variants(), 5);
     assert_int_equal(I8_FP8_TMA_LATE_FIRST, 63);
     const int n = i8_cuda_conv_fp8_variants();
-    assert_int_equal(n, 70);
+    assert_int_equal(n, 72);
     assert_true(n <= 64 * I8_FP8_VARIANT_SET_WORDS); /* INFER8_CUDA_FP8_VARIANT's set holds them all */
     /* the names stored tactics and reports refer to, in place */
     assert_string_equal(i8_cuda_conv_fp8_name(0), "qmma64x64");
@@ -55,6 +57,9 @@ static void test_numbering_and_names(void **state) {
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4P3R), "tma128x64s4p3r");
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4P3C), "tma128x64s4p3c");
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4P3CM), "tma128x64s4p3cm");
+    assert_int_equal(TMA_S4C64, 70);
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4C64), "tma128x64s4c64");
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4PC64), "tma128x64s4pc64");
     assert_string_equal(i8_cuda_conv_fp8_name(n), "?");
     assert_string_equal(i8_cuda_conv_fp8_name(-1), "?");
     /* within a family a name repeats once per split-K factor; across tiles and families never */
@@ -72,14 +77,15 @@ static void test_numbering_and_names(void **state) {
         assert_int_equal(i8_cuda_conv_fp8_is_tma(v), (v >= I8_FP8_TMA_FIRST && v < I8_FP8_HALO_FIRST) || is_late_tma(v));
         assert_int_equal(i8_cuda_conv_fp8_is_halo(v), v >= I8_FP8_HALO_FIRST && v < I8_FP8_HALO_END);
         assert_int_equal(i8_cuda_conv_fp8_is_im2col(v),
-                         v == TMA_S4C || v == TMA_128C || v == TMA_S4PC || v == TMA_S4C32 || v == TMA_S4P3C || is_mixed(v));
+                         v == TMA_S4C || v == TMA_128C || v == TMA_S4PC || v == TMA_S4P3C || is_narrow(v) || is_mixed(v));
         assert_int_equal(i8_cuda_conv_fp8_tma_index(v),
                          v >= I8_FP8_TMA_FIRST && v < I8_FP8_HALO_FIRST ? v - I8_FP8_TMA_FIRST
                          : is_late_tma(v)                               ? 10 + v - TMA_S4PCM
                                                                         : -1);
     }
     for (int v = -1; v <= n; v++) {
-        assert_int_equal(i8_cuda_conv_fp8_im2col_span(v), v == TMA_S4C32 ? 32
+        assert_int_equal(i8_cuda_conv_fp8_im2col_span(v), v == TMA_S4C32                            ? 32
+                                                          : v == TMA_S4C64 || v == TMA_S4PC64          ? 64
                                                           : v >= 0 && v < n && i8_cuda_conv_fp8_is_im2col(v) ? 128
                                                                                                             : 0);
         assert_int_equal(i8_cuda_conv_fp8_is_mixed(v), is_mixed(v));
@@ -139,25 +145,25 @@ static void test_fits(void **state) {
     assert_true(fits(&a, 0));
     a.res = NULL; /* a residual mode without its tensor: nothing runs it */
     for (int v = 0; v < n; v++) assert_false(fits(&a, v));
-    /* 3x3, e4m3 input: of the TMA kernels the im2col ones (at c_in 384 not the one with 32-channel
-     * sub-slices, which takes c_in up to 64, nor the mixed ones: whole 128-channel chunks, no rest);
+    /* 3x3, e4m3 input: of the TMA kernels the im2col ones (at c_in 384 not the ones with 32- or
+     * 64-channel sub-slices, which take c_in up to 64, nor the mixed ones: whole 128-channel chunks, no rest);
      * the implicit-GEMM families too */
     a = pointwise(1);
     a.kh = a.kw = 3, a.ph = a.pw = 1;
     for (int v = I8_FP8_TMA_FIRST; v < n; v++)
-        assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v) && v != TMA_S4C32 && !is_mixed(v));
+        assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v) && !is_narrow(v) && !is_mixed(v));
     a.c_in = a.x_ld = 64; /* below one chunk: no mixed kernel */
     for (int v = I8_FP8_TMA_FIRST; v < n; v++)
         assert_int_equal(fits(&a, v), (i8_cuda_conv_fp8_is_im2col(v) && !is_mixed(v)) || i8_cuda_conv_fp8_is_halo(v));
-    a.c_in = a.x_ld = 48; /* the second sub-slice of each tap: 16 channels and 16 zeros */
-    assert_true(fits(&a, TMA_S4C32) && fits(&a, TMA_S4C));
+    a.c_in = a.x_ld = 48; /* the second sub-slice of each tap: 16 channels and 16 zeros; one of 64 */
+    assert_true(fits(&a, TMA_S4C32) && fits(&a, TMA_S4C) && fits(&a, TMA_S4C64) && fits(&a, TMA_S4PC64));
     a.c_in = a.x_ld = 80;
-    assert_false(fits(&a, TMA_S4C32));
+    assert_false(fits(&a, TMA_S4C32) || fits(&a, TMA_S4C64) || fits(&a, TMA_S4PC64));
     assert_true(fits(&a, TMA_S4C));
     /* the mixed kernels: a chunk and a rest of whole 32-channel sub-slices a tap */
     a.c_in = a.x_ld = 160, a.kh = 7, a.kw = 1, a.ph = 3, a.pw = 0; /* IRv2's Block17 7x1: 7 + 2 stages */
     for (int v = I8_FP8_TMA_FIRST; v < n; v++)
-        if (i8_cuda_conv_fp8_is_tma(v)) assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v) && v != TMA_S4C32);
+        if (i8_cuda_conv_fp8_is_tma(v)) assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v) && !is_narrow(v));
     a.c_in = a.x_ld = 288, a.kh = a.kw = 3, a.ph = a.pw = 1; /* two chunks and one sub-slice a tap */
     assert_true(fits(&a, TMA_S4PCM) && fits(&a, TMA_S4CM) && fits(&a, TMA_128CM) && fits(&a, TMA_S4P3CM));
     assert_true(fits(&a, TMA_S4P3C) && !fits(&a, TMA_S4P3) && !fits(&a, TMA_S4P3R));
