@@ -662,21 +662,20 @@ static void test_fp8_skip(void **state) {
     }
 }
 
-/* INFER8_CUDA_FP8_MIXED=0 leaves the mixed-width im2col kernels out (session 51: through the skip
- * set). A context forced onto tma128x64s4cm (INFER8_CUDA_FP8_VARIANT) runs it on a 7x1 160 -> 192
- * conv (c_in a 128-channel chunk and a 32-channel rest, the mixed kernels' range); its tactics are
- * handed to a second context under INFER8_CUDA_FP8_MIXED=0, which must tune that conv again on a
- * kernel that is not mixed (a stored tactic counts as tried, so it would come back if the variable
- * were ignored) and still match the emulation. */
-static void test_fp8_mixed_off(void **state) {
-    (void)state;
+/* A family of variants left out of the tuning by a variable (through the skip set): a context
+ * forced onto `forced_name` (INFER8_CUDA_FP8_VARIANT) runs it on a spatial conv over `c_in`
+ * channels (in that family's range); its tactics are handed to a second context under the
+ * variable (`env` set to `value`, or unset for NULL), which must tune that conv again on a kernel
+ * outside the family (a stored tactic counts as tried, so it would come back if the variable were
+ * ignored) and still match the emulation. */
+static void left_out_case(const char *forced_name, int (*in_family)(int), int c_in, const char *env, const char *value) {
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-    const int cm = variant_named("tma128x64s4cm");
-    assert_true(i8_cuda_conv_fp8_is_mixed(cm));
+    const int cm = variant_named(forced_name);
+    assert_true(in_family(cm));
     tg t;
     tg_init(&t, 3, 17, 17, 131);
     int a = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
-    int b = tg_conv(&t, "pw", a, 160, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    int b = tg_conv(&t, "pw", a, c_in, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
     int c = tg_conv(&t, "c7x1", b, 192, 7, 1, 1, 1, 3, 0, 1, I8_ACT_RELU, -1, 1);
     int o = tg_conv(&t, "o", c, 64, 1, 1, 1, 1, 0, 0, 1, I8_ACT_NONE, -1, 1);
     tg_finish(&t, o);
@@ -699,24 +698,27 @@ static void test_fp8_mixed_off(void **state) {
     assert_int_equal(forced[c].kind, I8_CUDA_TACTIC_FP8);
     assert_int_equal(forced[c].variant, cm);
 
-    assert_int_equal(setenv("INFER8_CUDA_FP8_MIXED", "0", 1), 0);
+    if (value) assert_int_equal(setenv(env, value, 1), 0);
+    else assert_int_equal(unsetenv(env), 0);
     infer8_status st = i8_backend_cuda.prepare(&cb, g, &co, &err);
     if (st == INFER8_OK) st = i8_cuda_preset_tactics(cb, n, forced, &err);
     float *y = malloc(sizeof(float) * outc * n);
     assert_non_null(y);
     memset(y, 0xff, sizeof(float) * outc * n); /* NaN: unwritten values fail */
     if (st == INFER8_OK) st = i8_backend_cuda.run(cb, n, in + per * 8, y, &err);
-    assert_int_equal(unsetenv("INFER8_CUDA_FP8_MIXED"), 0);
+    assert_int_equal(unsetenv(env), 0);
     if (st) fprintf(stderr, "cuda: %s\n", err.msg);
     assert_int_equal(st, INFER8_OK);
     assert_int_equal(i8_cuda_tactics(cb, n, &mended, &err), INFER8_OK);
     i8_cuda_stats stats;
     i8_cuda_get_stats(cb, n, &stats);
-    fprintf(stderr, "  INFER8_CUDA_FP8_MIXED=0 with the forced tactics stored: c7x1 on %s, %d kept, %d tuned again\n",
-            i8_cuda_conv_fp8_name(mended[c].variant), stats.presets_kept, stats.presets_retuned);
+    fprintf(stderr, "  %s%s%s with the forced tactics stored: c7x1 on %s, %d kept, %d tuned again\n", env,
+            value ? "=" : " unset", value ? value : "", i8_cuda_conv_fp8_name(mended[c].variant), stats.presets_kept,
+            stats.presets_retuned);
     for (int i = 0; i < g->n_nodes; i++)
-        if (mended[i].kind == I8_CUDA_TACTIC_FP8 && i8_cuda_conv_fp8_is_mixed(mended[i].variant))
-            fail_msg("%s ran %s under INFER8_CUDA_FP8_MIXED=0", g->nodes[i].name, i8_cuda_conv_fp8_name(mended[i].variant));
+        if (mended[i].kind == I8_CUDA_TACTIC_FP8 && in_family(mended[i].variant))
+            fail_msg("%s ran %s under %s%s%s", g->nodes[i].name, i8_cuda_conv_fp8_name(mended[i].variant), env,
+                     value ? "=" : " unset", value ? value : "");
     assert_int_equal(mended[c].kind, I8_CUDA_TACTIC_FP8);
     assert_true(stats.presets_retuned >= 1);
     float *ref = emulation_logits(g, in + per * 8, n, n, 0);
@@ -739,6 +741,22 @@ static void test_fp8_mixed_off(void **state) {
     i8_backend_cuda.destroy(ca);
     i8_backend_cuda.destroy(cb);
     i8_graph_free(g);
+}
+
+static int is_c64(int v) { return i8_cuda_conv_fp8_im2col_span(v) == 64; }
+
+/* INFER8_CUDA_FP8_MIXED=0 leaves the mixed-width im2col kernels out (session 51): tma128x64s4cm on
+ * a 7x1 160 -> 192 (c_in a 128-channel chunk and a 32-channel rest, the mixed kernels' range) */
+static void test_fp8_mixed_off(void **state) {
+    (void)state;
+    left_out_case("tma128x64s4cm", i8_cuda_conv_fp8_is_mixed, 160, "INFER8_CUDA_FP8_MIXED", "0");
+}
+
+/* Without INFER8_CUDA_FP8_C64=1 the 64-channel im2col sub-slices are left out (session 56: written,
+ * not yet run on a GPU when they landed): tma128x64s4pc64 on a 7x1 48 -> 192 */
+static void test_fp8_c64_off(void **state) {
+    (void)state;
+    left_out_case("tma128x64s4pc64", is_c64, 48, "INFER8_CUDA_FP8_C64", NULL);
 }
 
 /* The TMA kernels' two ways out (session 32): TMA stores from the staging tiles where the output's
@@ -1743,6 +1761,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_fp8_tma_residual_loop, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_skip, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_mixed_off, im2col_teardown),
+        cmocka_unit_test_teardown(test_fp8_c64_off, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_tma_store_paths, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_priority, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_pdl, im2col_teardown),
