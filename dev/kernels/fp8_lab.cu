@@ -103,7 +103,7 @@ static const shape shapes[] = {
     {"Reduction-B 3x3 s2 288->320 @17 b32", 32, 17, 288, 320, 0, 3, 3, 2, 0, 0},
     {"v4 Block B 1x7 192->224 @17 b32", 32, 17, 192, 224, 0, 1, 7, 1, 0, 3},
     /* c_in 33-64, the 64-channel sub-slice variants' range (session 56): v4's Block A 3x3, slower
-     * in FP8 than cuDNN's fp16 at batch 32 (20-23 us on tma128x64s4pc against 16.8), and IRv2's
+     * in FP8 than cuDNN's fp16 at batch 32 (20-23 us on tma128x128s3c against 16.8), and IRv2's
      * Block35 3x3 48->64 */
     {"v4 Block A 3x3 64->96 @35 b32", 32, 35, 64, 96, 0, 3, 3, 1, 1, 1},
     {"Block35 3x3 48->64 @35 b32", 32, 35, 48, 64, 0, 3, 3, 1, 1, 1},

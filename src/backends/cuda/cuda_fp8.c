@@ -113,7 +113,7 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
     if (mixed && atoi(mixed) <= 0)
         for (int v = 0; v < i8_cuda_conv_fp8_variants(); v++)
             if (i8_cuda_conv_fp8_is_mixed(v)) i8_fp8_variant_set_add(&c->fp8_skip, v);
-    /* the 64-channel im2col sub-slices (variants 70-71, session 56) are written but not yet run on
+    /* the 64-channel im2col sub-slices (variants 70-72, session 56) are written but not yet run on
      * a GPU: tuned only with INFER8_CUDA_FP8_C64=1 until a GPU session has checked and timed them */
     const char *c64 = getenv("INFER8_CUDA_FP8_C64");
     if (!c64 || atoi(c64) <= 0)

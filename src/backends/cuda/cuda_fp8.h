@@ -103,9 +103,9 @@ enum { I8_FP8_TMA_VARIANTS = 10, I8_FP8_HALO_FIRST = I8_FP8_TMA_FIRST + I8_FP8_T
 enum { I8_FP8_HALO_VARIANTS = 5, I8_FP8_HALO_END = I8_FP8_HALO_FIRST + I8_FP8_HALO_VARIANTS };
 /* From I8_FP8_TMA_LATE_FIRST on: TMA kernels added after the halo ones, numbered on from there
  * (63-65 the mixed-width im2col ones, session 50; 66-69 three ping-pong consumers, session 51;
- * 70-71 im2col with 64-channel sub-slices, session 56);
+ * 70-72 im2col with 64-channel sub-slices, session 56);
  * the TMA table of cuda_fp8_tma.cu lists them after its first I8_FP8_TMA_VARIANTS. */
-enum { I8_FP8_TMA_LATE_FIRST = I8_FP8_HALO_END, I8_FP8_TMA_LATE_VARIANTS = 9 };
+enum { I8_FP8_TMA_LATE_FIRST = I8_FP8_HALO_END, I8_FP8_TMA_LATE_VARIANTS = 10 };
 enum { I8_FP8_VARIANTS = I8_FP8_TMA_LATE_FIRST + I8_FP8_TMA_LATE_VARIANTS };
 static inline int i8_cuda_conv_fp8_is_halo(int variant) {
     return variant >= I8_FP8_HALO_FIRST && variant < I8_FP8_HALO_END;

@@ -880,9 +880,10 @@ extern "C" int i8_cuda_conv_fp8_tma_multi(const i8_cuda_fp8_conv_args *a, const 
  * consumer warpgroups: 3 lets two tiles' epilogues run beside each mainloop, for the convs whose
  * epilogue outlasts their short K: the residual up-projections). The rows after the first
  * I8_FP8_TMA_VARIANTS are the variants from I8_FP8_TMA_LATE_FIRST on. The 64-byte sub-slices
- * (session 56, c64): c_in 33-64 (v4's and v3's 3x3 64 -> 96, IRv2's Block35 3x3 48 -> 64) in one
- * 64-channel sub-slice a tap, two taps a stage, where a 128-channel chunk is half zeros or more and
- * 32-byte boxes load slowly; the ping-pong form too, the spatial convs' usual winner (55). */
+ * (session 56, c64; c_in up to 64, meant for 33-64: v4's and v3's 3x3 64 -> 96, IRv2's Block35 3x3
+ * 48 -> 64): one 64-channel sub-slice a tap, two taps a stage, where a 128-channel chunk is half
+ * zeros or more and 32-byte boxes load slowly; in the forms of 54, 56 (ping-pong) and 55 (BN 128,
+ * v4's spatial convs' winner at batch 32). */
 #define TMA_VARIANTS(X) \
     X("tma128x64s4", 64, 4, false, false, false, false, 128, false, 2) \
     X("tma128x128s3", 128, 3, false, false, false, false, 128, false, 2) \
@@ -902,7 +903,8 @@ extern "C" int i8_cuda_conv_fp8_tma_multi(const i8_cuda_fp8_conv_args *a, const 
     X("tma128x64s4p3c", 64, 4, false, false, true, true, 128, false, 3) \
     X("tma128x64s4p3cm", 64, 4, false, false, true, true, 128, true, 3) \
     X("tma128x64s4c64", 64, 4, false, false, false, true, 64, false, 2) \
-    X("tma128x64s4pc64", 64, 4, false, false, true, true, 64, false, 2)
+    X("tma128x64s4pc64", 64, 4, false, false, true, true, 64, false, 2) \
+    X("tma128x128s3c64", 128, 3, false, false, false, true, 64, false, 2)
 
 #define TMA_COUNT(name, bn, st, rt, xh, pp, ic, sw, mix, nc) +1
 /* the halo variants are numbered after the first I8_FP8_TMA_VARIANTS of these (cuda_fp8.h) */
