@@ -739,7 +739,7 @@ static int encode_2d(encode_tiled_fn encode, CUtensorMap *map, const void *base,
 }
 
 /* The e4m3 input [n][h][w][c_in] (pixel stride x_ld bytes) as an im2col map for conv a: boxes of
- * 128 output pixels x span channels (128, or the narrow sub-slices' 32; swizzled over span bytes,
+ * 128 output pixels x span channels (128, or the narrow sub-slices' 32 or 64; swizzled over span bytes,
  * as the tiled B boxes), pixels walked with the conv's strides inside the box of filter-window
  * corners, from -pad to the last corner. */
 static int encode_im2col(encode_im2col_fn encode, CUtensorMap *map, const i8_cuda_fp8_conv_args *a, int span) {
