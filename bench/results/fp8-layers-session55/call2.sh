@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Ran in session 56 as its call 1 (H100): logs in bench/results/fp8-layers-session56/call1.
 # Session 55, call 2. (1) Where a pair kernel's time goes: call 1's Nsight Compute of pair-c4 on
 # Block17 (batch 1) showed 2% of its instructions are MMAs (mma.sync e4m3, which sm_90 runs as
 # F2FP unpacks + fp16 HMMA), 0.41 issued per scheduler, and the samples spread over the load, 1x1,
