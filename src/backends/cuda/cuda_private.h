@@ -173,7 +173,7 @@ typedef struct cu_ctx {
                                   * choice (choose_merge), 2 always on the BN 64 kernel, 3 on BN 128, untimed (tests) */
     cu_merge *merges;            /* sibling groups (i8_cuda_fp8_merge_plan) */
     int n_merges;
-    int pair_mode;               /* INFER8_CUDA_PAIR: 0 (default: slower everywhere in session 54) never pair
+    int pair_mode;               /* INFER8_CUDA_PAIR: 0 (default: slower everywhere, sessions 54-56) never pair
                                   * kernels, 1 a timed and checked choice (choose_pair), 2 + v every pair on pair
                                   * variant v, untimed (tests) */
     cu_pair *pairs;              /* (i8_cuda_fp8_pair_plan) */
