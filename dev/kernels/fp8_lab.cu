@@ -107,6 +107,11 @@ static const shape shapes[] = {
      * Block35 3x3 48->64 */
     {"v4 Block A 3x3 64->96 @35 b32", 32, 35, 64, 96, 0, 3, 3, 1, 1, 1},
     {"Block35 3x3 48->64 @35 b32", 32, 35, 48, 64, 0, 3, 3, 1, 1, 1},
+    /* c_in a chunk or more and a 64-channel rest, the variants with 64-channel rests (session 57):
+     * v4's 7x1 192->192 (69, 12.4-13.0 us at batch 32) and Reduction-A 3x3 192->224 (65, 56.5 us);
+     * its 1x7 192->224 is above (55, 15.8-16.3 us) */
+    {"v4 Block B 7x1 192->192 @17 b32", 32, 17, 192, 192, 0, 7, 1, 1, 3, 0},
+    {"v4 Reduction-A 3x3 192->224 @35 b32", 32, 35, 192, 224, 0, 3, 3, 1, 1, 1},
 };
 
 static float time_us(int (*fn)(void *), void *arg) {

@@ -335,6 +335,12 @@ static const im2col_case im2col_cases[] = {
     {"1x7, 224 -> 96, 17x17", 17, 17, 224, 96, 1, 7, 1, 0, 3},
     {"3x3 stride 2, 288 -> 72, 17x17", 17, 17, 288, 72, 3, 3, 2, 0, 0},
 };
+/* c_in a 128-channel chunk or two and a 64-channel rest (session 57: the mixed kernels with 64-channel
+ * rests; v4's 1x7 over 192); test_fp8_im2col only (the halo tests count im2col_cases' fits) */
+static const im2col_case rest64_cases[] = {
+    {"1x7, 192 -> 224, 17x17", 17, 17, 192, 224, 1, 7, 1, 0, 3},
+    {"3x3 stride 2 pad 1, 320 -> 96, 19x17", 19, 17, 320, 96, 3, 3, 2, 1, 1},
+};
 
 /* INFER8_CUDA_FP8_VARIANT=v, and compare_fp8 asserts that every spatial FP8 conv ran v */
 static void force_spatial_variant(int v) {
@@ -401,13 +407,15 @@ static void test_fp8_im2col(void **state) {
     (void)state;
     int tested = 0, failed = 0;
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0); /* the 1x1 producer: own kernels, quick */
+    const size_t n_plain = sizeof im2col_cases / sizeof im2col_cases[0];
+    const size_t n_cases = n_plain + sizeof rest64_cases / sizeof rest64_cases[0];
     for (int v = I8_FP8_TMA_FIRST; v < i8_cuda_conv_fp8_variants(); v++) {
         if (!i8_cuda_conv_fp8_is_im2col(v)) continue;
         force_spatial_variant(v);
-        for (size_t k = 0; k < sizeof im2col_cases / sizeof im2col_cases[0]; k++) {
-            const im2col_case *C = &im2col_cases[k];
+        for (size_t k = 0; k < n_cases; k++) {
+            const im2col_case *C = k < n_plain ? &im2col_cases[k] : &rest64_cases[k - n_plain];
             if (!variant_fits_conv(v, C->h, C->w, C->c_in, C->c_out, C->kh, C->kw, C->s, C->ph, C->pw))
-                continue; /* the narrow variant: c_in <= 64; the mixed ones: a chunk and a rest of whole 32s */
+                continue; /* the narrow variants: c_in <= 64; the mixed ones: a chunk and a rest of whole 32s / 64s */
             failed += !spatial_case_ok(v, C, 40 + (uint64_t)v * 16 + k);
             tested++;
         }
@@ -417,24 +425,30 @@ static void test_fp8_im2col(void **state) {
      * 32-channel one and the three 64-channel ones (session 56: two taps a stage, c_in 32 and 48 a
      * partly zero sub-slice, 9 and 7 taps a last stage of one) on the five with c_in <= 64, the
      * four mixed ones on c_in 160 (7 + 2 stages, the last with 1 sub-slice), 224 (7 + 6, three
-     * sub-slices a tap, taps straddling stages) and 288 (18 + 3, stride 2) */
-    assert_int_equal(tested, 4 * 10 + 4 * 5 + 4 * 3);
+     * sub-slices a tap, taps straddling stages) and 288 (18 + 3, stride 2); on the two cases of
+     * rest64_cases (c_in 192: 7 + 4 stages with 64-channel rests, the last with one; 320: 18 + 5,
+     * stride 2, pad 1) the four 128-channel kernels, the four mixed ones (two 32-channel rests a
+     * tap) and the three with 64-channel rests (session 57) */
+    assert_int_equal(tested, 4 * 10 + 4 * 5 + 4 * 3 + (4 + 4 + 3) * 2);
 }
 
 /* A chain of seven FP8 convs, six of them spatial, e4m3 copies between them, every spatial conv
  * forced onto `variant`: max rel and mean |diff| / max |ref| against the emulation. Chains: 0 wide,
  * 1 narrow (every spatial conv's c_in <= 64, the 32-channel im2col variant's range), 2 mixed (every
  * spatial conv's c_in a 128-channel chunk or two and a rest of 32s, the mixed variants' range:
- * 160, 224, 288, 192, 160, 224). */
-enum { CHAIN_WIDE, CHAIN_NARROW, CHAIN_MIXED };
+ * 160, 224, 288, 192, 160, 224), 3 mixed64 (rests of 64: 192, 320, 192, 448, 192, 320; session 57). */
+enum { CHAIN_WIDE, CHAIN_NARROW, CHAIN_MIXED, CHAIN_MIXED64, CHAINS };
 static op_result im2col_chain(int variant, int chain) {
     /* the output channels of pw, c3, c1x7, c7x1, c5, c3s2p1 (each the next one's c_in) */
-    static const int channels[3][6] = {{48, 64, 160, 144, 48, 80}, {48, 64, 32, 48, 64, 48}, {160, 224, 288, 192, 160, 224}};
-    static const char *const chain_names[3] = {"wide", "narrow", "mixed"};
+    static const int channels[CHAINS][6] = {{48, 64, 160, 144, 48, 80},
+                                            {48, 64, 32, 48, 64, 48},
+                                            {160, 224, 288, 192, 160, 224},
+                                            {192, 320, 192, 448, 192, 320}};
+    static const char *const chain_names[CHAINS] = {"wide", "narrow", "mixed", "mixed64"};
     const int *ch = channels[chain];
     force_spatial_variant(variant);
     tg t;
-    tg_init(&t, 3, 19, 17, chain == CHAIN_MIXED ? 41 : 40);
+    tg_init(&t, 3, 19, 17, chain >= CHAIN_MIXED ? 41 : 40);
     int a = tg_conv(&t, "stem", 0, 32, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
     int b = tg_conv(&t, "pw", a, ch[0], 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
     int c = tg_conv(&t, "c3", b, ch[1], 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
@@ -462,12 +476,13 @@ static void test_fp8_im2col_chain(void **state) {
     (void)state;
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
     int tested = 0;
-    for (int chain = CHAIN_WIDE; chain <= CHAIN_MIXED; chain++) {
+    static const int chain_rest[CHAINS] = {0, 0, 32, 64}; /* the mixed kernels' rests each chain runs */
+    for (int chain = CHAIN_WIDE; chain < CHAINS; chain++) {
         im2col_chain(1, chain); /* qmma32x64: fp32 sums, for the report */
         const op_result w = im2col_chain(17, chain); /* wgmma128x64 */
         for (int v = I8_FP8_TMA_FIRST; v < i8_cuda_conv_fp8_variants(); v++) {
             const int span = i8_cuda_conv_fp8_im2col_span(v);
-            if (!span || i8_cuda_conv_fp8_is_mixed(v) != (chain == CHAIN_MIXED) || (chain == CHAIN_WIDE && span < 128))
+            if (!span || i8_cuda_conv_fp8_is_mixed(v) != chain_rest[chain] || (chain == CHAIN_WIDE && span < 128))
                 continue;
             const op_result r = im2col_chain(v, chain);
             assert_true(r.mean_rel <= 1.5 * w.mean_rel + 1e-4);
@@ -476,8 +491,8 @@ static void test_fp8_im2col_chain(void **state) {
         }
     }
     /* the wide chain on the four 128-channel kernels, the narrow on those and the 32- and
-     * 64-channel ones, the mixed on the four mixed ones */
-    assert_int_equal(tested, 4 + 8 + 4);
+     * 64-channel ones, the mixed on the four mixed ones, mixed64 on the three with 64-channel rests */
+    assert_int_equal(tested, 4 + 8 + 4 + 3);
 }
 
 
@@ -741,6 +756,7 @@ static void left_out_case(const char *forced_name, int (*in_family)(int), int c_
 }
 
 static int is_c64(int v) { return i8_cuda_conv_fp8_im2col_span(v) == 64; }
+static int is_m64(int v) { return i8_cuda_conv_fp8_is_mixed(v) == 64; }
 
 /* INFER8_CUDA_FP8_MIXED=0 leaves the mixed-width im2col kernels out (session 51): tma128x64s4cm on
  * a 7x1 160 -> 192 (c_in a 128-channel chunk and a 32-channel rest, the mixed kernels' range) */
@@ -754,6 +770,13 @@ static void test_fp8_mixed_off(void **state) {
 static void test_fp8_c64_off(void **state) {
     (void)state;
     left_out_case("tma128x64s4pc64", is_c64, 48, "INFER8_CUDA_FP8_C64", "0");
+}
+
+/* Unless INFER8_CUDA_FP8_M64=1 the mixed kernels with 64-channel rests are left out (session 57:
+ * written, not yet run on a GPU when they landed): tma128x64s4cm64 on a 7x1 192 -> 192 */
+static void test_fp8_m64_off(void **state) {
+    (void)state;
+    left_out_case("tma128x64s4cm64", is_m64, 192, "INFER8_CUDA_FP8_M64", "0");
 }
 
 /* The TMA kernels' two ways out (session 32): TMA stores from the staging tiles where the output's
@@ -1759,6 +1782,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_fp8_skip, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_mixed_off, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_c64_off, im2col_teardown),
+        cmocka_unit_test_teardown(test_fp8_m64_off, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_tma_store_paths, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_priority, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_pdl, im2col_teardown),

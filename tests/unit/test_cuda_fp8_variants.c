@@ -23,23 +23,29 @@
 
 enum { TMA_S4 = I8_FP8_TMA_FIRST, TMA_128, TMA_S4R, TMA_S3H, TMA_S4P, TMA_S4PR, TMA_S4C, TMA_128C, TMA_S4PC, TMA_S4C32 };
 /* after the halo kernels: the mixed-width im2col kernels (session 50), three ping-pong consumers (51),
- * 64-channel im2col sub-slices (56) */
+ * 64-channel im2col sub-slices (56), mixed-width ones with 64-channel rests (57) */
 enum { TMA_S4PCM = I8_FP8_TMA_LATE_FIRST, TMA_S4CM, TMA_128CM, TMA_S4P3, TMA_S4P3R, TMA_S4P3C, TMA_S4P3CM, TMA_S4C64, TMA_S4PC64,
-       TMA_128C64 };
-static int is_mixed(int v) { return v == TMA_S4PCM || v == TMA_S4CM || v == TMA_128CM || v == TMA_S4P3CM; }
+       TMA_128C64, TMA_S4CM64, TMA_128CM64, TMA_S4PCM64 };
+/* the mixed kernels' rest sub-slice width (0: not mixed) */
+static int mixed_rest(int v) {
+    return v == TMA_S4PCM || v == TMA_S4CM || v == TMA_128CM || v == TMA_S4P3CM ? 32
+           : v == TMA_S4CM64 || v == TMA_128CM64 || v == TMA_S4PCM64        ? 64
+                                                                              : 0;
+}
+static int is_mixed(int v) { return mixed_rest(v) != 0; }
 static int is_c64(int v) { return v == TMA_S4C64 || v == TMA_S4PC64 || v == TMA_128C64; }
 static int is_narrow(int v) { return v == TMA_S4C32 || is_c64(v); } /* c_in up to 64 */
-static int is_late_tma(int v) { return v >= I8_FP8_TMA_LATE_FIRST && v <= TMA_128C64; }
+static int is_late_tma(int v) { return v >= I8_FP8_TMA_LATE_FIRST && v <= TMA_S4PCM64; }
 
 static void test_numbering_and_names(void **state) {
     (void)state;
     assert_int_equal(I8_FP8_TMA_FIRST, 48);
-    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 20);
+    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 23);
     assert_int_equal(I8_FP8_HALO_FIRST, 58);
     assert_int_equal(i8_cuda_conv_fp8_halo_variants(), 5);
     assert_int_equal(I8_FP8_TMA_LATE_FIRST, 63);
     const int n = i8_cuda_conv_fp8_variants();
-    assert_int_equal(n, 73);
+    assert_int_equal(n, 76);
     assert_true(n <= 64 * I8_FP8_VARIANT_SET_WORDS); /* INFER8_CUDA_FP8_VARIANT's set holds them all */
     /* the names stored tactics and reports refer to, in place */
     assert_string_equal(i8_cuda_conv_fp8_name(0), "qmma64x64");
@@ -63,6 +69,10 @@ static void test_numbering_and_names(void **state) {
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4C64), "tma128x64s4c64");
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4PC64), "tma128x64s4pc64");
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_128C64), "tma128x128s3c64");
+    assert_int_equal(TMA_S4CM64, 73);
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4CM64), "tma128x64s4cm64");
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_128CM64), "tma128x128s3cm64");
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4PCM64), "tma128x64s4pcm64");
     assert_string_equal(i8_cuda_conv_fp8_name(n), "?");
     assert_string_equal(i8_cuda_conv_fp8_name(-1), "?");
     /* within a family a name repeats once per split-K factor; across tiles and families never */
@@ -91,7 +101,7 @@ static void test_numbering_and_names(void **state) {
                                                           : is_c64(v)                                  ? 64
                                                           : v >= 0 && v < n && i8_cuda_conv_fp8_is_im2col(v) ? 128
                                                                                                             : 0);
-        assert_int_equal(i8_cuda_conv_fp8_is_mixed(v), is_mixed(v));
+        assert_int_equal(i8_cuda_conv_fp8_is_mixed(v), mixed_rest(v));
     }
     assert_false(i8_cuda_conv_fp8_is_im2col(n));
     assert_false(i8_cuda_conv_fp8_is_im2col(-1));
@@ -163,18 +173,25 @@ static void test_fits(void **state) {
     a.c_in = a.x_ld = 80;
     assert_false(fits(&a, TMA_S4C32) || fits(&a, TMA_S4C64) || fits(&a, TMA_S4PC64) || fits(&a, TMA_128C64));
     assert_true(fits(&a, TMA_S4C));
-    /* the mixed kernels: a chunk and a rest of whole 32-channel sub-slices a tap */
+    /* the mixed kernels: a chunk and a rest of whole 32- (or 64-) channel sub-slices a tap */
     a.c_in = a.x_ld = 160, a.kh = 7, a.kw = 1, a.ph = 3, a.pw = 0; /* IRv2's Block17 7x1: 7 + 2 stages */
     for (int v = I8_FP8_TMA_FIRST; v < n; v++)
+        if (i8_cuda_conv_fp8_is_tma(v))
+            assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v) && !is_narrow(v) && mixed_rest(v) != 64);
+    a.c_in = a.x_ld = 192; /* v4's 1x7 / 7x1: a chunk and one 64-channel sub-slice (or two of 32) a tap */
+    for (int v = I8_FP8_TMA_FIRST; v < n; v++)
         if (i8_cuda_conv_fp8_is_tma(v)) assert_int_equal(fits(&a, v), i8_cuda_conv_fp8_is_im2col(v) && !is_narrow(v));
-    a.c_in = a.x_ld = 288, a.kh = a.kw = 3, a.ph = a.pw = 1; /* two chunks and one sub-slice a tap */
+    a.c_in = a.x_ld = 320, a.kh = a.kw = 3, a.ph = a.pw = 1; /* two chunks and a 64-channel rest */
+    assert_true(fits(&a, TMA_S4CM64) && fits(&a, TMA_128CM64) && fits(&a, TMA_S4PCM64) && fits(&a, TMA_S4CM));
+    a.c_in = a.x_ld = 288; /* two chunks and one sub-slice a tap */
     assert_true(fits(&a, TMA_S4PCM) && fits(&a, TMA_S4CM) && fits(&a, TMA_128CM) && fits(&a, TMA_S4P3CM));
     assert_true(fits(&a, TMA_S4P3C) && !fits(&a, TMA_S4P3) && !fits(&a, TMA_S4P3R));
+    assert_false(fits(&a, TMA_S4CM64) || fits(&a, TMA_128CM64) || fits(&a, TMA_S4PCM64)); /* a rest of 32 */
     a.c_in = a.x_ld = 176; /* a rest of 48: not whole sub-slices */
-    assert_false(fits(&a, TMA_S4PCM) || fits(&a, TMA_S4CM) || fits(&a, TMA_128CM));
+    assert_false(fits(&a, TMA_S4PCM) || fits(&a, TMA_S4CM) || fits(&a, TMA_128CM) || fits(&a, TMA_S4CM64));
     assert_true(fits(&a, TMA_S4C));
     a.c_in = a.x_ld = 256; /* whole chunks: the plain kernels */
-    assert_false(fits(&a, TMA_S4PCM) || fits(&a, TMA_S4CM) || fits(&a, TMA_128CM));
+    assert_false(fits(&a, TMA_S4PCM) || fits(&a, TMA_S4CM) || fits(&a, TMA_128CM) || fits(&a, TMA_128CM64));
     a.c_in = a.x_ld = 224, a.x_fp8 = 0; /* fp16 input */
     assert_false(fits(&a, TMA_S4PCM) || fits(&a, TMA_S4CM) || fits(&a, TMA_128CM));
     a.x_fp8 = 1;

@@ -111,17 +111,17 @@ fp8_lab() {
 }
 
 # The product's TMA kernels (src/backends/cuda/cuda_fp8_tma.cu: by default 48-53 and 66-67, pointwise,
-# and 63-65 and 68-72, im2col; the im2col 54-57 when named) next to the lean wgmma kernel (32,
+# and 63-65 and 68-75, im2col; the im2col 54-57 when named) next to the lean wgmma kernel (32,
 # the product's winner on the up-projections before session 13) on every lab shape and mode that
 # each fits: validation and times. The lab's own experiments (dev/kernels/fp8_tma.cu) are numbered
-# after the product's variants (73 on since session 56) and run when named.
+# after the product's variants (76 on since session 57) and run when named.
 # FP8_TMA_SHAPE narrows the shapes, FP8_TMA_VARIANTS the kernels; FP8_LAB_SLICE=1 writes the
 # outputs as a channel slice of a wider tensor (a concat's branch) and fails any byte outside it.
 STEPS+=(fp8_tma)
 fp8_tma() {
   gpu_env >/dev/null
   [ -x build-device/bin/fp8_lab ] || { echo "fp8_tma: build-device/bin/fp8_lab not built (tools/prepare-device builds it)"; return 1; }
-  FP8_LAB_VARIANT=${FP8_TMA_VARIANTS:-32,48,49,50,51,52,53,63,64,65,66,67,68,69,70,71,72} FP8_LAB_SHAPE=${FP8_TMA_SHAPE:-} timeout ${FP8_TMA_TIMEOUT:-150} stdbuf -oL build-device/bin/fp8_lab >"$OUT/fp8_tma.txt" 2>&1
+  FP8_LAB_VARIANT=${FP8_TMA_VARIANTS:-32,48,49,50,51,52,53,63,64,65,66,67,68,69,70,71,72,73,74,75} FP8_LAB_SHAPE=${FP8_TMA_SHAPE:-} timeout ${FP8_TMA_TIMEOUT:-150} stdbuf -oL build-device/bin/fp8_lab >"$OUT/fp8_tma.txt" 2>&1
   local rc=$?
   fp8_lab_table "$OUT/fp8_tma.txt" | tee "$OUT/fp8_tma_table.md"
   grep -E "FAIL|PASS|failed" "$OUT/fp8_tma.txt" | tail -20

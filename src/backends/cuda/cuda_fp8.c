@@ -110,11 +110,15 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
      * kernels (session 50's A/B) */
     c->fp8_skip = i8_fp8_variant_set_parse(getenv("INFER8_CUDA_FP8_SKIP"), i8_cuda_conv_fp8_variants());
     /* and INFER8_CUDA_FP8_C64=0 the 64-channel im2col sub-slices (variants 70-72; tuned by default
-     * since session 57, when they passed the GPU tests and took v4's and v3's 3x3 64 -> 96) */
-    const char *mixed = getenv("INFER8_CUDA_FP8_MIXED"), *c64 = getenv("INFER8_CUDA_FP8_C64");
-    const int mixed_off = mixed && atoi(mixed) <= 0, c64_off = c64 && atoi(c64) <= 0;
+     * since session 57, when they passed the GPU tests and took v4's and v3's 3x3 64 -> 96); unless
+     * INFER8_CUDA_FP8_M64=1, the mixed kernels with 64-channel rests (73-75, session 57: written but
+     * not yet run on a GPU, tuned only on request until a GPU session has checked and timed them) */
+    const char *mixed = getenv("INFER8_CUDA_FP8_MIXED"), *c64 = getenv("INFER8_CUDA_FP8_C64"),
+               *m64 = getenv("INFER8_CUDA_FP8_M64");
+    const int mixed_off = mixed && atoi(mixed) <= 0, c64_off = c64 && atoi(c64) <= 0, m64_off = !m64 || atoi(m64) <= 0;
     for (int v = 0; v < i8_cuda_conv_fp8_variants(); v++)
-        if ((mixed_off && i8_cuda_conv_fp8_is_mixed(v)) || (c64_off && i8_cuda_conv_fp8_im2col_span(v) == 64))
+        if ((mixed_off && i8_cuda_conv_fp8_is_mixed(v)) || (c64_off && i8_cuda_conv_fp8_im2col_span(v) == 64) ||
+            (m64_off && i8_cuda_conv_fp8_is_mixed(v) == 64))
             i8_fp8_variant_set_add(&c->fp8_skip, v);
     /* INFER8_CUDA_FP8_LT (cuBLASLt e4m3 GEMMs for the 1x1 convs; buffers: i8_cuda_fp8_setup) */
     const char *lt = getenv("INFER8_CUDA_FP8_LT");

@@ -103,9 +103,10 @@ enum { I8_FP8_TMA_VARIANTS = 10, I8_FP8_HALO_FIRST = I8_FP8_TMA_FIRST + I8_FP8_T
 enum { I8_FP8_HALO_VARIANTS = 5, I8_FP8_HALO_END = I8_FP8_HALO_FIRST + I8_FP8_HALO_VARIANTS };
 /* From I8_FP8_TMA_LATE_FIRST on: TMA kernels added after the halo ones, numbered on from there
  * (63-65 the mixed-width im2col ones, session 50; 66-69 three ping-pong consumers, session 51;
- * 70-72 im2col with 64-channel sub-slices, session 56);
+ * 70-72 im2col with 64-channel sub-slices, session 56; 73-75 mixed-width im2col with
+ * 64-channel rests, session 57);
  * the TMA table of cuda_fp8_tma.cu lists them after its first I8_FP8_TMA_VARIANTS. */
-enum { I8_FP8_TMA_LATE_FIRST = I8_FP8_HALO_END, I8_FP8_TMA_LATE_VARIANTS = 10 };
+enum { I8_FP8_TMA_LATE_FIRST = I8_FP8_HALO_END, I8_FP8_TMA_LATE_VARIANTS = 13 };
 enum { I8_FP8_VARIANTS = I8_FP8_TMA_LATE_FIRST + I8_FP8_TMA_LATE_VARIANTS };
 static inline int i8_cuda_conv_fp8_is_halo(int variant) {
     return variant >= I8_FP8_HALO_FIRST && variant < I8_FP8_HALO_END;
@@ -138,11 +139,12 @@ const char *i8_cuda_conv_fp8_tma_name(int t);
 int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int t);
 /* whether variant is a TMA kernel for spatial convs (im2col-mode loads; e4m3 input) */
 int i8_cuda_conv_fp8_is_im2col(int variant);
-/* channels per K sub-slice of an im2col variant (128; 32 for the one that fits c_in <= 64 only;
- * the mixed ones' first stages, 128); 0 for the others */
+/* channels per K sub-slice of an im2col variant (128; 32 or 64 for those that fit c_in <= 64
+ * only; the mixed ones' first stages, 128); 0 for the others */
 int i8_cuda_conv_fp8_im2col_span(int variant);
-/* whether variant is an im2col kernel with mixed-width stages: whole 128-channel chunks of each
- * tap, then the rest of every tap in 32-channel sub-slices (c_in > 128, a multiple of 32) */
+/* for an im2col kernel with mixed-width stages (whole 128-channel chunks of each tap, then the
+ * rest of every tap in narrower sub-slices; c_in > 128, a multiple of them), the rest's sub-slice
+ * width: 32 or 64 channels; 0 for the others */
 int i8_cuda_conv_fp8_is_mixed(int variant);
 int i8_cuda_conv_fp8_tma_setup(void);
 /* The current device's SM count (asked only when *sm_count < 1) and the driver's

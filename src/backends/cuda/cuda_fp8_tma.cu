@@ -68,12 +68,13 @@ typedef struct tma_params {
     int chunks;         /* im2col: SW-channel chunks per tap, ceil(c_in / SW) */
     int subs;           /* im2col: SW-deep sub-slices in all, kh kw chunks (KB = their stages) */
     int tma_store;      /* the epilogue stores its staging tiles with TMA (else 16- / 8-byte stores) */
-    /* MIX (mixed-width stages, im2col): the first full_kb stages take whole 128-channel chunks of
-     * each tap (chunks = c_in / 128 a tap, maps ta / tb); the stages after them take the rest of
-     * every tap, tail_chunks 32-channel sub-slices a tap from channel tail_c0, four to a stage
-     * (tail_subs in all; maps ta32 / tb32) */
+    /* MIX (mixed-width stages, im2col; MIX the rest's sub-slice width, 32 or 64 channels): the
+     * first full_kb stages take whole 128-channel chunks of each tap (chunks = c_in / 128 a tap,
+     * maps ta / tb); the stages after them take the rest of every tap, tail_chunks MIX-channel
+     * sub-slices a tap from channel tail_c0, 128 / MIX to a stage (tail_subs in all; maps
+     * ta_rest / tb_rest) */
     int full_kb, tail_chunks, tail_subs, tail_c0;
-    CUtensorMap ta32, tb32;
+    CUtensorMap ta_rest, tb_rest;
     i8_cuda_fp8_outs outs; /* MO instances: the sibling outputs (copied; last, so that the other
                             * instances' parameter offsets stay as they were) */
 } tma_params;
@@ -463,13 +464,14 @@ __device__ __forceinline__ void tma_retire(float *acc, float *part, uint64_t *em
  * NC - 1 + NC j): tile t waits for phase (t - 1) / NC. With three consumers (session 51) two tiles'
  * epilogues run beside each mainloop: the residual convs' epilogues take longer than their
  * mainloops (K 128-448). */
-template <int BN, int S, bool RT, bool XH, int SW = FP8_BK, bool MIX = false, int NC = 2>
+template <int BN, int S, bool RT, bool XH, int SW = FP8_BK, int MIX = 0, int NC = 2>
 __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigned char *sA, unsigned char *sB,
                                              unsigned char *sY, unsigned char *sQ, unsigned char *sR,
                                              unsigned char *sA8, float *sMB, uint64_t *full, uint64_t *empty,
                                              uint64_t *res_full, uint64_t *res_empty, uint64_t *order, bool res_tma,
                                              int KB) {
     typedef tma_smem<BN, S, RT, XH, true, NC> L;
+    constexpr int REST = MIX ? MIX : SW; /* the mixed stages' sub-slice width */
     const int tiles = p.m_tiles * p.n_tiles, warp_row = uniform_warp_in_warpgroup() * 16;
     unsigned char *myY = sY + c * L::Y1, *myQ = sQ + c * L::Q1, *myA8 = sA8 + c * L::A81;
     float *myMB = sMB + c * (L::MB1 / 4);
@@ -493,7 +495,7 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
                 wg_bar(1 + c);
                 tA = myA8;
             }
-            if (MIX && kb >= p.full_kb) tma_issue<BN, 2, 32>(part, tA, tB); /* the taps' narrow rests */
+            if (MIX && kb >= p.full_kb) tma_issue<BN, 2, REST>(part, tA, tB); /* the taps' narrow rests */
             else tma_issue<BN, 2, SW>(part, tA, tB);
             wg_wait_all();
             tma_retire<BN, 2>(acc, part, &empty[stage]);
@@ -517,10 +519,12 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
  * arrives, the consumers multiply whatever the stages hold). Cooperative kernels only. */
 enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS };
 template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
-          bool MIX = false, int NC = 2>
+          int MIX = 0, int NC = 2>
 __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
     static_assert(SW == FP8_BK || (!XH && !W1), "narrow sub-slices: e4m3 input, no lab schedules");
     static_assert(!MIX || (SW == FP8_BK && !RT && !XH && !W1 && !MO && AB == AB_NONE), "mixed stages: the plain im2col kernels");
+    static_assert(MIX == 0 || MIX == 32 || MIX == 64, "the rests' sub-slices: 32 or 64 channels");
+    constexpr int REST = MIX ? MIX : SW; /* the mixed stages' sub-slice width */
     static_assert(!MO || (!RT && !XH && !PP && AB == AB_NONE && !W1 && SW == FP8_BK), "sibling outputs: the plain 1x1 kernel");
     static_assert(NC == 2 || (NC == 3 && PP && !XH && BN == 64), "three consumers: the 64-wide ping-pong e4m3 kernels");
     typedef tma_smem<BN, S, RT, XH, PP, NC> L;
@@ -572,7 +576,7 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
                 const int chunk_end = p.chunks * SW;
                 /* MIX: the same walk over the taps' narrow rests (channels from tail_c0) */
                 tap_walk tail = {0, 0, 0, 0, 0};
-                const int tail_end = p.tail_chunks * 32;
+                const int tail_end = p.tail_chunks * REST;
                 for (int kb = 0; kb < KB; kb++) {
                     mbar_wait<tma_regs<NC>::moved>(&empty[stage], phase ^ 1u);
                     if constexpr (AB == AB_NO_LOADS) {
@@ -581,10 +585,11 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
                         mbar_arrive_expect_tx(&full[stage], L::STAGE); /* out-of-range rows arrive as zeros, full size */
                         if (MIX && kb >= p.full_kb) {
 #pragma unroll
-                            for (int j = 0; j < FP8_BK / 32; j++) {
-                                tap_load(sA + stage * L::A + j * TMA_BM * 32, sB + stage * L::B + j * BN * 32, &p.ta32,
-                                         &p.tb32, tail, p.tail_c0, p.tail_subs, p.K, iw, ih, img, n0, &full[stage]);
-                                tail.next(32, tail_end, p.tail_subs, p.a.kw, p.a.c_in);
+                            for (int j = 0; j < FP8_BK / REST; j++) {
+                                tap_load(sA + stage * L::A + j * TMA_BM * REST, sB + stage * L::B + j * BN * REST,
+                                         &p.ta_rest, &p.tb_rest, tail, p.tail_c0, p.tail_subs, p.K, iw, ih, img, n0,
+                                         &full[stage]);
+                                tail.next(REST, tail_end, p.tail_subs, p.a.kw, p.a.c_in);
                             }
                         } else if (p.im2col) {
 #pragma unroll
@@ -675,8 +680,8 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
                 wg_fence();
                 for (int i = 0; i < BN / 2; i++) part[i] = 0.0f;
                 wg_commit();
-            } else if (MIX && kb >= p.full_kb) { /* the taps' narrow rests: this warpgroup's rows of 32 bytes */
-                tma_issue<BN, 1, 32>(part, sA + stage * L::A + cw * 64 * 32, tB);
+            } else if (MIX && kb >= p.full_kb) { /* the taps' narrow rests: this warpgroup's rows of REST bytes */
+                tma_issue<BN, 1, REST>(part, sA + stage * L::A + cw * 64 * REST, tB);
             } else {
                 tma_issue<BN, 1, SW>(part, tA, tB);
             }
@@ -788,7 +793,7 @@ extern "C" int i8_cuda_conv_fp8_tma_store_fits(const i8_cuda_fp8_conv_args *a) {
 
 /* the kernel's dynamic shared memory allowance (once per process and device, not during capture) */
 template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
-          bool MIX = false, int NC = 2>
+          int MIX = 0, int NC = 2>
 static int tma_set_smem(void) {
     return (int)cudaFuncSetAttribute(tma_fp8_kernel<BN, S, RT, XH, PP, AB, W1, SW, MO, MIX, NC>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, tma_smem<BN, S, RT, XH, PP, NC>::BYTES);
@@ -799,7 +804,7 @@ static int tma_set_smem(void) {
  * freeing SMs early for concurrent branches, ran IRv2's batch-32 FP8 graph slower (5.05 against
  * 4.19 ms, session 18). */
 template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
-          bool MIX = false, int NC = 2>
+          int MIX = 0, int NC = 2>
 static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2col = false,
                       const i8_cuda_fp8_outs *outs = nullptr) {
     typedef tma_smem<BN, S, RT, XH, PP, NC> L;
@@ -818,19 +823,19 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2co
     p.subs = a->kh * a->kw * p.chunks;
     p.KB = im2col ? (p.subs + FP8_BK / SW - 1) / (FP8_BK / SW) : (p.K + FP8_BK - 1) / FP8_BK;
     if (!im2col && SW != FP8_BK) return (int)cudaErrorInvalidValue; /* narrow sub-slices: im2col only */
-    if (MIX) { /* whole chunks first, then the rests (tma_mixed_fits: c_in % 32 == 0, a rest and a chunk) */
-        if (!im2col || a->c_in % 32 || a->c_in % FP8_BK == 0) return (int)cudaErrorInvalidValue;
-        p.full_kb = p.KB, p.tail_c0 = p.chunks * FP8_BK, p.tail_chunks = (a->c_in - p.tail_c0) / 32;
+    if constexpr (MIX != 0) { /* whole chunks first, then the rests (tma_mixed_fits: c_in % MIX == 0, a rest and a chunk) */
+        if (!im2col || a->c_in % MIX || a->c_in % FP8_BK == 0 || a->c_in < FP8_BK) return (int)cudaErrorInvalidValue;
+        p.full_kb = p.KB, p.tail_c0 = p.chunks * FP8_BK, p.tail_chunks = (a->c_in - p.tail_c0) / MIX;
         p.tail_subs = a->kh * a->kw * p.tail_chunks;
-        p.KB += (p.tail_subs + FP8_BK / 32 - 1) / (FP8_BK / 32);
+        p.KB += (p.tail_subs + FP8_BK / MIX - 1) / (FP8_BK / MIX);
     }
     p.m_tiles = (p.M + TMA_BM - 1) / TMA_BM, p.n_tiles = (a->c_out + BN - 1) / BN;
     int rc = im2col ? encode_im2col((encode_im2col_fn)im2col_fn, &p.ta, a, SW)
                     : encode_2d(encode, &p.ta, a->x, XH ? 2 : 1, (uint64_t)p.M, (uint64_t)p.K,
                                 (uint64_t)a->x_ld * (XH ? 2 : 1), TMA_BM);
     if (!rc) rc = encode_2d(encode, &p.tb, a->wq, 1, (uint64_t)a->c_out, (uint64_t)p.K, (uint64_t)p.K, BN, SW);
-    if (!rc && MIX) rc = encode_im2col((encode_im2col_fn)im2col_fn, &p.ta32, a, 32);
-    if (!rc && MIX) rc = encode_2d(encode, &p.tb32, a->wq, 1, (uint64_t)a->c_out, (uint64_t)p.K, (uint64_t)p.K, BN, 32);
+    if (!rc && MIX) rc = encode_im2col((encode_im2col_fn)im2col_fn, &p.ta_rest, a, MIX);
+    if (!rc && MIX) rc = encode_2d(encode, &p.tb_rest, a->wq, 1, (uint64_t)a->c_out, (uint64_t)p.K, (uint64_t)p.K, BN, MIX);
     p.res_tma = RT && (a->res_mode == I8_FP8_RES_F16 || a->res_mode == I8_FP8_RES_F16_FQ) && ((uintptr_t)a->res & 15) == 0;
     if (!rc && p.res_tma)
         rc = encode_2d(encode, &p.tr, a->res, 2, (uint64_t)p.M, (uint64_t)a->c_out, (uint64_t)a->res_ld * 2, TMA_BM);
@@ -874,37 +879,44 @@ extern "C" int i8_cuda_conv_fp8_tma_multi(const i8_cuda_fp8_conv_args *a, const 
  * convs: same kernels, the producer loads A in im2col mode), SW (bytes of K per sub-slice: 128,
  * or 32 for small c_in, where a 128-channel chunk per tap is mostly zeros: at c_in 32 a stage
  * holds four taps instead of one), MIX (mixed-width stages: whole 128-channel chunks of each tap,
- * then the rest of every tap in 32-channel sub-slices, four to a stage; IRv2's Block17 7x1 over 160
- * channels takes 7 + 2 stages where 128-channel chunks take 14, half of them three quarters zeros;
- * session 42's all-32-channel form, 9 stages of narrow loads, was no faster), NC (ping-pong
+ * then the rest of every tap in MIX-channel sub-slices (0: none; 32, four to a stage; 64, two);
+ * IRv2's Block17 7x1 over 160 channels takes 7 + 2 stages where 128-channel chunks take 14, half of
+ * them three quarters zeros; session 42's all-32-channel form, 9 stages of narrow loads, was no
+ * faster), NC (ping-pong
  * consumer warpgroups: 3 lets two tiles' epilogues run beside each mainloop, for the convs whose
  * epilogue outlasts their short K: the residual up-projections). The rows after the first
  * I8_FP8_TMA_VARIANTS are the variants from I8_FP8_TMA_LATE_FIRST on. The 64-byte sub-slices
  * (session 56, c64; c_in up to 64, meant for 33-64: v4's and v3's 3x3 64 -> 96, IRv2's Block35 3x3
  * 48 -> 64): one 64-channel sub-slice a tap, two taps a stage, where a 128-channel chunk is half
  * zeros or more and 32-byte boxes load slowly; in the forms of 54, 56 (ping-pong) and 55 (BN 128,
- * v4's spatial convs' winner at batch 32). */
+ * v4's spatial convs' winner at batch 32). The mixed kernels with 64-channel rests (session 57,
+ * m64; c_in 192, 320, 448, ...: v4's 1x7 / 7x1 over 192 and 3x3 over 320, v3's 1x7 / 7x1 over 192,
+ * 3x3 over 448): whole chunks, then the taps' rests in the 64-byte boxes that made 70-72 fast,
+ * where the 32-channel rests of 63-65 and 69 lost to 55's zero-padded chunks. */
 #define TMA_VARIANTS(X) \
-    X("tma128x64s4", 64, 4, false, false, false, false, 128, false, 2) \
-    X("tma128x128s3", 128, 3, false, false, false, false, 128, false, 2) \
-    X("tma128x64s4r", 64, 4, true, false, false, false, 128, false, 2) \
-    X("tma128x64s3h", 64, 3, false, true, false, false, 128, false, 2) \
-    X("tma128x64s4p", 64, 4, false, false, true, false, 128, false, 2) \
-    X("tma128x64s4pr", 64, 4, true, false, true, false, 128, false, 2) \
-    X("tma128x64s4c", 64, 4, false, false, false, true, 128, false, 2) \
-    X("tma128x128s3c", 128, 3, false, false, false, true, 128, false, 2) \
-    X("tma128x64s4pc", 64, 4, false, false, true, true, 128, false, 2) \
-    X("tma128x64s4c32", 64, 4, false, false, false, true, 32, false, 2) \
-    X("tma128x64s4pcm", 64, 4, false, false, true, true, 128, true, 2) \
-    X("tma128x64s4cm", 64, 4, false, false, false, true, 128, true, 2) \
-    X("tma128x128s3cm", 128, 3, false, false, false, true, 128, true, 2) \
-    X("tma128x64s4p3", 64, 4, false, false, true, false, 128, false, 3) \
-    X("tma128x64s4p3r", 64, 4, true, false, true, false, 128, false, 3) \
-    X("tma128x64s4p3c", 64, 4, false, false, true, true, 128, false, 3) \
-    X("tma128x64s4p3cm", 64, 4, false, false, true, true, 128, true, 3) \
-    X("tma128x64s4c64", 64, 4, false, false, false, true, 64, false, 2) \
-    X("tma128x64s4pc64", 64, 4, false, false, true, true, 64, false, 2) \
-    X("tma128x128s3c64", 128, 3, false, false, false, true, 64, false, 2)
+    X("tma128x64s4", 64, 4, false, false, false, false, 128, 0, 2) \
+    X("tma128x128s3", 128, 3, false, false, false, false, 128, 0, 2) \
+    X("tma128x64s4r", 64, 4, true, false, false, false, 128, 0, 2) \
+    X("tma128x64s3h", 64, 3, false, true, false, false, 128, 0, 2) \
+    X("tma128x64s4p", 64, 4, false, false, true, false, 128, 0, 2) \
+    X("tma128x64s4pr", 64, 4, true, false, true, false, 128, 0, 2) \
+    X("tma128x64s4c", 64, 4, false, false, false, true, 128, 0, 2) \
+    X("tma128x128s3c", 128, 3, false, false, false, true, 128, 0, 2) \
+    X("tma128x64s4pc", 64, 4, false, false, true, true, 128, 0, 2) \
+    X("tma128x64s4c32", 64, 4, false, false, false, true, 32, 0, 2) \
+    X("tma128x64s4pcm", 64, 4, false, false, true, true, 128, 32, 2) \
+    X("tma128x64s4cm", 64, 4, false, false, false, true, 128, 32, 2) \
+    X("tma128x128s3cm", 128, 3, false, false, false, true, 128, 32, 2) \
+    X("tma128x64s4p3", 64, 4, false, false, true, false, 128, 0, 3) \
+    X("tma128x64s4p3r", 64, 4, true, false, true, false, 128, 0, 3) \
+    X("tma128x64s4p3c", 64, 4, false, false, true, true, 128, 0, 3) \
+    X("tma128x64s4p3cm", 64, 4, false, false, true, true, 128, 32, 3) \
+    X("tma128x64s4c64", 64, 4, false, false, false, true, 64, 0, 2) \
+    X("tma128x64s4pc64", 64, 4, false, false, true, true, 64, 0, 2) \
+    X("tma128x128s3c64", 128, 3, false, false, false, true, 64, 0, 2) \
+    X("tma128x64s4cm64", 64, 4, false, false, false, true, 128, 64, 2) \
+    X("tma128x128s3cm64", 128, 3, false, false, false, true, 128, 64, 2) \
+    X("tma128x64s4pcm64", 64, 4, false, false, true, true, 128, 64, 2)
 
 #define TMA_COUNT(name, bn, st, rt, xh, pp, ic, sw, mix, nc) +1
 /* the halo variants are numbered after the first I8_FP8_TMA_VARIANTS of these (cuda_fp8.h) */
@@ -922,16 +934,17 @@ extern "C" const char *i8_cuda_conv_fp8_tma_name(int v) {
     return v >= 0 && v < i8_cuda_conv_fp8_tma_variants() ? names[v] : "?";
 }
 
-/* the mixed variants: a tap holds whole 128-channel chunks and a rest of 32-channel sub-slices
- * (c_in 160, 192, 224, 288, ...); elsewhere they would run as the plain 128-channel kernels do */
-static bool tma_mixed_fits(const i8_cuda_fp8_conv_args *a) {
-    return a->c_in > FP8_BK && a->c_in % 32 == 0 && a->c_in % FP8_BK != 0;
+/* the mixed variants: a tap holds whole 128-channel chunks and a rest of `rest`-channel sub-slices
+ * (32: c_in 160, 192, 224, 288, ...; 64: 192, 320, 448, ...); elsewhere they would run as the
+ * plain 128-channel kernels do */
+static bool tma_mixed_fits(const i8_cuda_fp8_conv_args *a, int rest) {
+    return a->c_in > FP8_BK && a->c_in % rest == 0 && a->c_in % FP8_BK != 0;
 }
 
 extern "C" int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int v) {
     int i = 0;
 #define TMA_FITS(name, bn, st, rt, xh, pp, ic, sw, mix, nc) \
-    if (v == i++) return tma_fits(a, xh, ic) && (sw == FP8_BK || a->c_in <= 64) && (!mix || tma_mixed_fits(a)); /* narrow: small c_in only */
+    if (v == i++) return tma_fits(a, xh, ic) && (sw == FP8_BK || a->c_in <= 64) && (!mix || tma_mixed_fits(a, mix)); /* narrow: small c_in only */
     TMA_VARIANTS(TMA_FITS)
 #undef TMA_FITS
     return 0;
