@@ -772,8 +772,8 @@ static void test_fp8_c64_off(void **state) {
     left_out_case("tma128x64s4pc64", is_c64, 48, "INFER8_CUDA_FP8_C64", "0");
 }
 
-/* Unless INFER8_CUDA_FP8_M64=1 the mixed kernels with 64-channel rests are left out (session 57:
- * written, not yet run on a GPU when they landed): tma128x64s4cm64 on a 7x1 192 -> 192 */
+/* INFER8_CUDA_FP8_M64=0 leaves the mixed kernels with 64-channel rests out (session 57; default
+ * since their first GPU run): tma128x64s4cm64 on a 7x1 192 -> 192 */
 static void test_fp8_m64_off(void **state) {
     (void)state;
     left_out_case("tma128x64s4cm64", is_m64, 192, "INFER8_CUDA_FP8_M64", "0");

@@ -109,13 +109,13 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
      * (an A/B of whole graphs in one process); INFER8_CUDA_FP8_MIXED=0 adds the mixed-width im2col
      * kernels (session 50's A/B) */
     c->fp8_skip = i8_fp8_variant_set_parse(getenv("INFER8_CUDA_FP8_SKIP"), i8_cuda_conv_fp8_variants());
-    /* and INFER8_CUDA_FP8_C64=0 the 64-channel im2col sub-slices (variants 70-72; tuned by default
-     * since session 57, when they passed the GPU tests and took v4's and v3's 3x3 64 -> 96); unless
-     * INFER8_CUDA_FP8_M64=1, the mixed kernels with 64-channel rests (73-75, session 57: written but
-     * not yet run on a GPU, tuned only on request until a GPU session has checked and timed them) */
+    /* as do INFER8_CUDA_FP8_C64=0 the 64-channel im2col sub-slices (variants 70-72) and
+     * INFER8_CUDA_FP8_M64=0 the mixed kernels with 64-channel rests (73-75), both tuned by default
+     * since session 57, when they passed their GPU tests and took v4's and v3's 3x3 64 -> 96
+     * (70-72) and v4's convs over 192 and 448 channels (73-75) */
     const char *mixed = getenv("INFER8_CUDA_FP8_MIXED"), *c64 = getenv("INFER8_CUDA_FP8_C64"),
                *m64 = getenv("INFER8_CUDA_FP8_M64");
-    const int mixed_off = mixed && atoi(mixed) <= 0, c64_off = c64 && atoi(c64) <= 0, m64_off = !m64 || atoi(m64) <= 0;
+    const int mixed_off = mixed && atoi(mixed) <= 0, c64_off = c64 && atoi(c64) <= 0, m64_off = m64 && atoi(m64) <= 0;
     for (int v = 0; v < i8_cuda_conv_fp8_variants(); v++)
         if ((mixed_off && i8_cuda_conv_fp8_is_mixed(v)) || (c64_off && i8_cuda_conv_fp8_im2col_span(v) == 64) ||
             (m64_off && i8_cuda_conv_fp8_is_mixed(v) == 64))
