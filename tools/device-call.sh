@@ -5,7 +5,8 @@
 #   bench_step NAME ARCH BATCHES NEED   fp8_bench into $OUT/NAME when NEED seconds are left
 #   fp8_tests_step NAME CAP [FILTER]    test_cuda_fp8 (every FP8 GPU test, or those FILTER matches) at a
 #                                       10 s cuDNN budget into $OUT/NAME.log (each test's start and end
-#                                       in $OUT/NAME.times), and its verdict lines
+#                                       in $OUT/NAME.times), and its verdict lines; stopped by its
+#                                       cap, the test it was in and how many tests finished
 #   call_setup                          the GPU environment (gpu_env: carried libraries, CUDA paths)
 #                                       and the GPU's name and driver into $OUT/gpu.txt; from here on
 #                                       the call's output is also kept, as output.txt in the archive;
@@ -58,9 +59,21 @@ fp8_tests_step() {
   local name=$1 limit=$2 filter=${3:-}
   stamp "$name"
   # no filter: no INFER8_TEST_FILTER at all (an empty pattern would match no test)
-  env ${filter:+INFER8_TEST_FILTER="$filter"} INFER8_CUDA_CUDNN_BUDGET=10 INFER8_CUDA_DEBUG=1 timeout $(cap "$limit") \
+  local capped rc
+  capped=$(cap "$limit")
+  env ${filter:+INFER8_TEST_FILTER="$filter"} INFER8_CUDA_CUDNN_BUDGET=10 INFER8_CUDA_DEBUG=1 timeout "$capped" \
     build-device/tests/test_cuda_fp8 2>&1 | test_times "$OUT/$name.times" >"$OUT/$name.log"
-  echo "$name: test_cuda_fp8 exit ${PIPESTATUS[0]}"
+  rc=${PIPESTATUS[0]}
+  echo "$name: test_cuda_fp8 exit $rc"
+  # stopped by its cap (session 57's call 2: 160 s ran out inside test_fp8_pair): which test it was
+  # in and how many never ran, so that the next call can run just those
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    local total done_n current
+    total=$(sed -n 's/^\[==========\] Running \([0-9]*\) test(s)\./\1/p' "$OUT/$name.log" | head -1)
+    done_n=$(grep -cE '^\[ +(OK|FAILED) \]' "$OUT/$name.log")
+    current=$(grep -E '^\[ RUN +\]' "$OUT/$name.log" | tail -1 | sed 's/^\[ RUN *\] //')
+    echo "$name: stopped by its ${capped} s cap in ${current:-no test}; ${done_n} of ${total:-?} tests finished, the rest did not run"
+  fi
   grep -E "^\[  (PASSED|FAILED)|^\[ +(FAILED|SKIPPED) |max rel logit|TMA stores|stores forced|pass [0-9]: launch|NaN outputs|critical path|siblings merged" \
     "$OUT/$name.log" | tail -20
 }

@@ -84,4 +84,26 @@ chmod +x "$root/build-device/tests/test_cuda_fp8"
 grep -q '^\[  PASSED  \] filter=test_a\* threads=8$' "$WORK/parts.txt" && grep -q '^\[  PASSED  \] filter=test_b\* threads=8$' "$WORK/parts.txt" &&
   grep -q '^pa: test_cuda_fp8 exit 0$' "$WORK/parts.txt" && ! grep -q 'cuda_tests' "$WORK/parts.txt" ||
   fail "suites_parts 0: $(cat "$WORK/parts.txt")"
-echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; peers_step runs, skips and names its cap; suites_parts runs parts alone"
+# fp8_tests_step stopped by its cap names the test it was in and how many finished (session 57's
+# call 2 said only "exit 124"); a run within its cap says no such thing
+printf '#!/bin/sh
+echo "[==========] Running 3 test(s)."
+echo "[ RUN      ] test_fp8_a"
+echo "[       OK ] test_fp8_a"
+echo "[ RUN      ] test_fp8_b"
+[ -n "$SLOW" ] && sleep 5
+echo "[       OK ] test_fp8_b"
+echo "[ RUN      ] test_fp8_c"
+echo "[       OK ] test_fp8_c"
+echo "[  PASSED  ] 3 test(s)."
+' >"$root/build-device/tests/test_cuda_fp8"
+(cd "$root" && SLOW=1 OUT="$WORK/out2" CALL_SECONDS=2 bash -c '. tools/device-call.sh
+  fp8_tests_step capped 60') >"$WORK/capped.txt" 2>&1 || fail "fp8_tests_step (capped) failed: $(cat "$WORK/capped.txt")"
+grep -q '^capped: test_cuda_fp8 exit 124$' "$WORK/capped.txt" &&
+  grep -q '^capped: stopped by its [12] s cap in test_fp8_b; 1 of 3 tests finished, the rest did not run$' "$WORK/capped.txt" ||
+  fail "fp8_tests_step past its cap: $(cat "$WORK/capped.txt")"
+(cd "$root" && OUT="$WORK/out2" CALL_SECONDS=100 bash -c '. tools/device-call.sh
+  fp8_tests_step whole 60') >"$WORK/whole.txt" 2>&1 || fail "fp8_tests_step failed: $(cat "$WORK/whole.txt")"
+grep -q '^whole: test_cuda_fp8 exit 0$' "$WORK/whole.txt" && grep -q '^\[  PASSED  \] 3 test(s)\.$' "$WORK/whole.txt" &&
+  ! grep -q 'stopped by' "$WORK/whole.txt" || fail "fp8_tests_step: $(cat "$WORK/whole.txt")"
+echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; peers_step runs, skips and names its cap; suites_parts runs parts alone; fp8_tests_step names where its cap stopped it"
