@@ -482,7 +482,7 @@ static void test_fp8_im2col_chain(void **state) {
         const op_result w = im2col_chain(17, chain); /* wgmma128x64 */
         for (int v = I8_FP8_TMA_FIRST; v < i8_cuda_conv_fp8_variants(); v++) {
             const int span = i8_cuda_conv_fp8_im2col_span(v);
-            if (!span || i8_cuda_conv_fp8_is_mixed(v) != chain_rest[chain] || (chain == CHAIN_WIDE && span < 128))
+            if (!span || i8_cuda_conv_fp8_mixed_rest(v) != chain_rest[chain] || (chain == CHAIN_WIDE && span < 128))
                 continue;
             const op_result r = im2col_chain(v, chain);
             assert_true(r.mean_rel <= 1.5 * w.mean_rel + 1e-4);
@@ -756,13 +756,14 @@ static void left_out_case(const char *forced_name, int (*in_family)(int), int c_
 }
 
 static int is_c64(int v) { return i8_cuda_conv_fp8_im2col_span(v) == 64; }
-static int is_m64(int v) { return i8_cuda_conv_fp8_is_mixed(v) == 64; }
+static int is_mixed(int v) { return i8_cuda_conv_fp8_mixed_rest(v) != 0; }
+static int is_m64(int v) { return i8_cuda_conv_fp8_mixed_rest(v) == 64; }
 
 /* INFER8_CUDA_FP8_MIXED=0 leaves the mixed-width im2col kernels out (session 51): tma128x64s4cm on
  * a 7x1 160 -> 192 (c_in a 128-channel chunk and a 32-channel rest, the mixed kernels' range) */
 static void test_fp8_mixed_off(void **state) {
     (void)state;
-    left_out_case("tma128x64s4cm", i8_cuda_conv_fp8_is_mixed, 160, "INFER8_CUDA_FP8_MIXED", "0");
+    left_out_case("tma128x64s4cm", is_mixed, 160, "INFER8_CUDA_FP8_MIXED", "0");
 }
 
 /* INFER8_CUDA_FP8_C64=0 leaves the 64-channel im2col sub-slices out (the A/B of session 57, when

@@ -101,7 +101,7 @@ static void test_numbering_and_names(void **state) {
                                                           : is_c64(v)                                  ? 64
                                                           : v >= 0 && v < n && i8_cuda_conv_fp8_is_im2col(v) ? 128
                                                                                                             : 0);
-        assert_int_equal(i8_cuda_conv_fp8_is_mixed(v), mixed_rest(v));
+        assert_int_equal(i8_cuda_conv_fp8_mixed_rest(v), mixed_rest(v));
     }
     assert_false(i8_cuda_conv_fp8_is_im2col(n));
     assert_false(i8_cuda_conv_fp8_is_im2col(-1));

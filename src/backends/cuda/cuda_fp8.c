@@ -117,8 +117,8 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
                *m64 = getenv("INFER8_CUDA_FP8_M64");
     const int mixed_off = mixed && atoi(mixed) <= 0, c64_off = c64 && atoi(c64) <= 0, m64_off = m64 && atoi(m64) <= 0;
     for (int v = 0; v < i8_cuda_conv_fp8_variants(); v++)
-        if ((mixed_off && i8_cuda_conv_fp8_is_mixed(v)) || (c64_off && i8_cuda_conv_fp8_im2col_span(v) == 64) ||
-            (m64_off && i8_cuda_conv_fp8_is_mixed(v) == 64))
+        if ((mixed_off && i8_cuda_conv_fp8_mixed_rest(v)) || (c64_off && i8_cuda_conv_fp8_im2col_span(v) == 64) ||
+            (m64_off && i8_cuda_conv_fp8_mixed_rest(v) == 64))
             i8_fp8_variant_set_add(&c->fp8_skip, v);
     /* INFER8_CUDA_FP8_LT (cuBLASLt e4m3 GEMMs for the 1x1 convs; buffers: i8_cuda_fp8_setup) */
     const char *lt = getenv("INFER8_CUDA_FP8_LT");

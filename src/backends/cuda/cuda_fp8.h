@@ -145,7 +145,7 @@ int i8_cuda_conv_fp8_im2col_span(int variant);
 /* for an im2col kernel with mixed-width stages (whole 128-channel chunks of each tap, then the
  * rest of every tap in narrower sub-slices; c_in > 128, a multiple of them), the rest's sub-slice
  * width: 32 or 64 channels; 0 for the others */
-int i8_cuda_conv_fp8_is_mixed(int variant);
+int i8_cuda_conv_fp8_mixed_rest(int variant);
 int i8_cuda_conv_fp8_tma_setup(void);
 /* The current device's SM count (asked only when *sm_count < 1) and the driver's
  * cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col (NULL where the driver lacks one), for

@@ -791,6 +791,13 @@ extern "C" int i8_cuda_conv_fp8_tma_store_fits(const i8_cuda_fp8_conv_args *a) {
     return y_ok && q_ok;
 }
 
+/* the mixed variants: a tap holds whole 128-channel chunks and a rest of `rest`-channel sub-slices
+ * (32: c_in 160, 192, 224, 288, ...; 64: 192, 320, 448, ...); elsewhere they would run as the
+ * plain 128-channel kernels do */
+static bool tma_mixed_fits(const i8_cuda_fp8_conv_args *a, int rest) {
+    return a->c_in > FP8_BK && a->c_in % rest == 0 && a->c_in % FP8_BK != 0;
+}
+
 /* the kernel's dynamic shared memory allowance (once per process and device, not during capture) */
 template <int BN, int S, bool RT, bool XH, bool PP = false, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
           int MIX = 0, int NC = 2>
@@ -823,8 +830,8 @@ static int launch_tma(const i8_cuda_fp8_conv_args *a, cudaStream_t s, bool im2co
     p.subs = a->kh * a->kw * p.chunks;
     p.KB = im2col ? (p.subs + FP8_BK / SW - 1) / (FP8_BK / SW) : (p.K + FP8_BK - 1) / FP8_BK;
     if (!im2col && SW != FP8_BK) return (int)cudaErrorInvalidValue; /* narrow sub-slices: im2col only */
-    if constexpr (MIX != 0) { /* whole chunks first, then the rests (tma_mixed_fits: c_in % MIX == 0, a rest and a chunk) */
-        if (!im2col || a->c_in % MIX || a->c_in % FP8_BK == 0 || a->c_in < FP8_BK) return (int)cudaErrorInvalidValue;
+    if constexpr (MIX != 0) { /* whole chunks first, then the rests */
+        if (!im2col || !tma_mixed_fits(a, MIX)) return (int)cudaErrorInvalidValue;
         p.full_kb = p.KB, p.tail_c0 = p.chunks * FP8_BK, p.tail_chunks = (a->c_in - p.tail_c0) / MIX;
         p.tail_subs = a->kh * a->kw * p.tail_chunks;
         p.KB += (p.tail_subs + FP8_BK / MIX - 1) / (FP8_BK / MIX);
@@ -934,13 +941,6 @@ extern "C" const char *i8_cuda_conv_fp8_tma_name(int v) {
     return v >= 0 && v < i8_cuda_conv_fp8_tma_variants() ? names[v] : "?";
 }
 
-/* the mixed variants: a tap holds whole 128-channel chunks and a rest of `rest`-channel sub-slices
- * (32: c_in 160, 192, 224, 288, ...; 64: 192, 320, 448, ...); elsewhere they would run as the
- * plain 128-channel kernels do */
-static bool tma_mixed_fits(const i8_cuda_fp8_conv_args *a, int rest) {
-    return a->c_in > FP8_BK && a->c_in % rest == 0 && a->c_in % FP8_BK != 0;
-}
-
 extern "C" int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int v) {
     int i = 0;
 #define TMA_FITS(name, bn, st, rt, xh, pp, ic, sw, mix, nc) \
@@ -960,7 +960,7 @@ extern "C" int i8_cuda_conv_fp8_im2col_span(int variant) {
     return 0;
 }
 
-extern "C" int i8_cuda_conv_fp8_is_mixed(int variant) {
+extern "C" int i8_cuda_conv_fp8_mixed_rest(int variant) {
     const int t = i8_cuda_conv_fp8_tma_index(variant);
     int i = 0;
 #define TMA_MIXED(name, bn, st, rt, xh, pp, ic, sw, mix, nc) \
