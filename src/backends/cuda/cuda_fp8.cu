@@ -546,7 +546,17 @@ struct halo_geom {
     int tab_off;  /* the piece table: slabs * 8 ints */
     int mt;       /* 64-pixel tiles per item */
     int smem;     /* dynamic shared memory, with 1024 bytes to align the slabs */
+    /* multipliers that divide by c_in / 16, hw and bands (quot), the loads' index arithmetic */
+    unsigned m_pieces, m_hw, m_bands;
 };
+
+/* x / d by one multiply-high, for d >= 1 and 0 <= x with x d < 2^32: m = floor(2^32 / d) + 1 makes
+ * x m / 2^32 = x / d + x e / 2^32 with e in (0, 1], short of the next integer while x d < 2^32 (d 1:
+ * m is 0 and x itself the quotient). The halo kernel's loads divided by run-time counts at about 20
+ * instructions a division, three a copy: session 52's profile counted them at a third of the
+ * kernel's instructions, which issue latency bounds (0.6 instructions a cycle per scheduler). */
+static unsigned quot_multiplier(long long d) { return d <= 1 ? 0u : (unsigned)((1ull << 32) / (unsigned long long)d + 1); }
+__device__ __forceinline__ int quot(int x, unsigned m) { return m ? (int)__umulhi((unsigned)x, m) : x; }
 
 /* 1 and g filled when a halo kernel of BN channels and tiles 64-pixel tiles per item can run a
  * (shared memory, K) */
@@ -563,22 +573,24 @@ static int halo_geom_of(const i8_cuda_fp8_conv_args *a, int bn, int tiles, halo_
     const long long hbytes = (halo_rows * hw * pitch + 127) / 128 * 128, zero_off = h_off + 2 * hbytes;
     const long long mb_off = zero_off + 16, tab_off = mb_off + 2 * bn * 4, smem = tab_off + slabs * 8 * 4 + 1024;
     const long long bands = (a->ho + rows - 1) / rows;
-    if (smem > HALO_SMEM_MAX || a->n * bands > INT32_MAX) return 0;
+    /* quot's bounds: item < n bands and idx < halo_rows hw pieces (under the shared memory) */
+    if (smem > HALO_SMEM_MAX || a->n * bands > INT32_MAX || a->n * bands * bands >= (1ll << 32)) return 0;
     g->rows = (int)rows, g->bands = (int)bands, g->items = (int)(a->n * bands), g->hw = (int)hw;
     g->pitch = (int)pitch, g->slabs = (int)slabs, g->h_off = (int)h_off, g->hbytes = (int)hbytes;
     g->zero_off = (int)zero_off, g->mb_off = (int)mb_off, g->tab_off = (int)tab_off;
     g->mt = (int)((rows * a->wo + 63) / 64), g->smem = (int)smem;
+    g->m_pieces = quot_multiplier(a->c_in / 16), g->m_hw = quot_multiplier(hw), g->m_bands = quot_multiplier(bands);
     return 1;
 }
 
 /* cp.async of the input rows under work item `item` into halo buffer h: zeros outside the image */
 template <int NT>
 __device__ __forceinline__ void halo_load(const i8_cuda_fp8_conv_args &a, const halo_geom &g, int item, unsigned char *h) {
-    const int img = item / g.bands, oy0 = item % g.bands * g.rows, pieces = a.c_in / 16;
+    const int img = quot(item, g.m_bands), oy0 = (item - img * g.bands) * g.rows, pieces = a.c_in / 16;
     const int halo_rows = (g.rows - 1) * a.sh + a.kh, iy0 = oy0 * a.sh - a.ph;
     const unsigned char *x = (const unsigned char *)a.x;
     for (int idx = threadIdx.x; idx < halo_rows * g.hw * pieces; idx += NT) {
-        const int c = idx % pieces, pix = idx / pieces, hc = pix % g.hw, hr = pix / g.hw;
+        const int pix = quot(idx, g.m_pieces), c = idx - pix * pieces, hr = quot(pix, g.m_hw), hc = pix - hr * g.hw;
         const int iy = iy0 + hr, ix = hc - a.pw;
         const bool ok = iy >= 0 && iy < a.h && ix >= 0 && ix < a.w;
         const unsigned char *src = ok ? x + ((size_t)(img * a.h + iy) * a.w + ix) * a.x_ld + c * 16 : x;
@@ -680,12 +692,13 @@ __global__ void __launch_bounds__(NWG * 128, BN <= 64 ? 4 / NWG : 1) conv_fp8_ha
     const int K = a.kh * a.kw * a.c_in, kpieces = g.slabs * 8;
 
     /* the block's weights (zeros past K and past c_out), then the first item's halo */
-    for (int idx = tid; idx < BN * kpieces; idx += NT) {
-        const int kc = idx % kpieces, r = idx / kpieces, co = n0 + r, k = kc * 16;
-        const bool ok = co < a.c_out && k < K;
-        cp_async_ch<16>(sW + (kc / 8) * BN * 128 + r * 128 + (((kc % 8) ^ (r & 7)) << 4),
-                        ok ? a.wq + (size_t)co * K + k : a.wq, ok ? 16 : 0);
-    }
+    for (int r = tid / 32; r < BN; r += NT / 32) /* a warp a row: no division by kpieces */
+        for (int kc = lane; kc < kpieces; kc += 32) {
+            const int co = n0 + r, k = kc * 16;
+            const bool ok = co < a.c_out && k < K;
+            cp_async_ch<16>(sW + (kc >> 3) * BN * 128 + r * 128 + (((kc & 7) ^ (r & 7)) << 4),
+                            ok ? a.wq + (size_t)co * K + k : a.wq, ok ? 16 : 0);
+        }
     /* the weights are no earlier kernel's output: their loads may overlap its end */
     griddep_wait();
     griddep_launch_dependents();
@@ -717,8 +730,8 @@ __global__ void __launch_bounds__(NWG * 128, BN <= 64 ? 4 / NWG : 1) conv_fp8_ha
         __syncthreads();
         const unsigned char *sH = smem + g.h_off + buf * g.hbytes;
         const int zrel = g.zero_off - g.h_off - buf * g.hbytes; /* the zero piece, relative to sH */
-        const int oy0 = item % g.bands * g.rows, valid = min(g.rows, a.ho - oy0) * a.wo;
-        const size_t m0 = ((size_t)(item / g.bands) * a.ho + oy0) * a.wo;
+        const int img = quot(item, g.m_bands), oy0 = (item - img * g.bands) * g.rows, valid = min(g.rows, a.ho - oy0) * a.wo;
+        const size_t m0 = ((size_t)img * a.ho + oy0) * a.wo;
         for (int tile = wg; tile < g.mt; tile += NWG) { /* warpgroup-uniform */
             /* this lane's ldmatrix row: pixel (lmat & 1) * 8 + lrow of the warp's 16, at K half
              * lmat >> 1; rows past the item's pixels read its last one (their sums are not stored) */
