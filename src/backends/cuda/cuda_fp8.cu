@@ -28,6 +28,7 @@
 #include "cuda_resident.cuh"
 #include "cuda_splitk.cuh"
 #include "cuda_wgmma.cuh"
+#include "quotient.h"
 
 #define FP8_LDS (FP8_BK + 16)   /* smem row pitch: 144 bytes, ldmatrix rows hit distinct banks */
 #define FP8_STAGES 3
@@ -546,17 +547,9 @@ struct halo_geom {
     int tab_off;  /* the piece table: slabs * 8 ints */
     int mt;       /* 64-pixel tiles per item */
     int smem;     /* dynamic shared memory, with 1024 bytes to align the slabs */
-    /* multipliers that divide by c_in / 16, hw and bands (quot), the loads' index arithmetic */
-    unsigned m_pieces, m_hw, m_bands;
+    /* multipliers that divide by c_in / 16, hw, bands and wo (quotient.h): the loads' and tiles' indices */
+    unsigned m_pieces, m_hw, m_bands, m_wo;
 };
-
-/* x / d by one multiply-high, for d >= 1 and 0 <= x with x d < 2^32: m = floor(2^32 / d) + 1 makes
- * x m / 2^32 = x / d + x e / 2^32 with e in (0, 1], short of the next integer while x d < 2^32 (d 1:
- * m is 0 and x itself the quotient). The halo kernel's loads divided by run-time counts at about 20
- * instructions a division, three a copy: session 52's profile counted them at a third of the
- * kernel's instructions, which issue latency bounds (0.6 instructions a cycle per scheduler). */
-static unsigned quot_multiplier(long long d) { return d <= 1 ? 0u : (unsigned)((1ull << 32) / (unsigned long long)d + 1); }
-__device__ __forceinline__ int quot(int x, unsigned m) { return m ? (int)__umulhi((unsigned)x, m) : x; }
 
 /* 1 and g filled when a halo kernel of BN channels and tiles 64-pixel tiles per item can run a
  * (shared memory, K) */
@@ -573,24 +566,28 @@ static int halo_geom_of(const i8_cuda_fp8_conv_args *a, int bn, int tiles, halo_
     const long long hbytes = (halo_rows * hw * pitch + 127) / 128 * 128, zero_off = h_off + 2 * hbytes;
     const long long mb_off = zero_off + 16, tab_off = mb_off + 2 * bn * 4, smem = tab_off + slabs * 8 * 4 + 1024;
     const long long bands = (a->ho + rows - 1) / rows;
-    /* quot's bounds: item < n bands and idx < halo_rows hw pieces (under the shared memory) */
-    if (smem > HALO_SMEM_MAX || a->n * bands > INT32_MAX || a->n * bands * bands >= (1ll << 32)) return 0;
+    /* i8_quot's bounds: item < n bands; idx < halo_rows hw pieces and p < rows wo (under the shared
+     * memory and the 64-pixel tiles) */
+    if (smem > HALO_SMEM_MAX || a->n * bands > INT32_MAX || a->n * bands * bands >= (1ll << 32) ||
+        (tiles * 64 + rows * a->wo) * a->wo >= (1ll << 32))
+        return 0;
     g->rows = (int)rows, g->bands = (int)bands, g->items = (int)(a->n * bands), g->hw = (int)hw;
     g->pitch = (int)pitch, g->slabs = (int)slabs, g->h_off = (int)h_off, g->hbytes = (int)hbytes;
     g->zero_off = (int)zero_off, g->mb_off = (int)mb_off, g->tab_off = (int)tab_off;
     g->mt = (int)((rows * a->wo + 63) / 64), g->smem = (int)smem;
-    g->m_pieces = quot_multiplier(a->c_in / 16), g->m_hw = quot_multiplier(hw), g->m_bands = quot_multiplier(bands);
+    g->m_pieces = i8_quot_multiplier(a->c_in / 16), g->m_hw = i8_quot_multiplier(hw), g->m_bands = i8_quot_multiplier(bands);
+    g->m_wo = i8_quot_multiplier(a->wo);
     return 1;
 }
 
 /* cp.async of the input rows under work item `item` into halo buffer h: zeros outside the image */
 template <int NT>
 __device__ __forceinline__ void halo_load(const i8_cuda_fp8_conv_args &a, const halo_geom &g, int item, unsigned char *h) {
-    const int img = quot(item, g.m_bands), oy0 = (item - img * g.bands) * g.rows, pieces = a.c_in / 16;
+    const int img = i8_quot(item, g.m_bands), oy0 = (item - img * g.bands) * g.rows, pieces = a.c_in / 16;
     const int halo_rows = (g.rows - 1) * a.sh + a.kh, iy0 = oy0 * a.sh - a.ph;
     const unsigned char *x = (const unsigned char *)a.x;
     for (int idx = threadIdx.x; idx < halo_rows * g.hw * pieces; idx += NT) {
-        const int pix = quot(idx, g.m_pieces), c = idx - pix * pieces, hr = quot(pix, g.m_hw), hc = pix - hr * g.hw;
+        const int pix = i8_quot(idx, g.m_pieces), c = idx - pix * pieces, hr = i8_quot(pix, g.m_hw), hc = pix - hr * g.hw;
         const int iy = iy0 + hr, ix = hc - a.pw;
         const bool ok = iy >= 0 && iy < a.h && ix >= 0 && ix < a.w;
         const unsigned char *src = ok ? x + ((size_t)(img * a.h + iy) * a.w + ix) * a.x_ld + c * 16 : x;
@@ -603,15 +600,21 @@ __device__ __forceinline__ void halo_load(const i8_cuda_fp8_conv_args &a, const 
  * e4m3 stores; pair: both channels stored at once (aligned, cnt 2) */
 __device__ __forceinline__ void halo_store2(const i8_cuda_fp8_conv_args &a, size_t m, int co, int cnt, float s0, float s1,
                                             const float *mb, int c, int BN, bool pair) {
-    float v0 = s0 * mb[c] + mb[BN + c], v1 = s1 * mb[c + 1] + mb[BN + c + 1];
-    if (a.relu) v0 = relu_f32(v0), v1 = relu_f32(v1);
+    /* c even: one 8-byte load for the two multipliers, one for the two biases */
+    const float2 mu = *(const float2 *)(mb + c), bi = *(const float2 *)(mb + BN + c);
+    float v0 = s0 * mu.x + bi.x, v1 = s1 * mu.y + bi.y;
     const size_t yo = m * a.y_ld + co;
-    if (pair) {
-        if (a.y) *(__half2 *)((__half *)a.y + yo) = __halves2half2(__float2half_rn(v0), __float2half_rn(v1));
-        if (a.yq)
-            *(unsigned short *)((unsigned char *)a.yq + yo) =
-                (unsigned short)q_e4m3x2(__fmul_rn(v0, a.y_inv), __fmul_rn(v1, a.y_inv));
-    } else { /* cnt 1, or outputs not 4- / 2-byte aligned */
+    if (pair) { /* relu inside the conversions, as the TMA kernels' epilogue (same values, NaN kept) */
+        if (a.y && a.relu) *(unsigned *)((__half *)a.y + yo) = h2_relu(v0, v1);
+        else if (a.y) *(__half2 *)((__half *)a.y + yo) = __halves2half2(__float2half_rn(v0), __float2half_rn(v1));
+        if (a.yq) {
+            const float q0 = __fmul_rn(v0, a.y_inv), q1 = __fmul_rn(v1, a.y_inv);
+            *(unsigned short *)((unsigned char *)a.yq + yo) = (unsigned short)(a.relu ? q_e4m3x2_relu(q0, q1) : q_e4m3x2(q0, q1));
+        }
+        return;
+    }
+    if (a.relu) v0 = relu_f32(v0), v1 = relu_f32(v1);
+    { /* cnt 1, or outputs not 4- / 2-byte aligned */
         if (a.y) ((__half *)a.y)[yo] = __float2half_rn(v0);
         if (a.yq) ((unsigned char *)a.yq)[yo] = (unsigned char)q_e4m3(__fmul_rn(v0, a.y_inv));
         if (cnt < 2) return;
@@ -730,12 +733,12 @@ __global__ void __launch_bounds__(NWG * 128, BN <= 64 ? 4 / NWG : 1) conv_fp8_ha
         __syncthreads();
         const unsigned char *sH = smem + g.h_off + buf * g.hbytes;
         const int zrel = g.zero_off - g.h_off - buf * g.hbytes; /* the zero piece, relative to sH */
-        const int img = quot(item, g.m_bands), oy0 = (item - img * g.bands) * g.rows, valid = min(g.rows, a.ho - oy0) * a.wo;
+        const int img = i8_quot(item, g.m_bands), oy0 = (item - img * g.bands) * g.rows, valid = min(g.rows, a.ho - oy0) * a.wo;
         const size_t m0 = ((size_t)img * a.ho + oy0) * a.wo;
         for (int tile = wg; tile < g.mt; tile += NWG) { /* warpgroup-uniform */
             /* this lane's ldmatrix row: pixel (lmat & 1) * 8 + lrow of the warp's 16, at K half
              * lmat >> 1; rows past the item's pixels read its last one (their sums are not stored) */
-            const int p = min(tile * 64 + wi * 16 + (lmat & 1) * 8 + lrow, npix - 1), ry = p / a.wo, ox = p % a.wo;
+            const int p = min(tile * 64 + wi * 16 + (lmat & 1) * 8 + lrow, npix - 1), ry = i8_quot(p, g.m_wo), ox = p - ry * a.wo;
             const int pb = (ry * a.sh * g.hw + ox * a.sw) * g.pitch;
             float acc[BN / 2], part[BN / 2];
 #pragma unroll
