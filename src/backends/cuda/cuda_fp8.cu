@@ -671,8 +671,8 @@ template <int BN> __device__ __forceinline__ void halo_issue(float *part, const 
 }
 
 /* NWG warpgroups; registers capped at 128 a thread where BN <= 64 (two blocks of 256 threads or
- * four of 128 per SM). PIPE (INFER8_CUDA_HALO_PREFETCH; session 52, not yet run on a GPU): 0 each
- * slab's fragments loaded, its wgmma run and waited for, in turn; 1 (prefetch) each slab's A
+ * four of 128 per SM). PIPE (INFER8_CUDA_HALO_PREFETCH; session 52; 1 and 2 were 3% slower than 0
+ * in session 58): 0 each slab's fragments loaded, its wgmma run and waited for, in turn; 1 (prefetch) each slab's A
  * fragments load into a second register set while the slab before runs its wgmma; 2 (pairs, BN 32:
  * a second sum array under the register cap) two slabs' wgmma issued together, the first's sums
  * added in fp32 while the second runs, the next pair's fragments loading meanwhile. The same wgmma
