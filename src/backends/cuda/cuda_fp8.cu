@@ -613,14 +613,13 @@ __device__ __forceinline__ void halo_store2(const i8_cuda_fp8_conv_args &a, size
         }
         return;
     }
+    /* cnt 1, or outputs not 4- / 2-byte aligned */
     if (a.relu) v0 = relu_f32(v0), v1 = relu_f32(v1);
-    { /* cnt 1, or outputs not 4- / 2-byte aligned */
-        if (a.y) ((__half *)a.y)[yo] = __float2half_rn(v0);
-        if (a.yq) ((unsigned char *)a.yq)[yo] = (unsigned char)q_e4m3(__fmul_rn(v0, a.y_inv));
-        if (cnt < 2) return;
-        if (a.y) ((__half *)a.y)[yo + 1] = __float2half_rn(v1);
-        if (a.yq) ((unsigned char *)a.yq)[yo + 1] = (unsigned char)q_e4m3(__fmul_rn(v1, a.y_inv));
-    }
+    if (a.y) ((__half *)a.y)[yo] = __float2half_rn(v0);
+    if (a.yq) ((unsigned char *)a.yq)[yo] = (unsigned char)q_e4m3(__fmul_rn(v0, a.y_inv));
+    if (cnt < 2) return;
+    if (a.y) ((__half *)a.y)[yo + 1] = __float2half_rn(v1);
+    if (a.yq) ((unsigned char *)a.yq)[yo + 1] = (unsigned char)q_e4m3(__fmul_rn(v1, a.y_inv));
 }
 
 /* wgmma m64nBNk32 e4m3 with A from registers (each warp's 16 rows in mma.sync's m16n8k32 A layout:
@@ -671,9 +670,10 @@ template <int BN> __device__ __forceinline__ void halo_issue(float *part, const 
 }
 
 /* NWG warpgroups; registers capped at 128 a thread where BN <= 64 (two blocks of 256 threads or
- * four of 128 per SM). PIPE (INFER8_CUDA_HALO_PREFETCH; session 52; 1 and 2 were 3% slower than 0
- * in session 58): 0 each slab's fragments loaded, its wgmma run and waited for, in turn; 1 (prefetch) each slab's A
- * fragments load into a second register set while the slab before runs its wgmma; 2 (pairs, BN 32:
+ * four of 128 per SM). PIPE (INFER8_CUDA_HALO_PREFETCH; session 52; 1 and 2 ran 3% slower than 0
+ * in session 58): 0 each slab's fragments loaded, its wgmma run and waited for, in turn; 1
+ * (prefetch) each slab's A fragments load into a second register set while the slab before runs
+ * its wgmma; 2 (pairs, BN 32:
  * a second sum array under the register cap) two slabs' wgmma issued together, the first's sums
  * added in fp32 while the second runs, the next pair's fragments loading meanwhile. The same wgmma
  * and fp32 sums in the same order in all three. Session 52's Nsight Compute had these kernels
