@@ -33,6 +33,7 @@ bench_fp16() {
 # call (v3 at batch 1 after batch 32, session 42's call 5) wrote over the first's results.
 bench_peers() {
   [ -f .devcarry/peers_torch.py ] || { echo "peers_torch.py not carried"; return 1; }
+  gpu_env >/dev/null || return 1 # infer8 synth makes the snapshots: the build unpacked, its libraries found
   bench_snapshots || return 1
   local arch batches=${BENCH_BATCHES:-1,32}
   for arch in $BENCH_ARCHES; do
