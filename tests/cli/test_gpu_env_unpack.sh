@@ -15,7 +15,7 @@ run_env() { (cd "$root" && export OUT="$WORK/out" && . tools/gpu-check.d/cuda.sh
 mkdir -p "$root/build-device/bin" && echo "stale" >"$root/build-device/bin/infer8"
 run_env || fail "gpu_env failed"
 [ "$(cat "$root/build-device/bin/infer8")" = "first build" ] || fail "not unpacked: $(cat "$root/build-device/bin/infer8")"
-[ -s "$root/.devcarry/build.unpacked" ] || fail "no marker"
+[ -s "$root/.devcarry/build.tar.xz.unpacked" ] || fail "no marker"
 # the same archive again: nothing unpacked (the marker matches)
 echo "touched" >"$root/build-device/bin/infer8"
 run_env || fail "second gpu_env failed"
@@ -28,6 +28,6 @@ run_env || fail "third gpu_env failed"
 # a damaged archive fails gpu_env (the call's steps then say so) and leaves no marker for it
 head -c 100 "$root/.devcarry/build.tar.xz" >"$WORK/cut.xz" && mv "$WORK/cut.xz" "$root/.devcarry/build.tar.xz"
 run_env && fail "gpu_env passed on a damaged archive"
-[ "$(cat "$root/.devcarry/build.unpacked")" != "$(sha256sum "$root/.devcarry/build.tar.xz" | cut -d' ' -f1)" ] ||
+[ "$(cat "$root/.devcarry/build.tar.xz.unpacked")" != "$(sha256sum "$root/.devcarry/build.tar.xz" | cut -d' ' -f1)" ] ||
   fail "damaged archive marked unpacked"
 echo "ok: gpu_env unpacks .devcarry/build.tar.xz over a stale build, once per archive, again for a new one, and fails on a damaged one"

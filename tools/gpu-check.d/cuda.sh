@@ -4,22 +4,25 @@ STEPS+=(cuda_tests cuda_bench cuda_lab)
 
 # Library path: the carried non-CUDA libraries, the system CUDA, then PyTorch's pip copies of
 # cuDNN / cuBLAS / the runtime / NVRTC (the machine may have no system cuDNN).
+# unpack_once ARCHIVE DIR: the xz tar ARCHIVE (when carried) unpacked into DIR, over whatever a
+# warm machine kept there from an earlier call, once per archive: its checksum, kept beside it
+# (ARCHIVE.unpacked), marks it done
+unpack_once() {
+  local archive=$1 dir=$2 sum
+  [ -f "$archive" ] || return 0
+  sum=$(sha256sum "$archive" | cut -d' ' -f1)
+  [ "$(cat "$archive.unpacked" 2>/dev/null)" = "$sum" ] && return 0
+  tar -xJf "$archive" -C "$dir" || return 1
+  echo "$sum" >"$archive.unpacked"
+}
+
 gpu_env() {
   local extra=""
-  if [ -f .devcarry/lib.tar.xz ] && [ ! -d .devcarry/lib ]; then
-    tar -xJf .devcarry/lib.tar.xz -C .devcarry || return 1
-  fi
-  # the build itself, xz-packed by tools/prepare-device (37 MB raw, 6 MB packed: the tracked tree
-  # alone is 31 MB on disk and a call carries 64 MiB); unpacked over whatever build-device a warm
-  # machine kept from an earlier call, once per packed file (its checksum marks it done)
-  if [ -f .devcarry/build.tar.xz ]; then
-    local sum
-    sum=$(sha256sum .devcarry/build.tar.xz | cut -d' ' -f1)
-    if [ "$(cat .devcarry/build.unpacked 2>/dev/null)" != "$sum" ]; then
-      tar -xJf .devcarry/build.tar.xz || return 1
-      echo "$sum" >.devcarry/build.unpacked
-    fi
-  fi
+  # the shared libraries the GPU machine lacks, and the build itself (37 MB raw, 6 MB packed: the
+  # tracked tree alone is 31 MB on disk and a call carries 64 MiB), both xz-packed by
+  # tools/prepare-device
+  unpack_once .devcarry/lib.tar.xz .devcarry || return 1
+  unpack_once .devcarry/build.tar.xz . || return 1
   for d in /usr/local/cuda/lib64 /usr/local/cuda/lib; do [ -d "$d" ] && extra="$extra:$d"; done
   local torch_libs
   torch_libs=$(python3 - <<'PY' 2>/dev/null

@@ -566,10 +566,10 @@ static int halo_geom_of(const i8_cuda_fp8_conv_args *a, int bn, int tiles, halo_
     const long long hbytes = (halo_rows * hw * pitch + 127) / 128 * 128, zero_off = h_off + 2 * hbytes;
     const long long mb_off = zero_off + 16, tab_off = mb_off + 2 * bn * 4, smem = tab_off + slabs * 8 * 4 + 1024;
     const long long bands = (a->ho + rows - 1) / rows;
-    /* i8_quot's bounds: item < n bands; idx < halo_rows hw pieces and p < rows wo (under the shared
-     * memory and the 64-pixel tiles) */
+    /* i8_quot's bounds (x d < 2^32): item < n bands divided by bands, the tile's pixel p < rows wo
+     * by wo; the halo's indices stay far below theirs under the shared memory */
     if (smem > HALO_SMEM_MAX || a->n * bands > INT32_MAX || a->n * bands * bands >= (1ll << 32) ||
-        (tiles * 64 + rows * a->wo) * a->wo >= (1ll << 32))
+        rows * a->wo * a->wo >= (1ll << 32))
         return 0;
     g->rows = (int)rows, g->bands = (int)bands, g->items = (int)(a->n * bands), g->hw = (int)hw;
     g->pitch = (int)pitch, g->slabs = (int)slabs, g->h_off = (int)h_off, g->hbytes = (int)hbytes;

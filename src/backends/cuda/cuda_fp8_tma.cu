@@ -889,9 +889,8 @@ extern "C" int i8_cuda_conv_fp8_tma_multi(const i8_cuda_fp8_conv_args *a, const 
  * then the rest of every tap in MIX-channel sub-slices (0: none; 32, four to a stage; 64, two);
  * IRv2's Block17 7x1 over 160 channels takes 7 + 2 stages where 128-channel chunks take 14, half of
  * them three quarters zeros; session 42's all-32-channel form, 9 stages of narrow loads, was no
- * faster), NC (ping-pong
- * consumer warpgroups: 3 lets two tiles' epilogues run beside each mainloop, for the convs whose
- * epilogue outlasts their short K: the residual up-projections). The rows after the first
+ * faster), NC (ping-pong consumer warpgroups: 3 lets two tiles' epilogues run beside each
+ * mainloop, for the convs whose epilogue outlasts their short K: the residual up-projections). The rows after the first
  * I8_FP8_TMA_VARIANTS are the variants from I8_FP8_TMA_LATE_FIRST on. The 64-byte sub-slices
  * (session 56, c64; c_in up to 64, meant for 33-64: v4's and v3's 3x3 64 -> 96, IRv2's Block35 3x3
  * 48 -> 64): one 64-channel sub-slice a tap, two taps a stage, where a 128-channel chunk is half
