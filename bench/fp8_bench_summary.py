@@ -16,7 +16,8 @@ Reads, under each CALL_DIR:
   peers-*.json      peers_torch.py's results (torch.compile, eager kernels in a CUDA graph)
   *.times           each GPU test's start and end (tools/device-call.sh's test_times)
 Prints markdown: the rows (each named CALL/STEP, so an A/B's runs of one model tell apart) with
-the torch.compile of the same model and batch (from whichever CALL_DIR has it, named), the
+the torch.compile of the same model and batch (the row's own call's, else the last CALL_DIR's
+that has one, named), the
 profiles, the convs per layer type, the tuning times and the slowest tests.
 """
 import glob
@@ -112,7 +113,8 @@ def main(dirs, shapes=False):
             try:
                 data = json.load(open(pj))
                 for r in data if isinstance(data, list) else data["results"]:
-                    peers[(r["model"], r["batch"], r["mode"])] = (call, (r["median_ms"], r["min_ms"], r["max_ms"]))
+                    # per call: a row takes its own call's peer, else the last call's that has one
+                    peers.setdefault((r["model"], r["batch"], r["mode"]), {})[call] = (r["median_ms"], r["min_ms"], r["max_ms"])
             except (ValueError, KeyError, TypeError) as e:
                 sys.exit(f"{pj}: not peers_torch.py's results ({type(e).__name__}: {e})")
         for tf in sorted(glob.glob(os.path.join(d, "*.times"))):
@@ -134,8 +136,15 @@ def main(dirs, shapes=False):
     print("| call/step | model | batch | fp16 | FP8 `default` | x | torch.compile (call) | fp16 vs compile "
           "| fp16 max / compile min | FP8 vs compile | CUDA graph |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
+    def peer_of(row_call, model, batch, mode):
+        by_call = peers.get((model, batch, mode), {})
+        own = row_call.split("/")[0]
+        if own in by_call:
+            return own, by_call[own]
+        return next(reversed(by_call.items()), None)
+
     for call, model, batch, f16, f8, x in rows:
-        comp, graph = peers.get((model, batch, "compile")), peers.get((model, batch, "graph"))
+        comp, graph = peer_of(call, model, batch, "compile"), peer_of(call, model, batch, "graph")
         if comp:
             c = comp[1]
             ratios = f"{c[0] / f16[0]:.2f} | {c[1] / f16[2]:.2f} | {c[0] / f8[0]:.2f}"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bench/fp8_bench_summary.py on two made-up device calls with hand-computed figures: the row
-(named by its call and step, so an A/B's two runs of one model tell apart) paired with the torch.compile of the other call, the ratios (median / median, torch min / infer8
+(named by its call and step, so an A/B's two runs of one model tell apart) paired with the torch.compile of its own call, else of the last call that has one, the ratios (median / median, torch min / infer8
 max), the profile, the convs per layer type, which graph each tuning line is, the tests' times,
 --shapes' grouping of a per-conv table; malformed input (the file named, exit status 1).
 Env: WORK (scratch), SRC (source root)."""
@@ -54,6 +54,19 @@ want = ("| callA/irv2-b32 | inception_resnet_v2 | 32 | 2.000 [1.900, 2.500] | 1.
         "| 4.000 [3.800, 4.400] (callB) | 2.00 | 1.52 | 2.50 | 8.000 (callB) |")
 assert want in out, out
 assert "- callA/irv2-b32 fp8 b32: sum 1.500; conv-fp8 1.000, conv-fp16 0.300, maxpool 0.200" in out, out
+# a third call with its own row and peer: its row takes its own call's peer (session 58's summary
+# paired every row with the last call's), callA's still the last one that has one (now callC's)
+c = os.path.join(WORK, "callC")
+write(os.path.join(c, "irv2-b32", "fp8_bench.md"),
+      "| inception_resnet_v2 | default | 32 | 2.500 (2.400-2.600) | 2.000 (1.900-2.100) | 1.250 | ... | ... |\n")
+write(os.path.join(c, "peers-inception_resnet_v2.json"), json.dumps([
+    {"model": "inception_resnet_v2", "batch": 32, "mode": "compile", "median_ms": 5.0, "min_ms": 4.8, "max_ms": 5.2}]))
+p3 = run(a, c, b)
+assert p3.returncode == 0, p3.stderr
+# callC: 5.0 / 2.5 = 2.00, 4.8 / 2.6 = 1.85, 5.0 / 2.0 = 2.50; callA: callB's (listed last) 4.0
+assert ("| callC/irv2-b32 | inception_resnet_v2 | 32 | 2.500 [2.400, 2.600] | 2.000 [1.900, 2.100] | 1.250 "
+        "| 5.000 [4.800, 5.200] (callC) | 2.00 | 1.85 | 2.50 | 8.000 (callB) |") in p3.stdout, p3.stdout
+assert "| 4.000 [3.800, 4.400] (callB) | 2.00 | 1.52 | 2.50 | 8.000 (callB) |" in p3.stdout, p3.stdout
 assert "- callA/irv2-b32 b32 1x1 + residual: 40 convs (39 FP8), fp16 1.034 / FP8 graph 0.738, x 1.40" in out, out
 assert "by shape" not in out, out  # only with --shapes
 assert "- callA/irv2-b32 batch 32 fp16: 39 problems in 12.5 s, cuDNN budget 60 s not spent" in out, out
