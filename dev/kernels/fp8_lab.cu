@@ -20,8 +20,8 @@
  * channel slice of a wider tensor instead (channels 32 .. 32 + N of rows of N + 64, as a branch
  * writes its part of a concat; every byte outside the slice must keep its poison).
  * FP8_LAB_TMA_STORE=0: the TMA kernels store without TMA stores (their path for outputs
- * TMA cannot store exactly, i8_cuda_conv_fp8_tma_store_fits). FP8_LAB_HALO_PREFETCH=1 / 2 / 3: the
- * halo kernels with their fragment prefetch / slab pairs / higher occupancy (INFER8_CUDA_HALO_PREFETCH in the
+ * TMA cannot store exactly, i8_cuda_conv_fp8_tma_store_fits). FP8_LAB_HALO_PREFETCH=1 / 2: the
+ * halo kernels with their fragment prefetch / slab pairs (INFER8_CUDA_HALO_PREFETCH in the
  * product). Validation: fp16 output max |diff| / max |ref| <= 2e-3
  * (accumulation order and fp16 rounding only); e4m3 codes: the share that differs from the
  * reference code must be < 1% and none by more than one code step (a value next to a rounding
@@ -200,7 +200,7 @@ int main(void) {
     const bool slice = getenv("FP8_LAB_SLICE") && atoi(getenv("FP8_LAB_SLICE")) != 0;
     /* FP8_LAB_TMA_STORE=0: the TMA kernels' generic output stores (session 32's A/B) */
     const int tma_store_off = getenv("FP8_LAB_TMA_STORE") && atoi(getenv("FP8_LAB_TMA_STORE")) == 0;
-    /* FP8_LAB_HALO_PREFETCH=1 / 2 / 3: the halo kernels' fragment prefetch / slab pairs (session 52) / occupancy (session 58) */
+    /* FP8_LAB_HALO_PREFETCH=1 / 2: the halo kernels' fragment prefetch / slab pairs (session 52, opt-in) */
     const int halo_prefetch = getenv("FP8_LAB_HALO_PREFETCH") ? atoi(getenv("FP8_LAB_HALO_PREFETCH")) : 0;
     /* FP8_LAB_PDL=1: every launch with programmatic dependent launch (cuda_pdl.cuh), so that each
      * timed launch's setup overlaps the end of the one before (session 34, call 1) */

@@ -118,27 +118,9 @@ static void test_halo_pipe(void **state) {
         assert_int_equal(i8_cuda_conv_fp8_halo_pipe(v, 0), 0);
         assert_int_equal(i8_cuda_conv_fp8_halo_pipe(v, 1), 1);
         assert_int_equal(i8_cuda_conv_fp8_halo_pipe(v, 2), bn32 ? 2 : 1);
-        assert_int_equal(i8_cuda_conv_fp8_halo_pipe(v, 3), 0);
     }
     assert_int_equal(i8_cuda_conv_fp8_halo_pipe(I8_FP8_HALO_FIRST - 1, 1), -1);
     assert_int_equal(i8_cuda_conv_fp8_halo_pipe(I8_FP8_HALO_END, 1), -1);
-}
-
-/* The blocks per SM each halo kernel's registers are capped for (session 58's mode 3): halo64x32,
- * halo64x64 (one warpgroup) 4, halo128x32, halo128x64 (two) 2, halo128x96 1 (its 96-wide sums
- * keep 160 registers); mode 3 doubles them for the 32-wide kernels alone, in every other mode
- * they stay. The names tell which is which (halo<pixels>x<BN>: 64 pixels, one warpgroup). */
-static void test_halo_min_blocks(void **state) {
-    (void)state;
-    for (int v = I8_FP8_HALO_FIRST; v < I8_FP8_HALO_END; v++) {
-        const char *name = i8_cuda_conv_fp8_name(v);
-        const int bn32 = strstr(name, "x32") != NULL, one_wg = strncmp(name, "halo64x", 7) == 0;
-        const int base = strstr(name, "x96") ? 1 : one_wg ? 4 : 2;
-        for (int mode = 0; mode <= 2; mode++) assert_int_equal(i8_cuda_conv_fp8_halo_min_blocks(v, mode), base);
-        assert_int_equal(i8_cuda_conv_fp8_halo_min_blocks(v, 3), bn32 ? 2 * base : base);
-    }
-    assert_int_equal(i8_cuda_conv_fp8_halo_min_blocks(I8_FP8_HALO_FIRST - 1, 3), -1);
-    assert_int_equal(i8_cuda_conv_fp8_halo_min_blocks(I8_FP8_HALO_END, 3), -1);
 }
 
 /* a pointwise conv with 256-byte-aligned stand-in buffers (fits reads no memory) */
@@ -392,7 +374,6 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_numbering_and_names),
         cmocka_unit_test(test_halo_pipe),
-        cmocka_unit_test(test_halo_min_blocks),
         cmocka_unit_test(test_fits),
         cmocka_unit_test(test_fits_halo),
         cmocka_unit_test(test_variant_list),

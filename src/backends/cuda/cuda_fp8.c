@@ -96,12 +96,12 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
     c->tma_store_off = store && atoi(store) == 0;
     /* INFER8_CUDA_HALO_PREFETCH=1: the halo kernels load a K slab's A fragments while the slab
      * before runs its wgmma; 2: also two slabs' wgmma at a time where BN is 32 (same sums, same
-     * order; conv_fp8_halo_kernel's PIPE; session 52, 3% slower in session 58); 3: mode 0 with
-     * the BN-32 kernels' registers capped for twice the blocks per SM (session 58, not yet run on
-     * a GPU). Opt-in. */
+     * order; conv_fp8_halo_kernel's PIPE; session 52). Opt-in: 3% slower than without in session
+     * 58. (Session 58's mode 3, registers capped for more blocks per SM, ran 11-15% slower in
+     * session 59 and is gone.) */
     const char *prefetch = getenv("INFER8_CUDA_HALO_PREFETCH");
     const int halo_mode = prefetch ? atoi(prefetch) : 0;
-    c->halo_prefetch = halo_mode >= 1 && halo_mode <= 3 ? halo_mode : 0;
+    c->halo_prefetch = halo_mode == 1 || halo_mode == 2 ? halo_mode : 0;
     /* INFER8_CUDA_PDL: whether the forward's own FP8 kernels start their setup while the kernel
      * before them in the stream ends (cuda_pdl.cuh): 0 never, 2 always, else timed (choose_launch) */
     const char *pdl = getenv("INFER8_CUDA_PDL");

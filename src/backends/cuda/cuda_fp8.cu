@@ -669,28 +669,21 @@ template <int BN> __device__ __forceinline__ void halo_issue(float *part, const 
     wg_commit();
 }
 
-/* the blocks per SM a halo kernel's registers are capped for (__launch_bounds__), by
- * INFER8_CUDA_HALO_PREFETCH's mode: two blocks of 256 threads or four of 128 where BN <= 64; mode 3
- * (session 58, opt-in, not yet run on a GPU) twice as many for BN 32, registers at 64 a thread
- * instead of 128, so that 32 warps an SM run instead of 24 (77 registers: three blocks of 256;
- * ptxas spills 32 bytes at 64). Session 58's Nsight Compute had halo128x32 bound by latency with
- * 6 warps a scheduler. */
-constexpr int halo_min_blocks(int bn, int nwg, int mode) { return mode == 3 && bn <= 32 ? 8 / nwg : bn <= 64 ? 4 / nwg : 1; }
-
 /* NWG warpgroups; registers capped at 128 a thread where BN <= 64 (two blocks of 256 threads or
- * four of 128 per SM; MINB, halo_min_blocks). PIPE (INFER8_CUDA_HALO_PREFETCH; session 52; 1 and
- * 2 ran 3% slower than 0 in session 58): 0 each slab's fragments loaded, its wgmma run and waited
- * for, in turn; 1 (prefetch) each slab's A fragments load into a second register set while the
- * slab before runs its wgmma; 2 (pairs, BN 32: a second sum array under the register cap) two
- * slabs' wgmma issued together, the first's sums added in fp32 while the second runs, the next
- * pair's fragments loading meanwhile. The same wgmma and fp32 sums in the same order in all three.
- * Session 52's Nsight Compute had these kernels stalled on their ldmatrix (short scoreboard, 17%
- * of samples) and on each slab's wgmma. A
+ * four of 128 per SM). PIPE (INFER8_CUDA_HALO_PREFETCH; session 52; 1 and 2 ran 3% slower than 0
+ * in session 58): 0 each slab's fragments loaded, its wgmma run and waited for, in turn; 1
+ * (prefetch) each slab's A fragments load into a second register set while the slab before runs
+ * its wgmma; 2 (pairs, BN 32: a second sum array under the register cap) two slabs' wgmma issued
+ * together, the first's sums added in fp32 while the second runs, the next pair's fragments
+ * loading meanwhile. The same wgmma and fp32 sums in the same order in all three. Session 52's
+ * Nsight Compute had these kernels stalled on their ldmatrix (short scoreboard, 17% of samples)
+ * and on each slab's wgmma. Capping the BN-32 kernels at 64 registers for twice the blocks per SM
+ * (session 58) ran 11-15% slower in session 59's lab. A
  * rolling pipeline (wgmma.wait_group 1 across a loop of any slab count, as the TMA lab's W1 stage
  * step) ptxas (CUDA 13) serialized here (C7514) unless the slab count was a compile-time constant;
  * the pairs leave nothing in flight between iterations and compile unserialized. */
-template <int BN, int NWG, int PIPE, int MINB = halo_min_blocks(BN, NWG, 0)>
-__global__ void __launch_bounds__(NWG * 128, MINB) conv_fp8_halo_kernel(i8_cuda_fp8_conv_args a, halo_geom g) {
+template <int BN, int NWG, int PIPE>
+__global__ void __launch_bounds__(NWG * 128, BN <= 64 ? 4 / NWG : 1) conv_fp8_halo_kernel(i8_cuda_fp8_conv_args a, halo_geom g) {
     constexpr int NT = NWG * 128, FN = BN / 8;
     extern __shared__ __align__(1024) unsigned char halo_raw[];
     unsigned char *smem = halo_raw + ((1024 - (__cvta_generic_to_shared(halo_raw) & 1023)) & 1023);
@@ -881,13 +874,11 @@ static int halo_fits(const i8_cuda_fp8_conv_args *a, int bn, int tiles) {
     return halo_geom_of(a, bn, tiles, &g);
 }
 
-/* the PIPE a halo kernel of BN channels runs under INFER8_CUDA_HALO_PREFETCH's mode (0-3): the
- * pairs (2) need BN 32, the others take the prefetch (1) instead; 3 is PIPE 0 */
+/* the PIPE a halo kernel of BN channels runs under INFER8_CUDA_HALO_PREFETCH's mode (0-2): the
+ * pairs (2) need BN 32, the others take the prefetch (1) instead */
 static int halo_pipe(int bn, int mode) { return mode == 2 ? (bn <= 32 ? 2 : 1) : mode == 1 ? 1 : 0; }
 /* that kernel (setup, launch) */
 template <int BN, int NWG> static const void *halo_kernel(int mode) {
-    if constexpr (BN <= 32) /* no such instance for the wider ones: their sums need more registers */
-        if (mode == 3) return (const void *)conv_fp8_halo_kernel<BN, NWG, 0, halo_min_blocks(BN, NWG, 3)>;
     switch (halo_pipe(BN, mode)) {
     case 2: return (const void *)conv_fp8_halo_kernel<BN, NWG, BN <= 32 ? 2 : 1>; /* BN 32 only: no third instance */
     case 1: return (const void *)conv_fp8_halo_kernel<BN, NWG, 1>;
@@ -943,15 +934,6 @@ extern "C" int i8_cuda_conv_fp8_halo_pipe(int variant, int mode) {
     return -1;
 }
 
-extern "C" int i8_cuda_conv_fp8_halo_min_blocks(int variant, int mode) {
-    int i = I8_FP8_HALO_FIRST;
-#define HALO_MINB(name, bn, tiles, nwg) \
-    if (variant == i++) return halo_min_blocks(bn, nwg, mode);
-    HALO_VARIANTS(HALO_MINB)
-#undef HALO_MINB
-    return -1;
-}
-
 static int halo_launch(const i8_cuda_fp8_conv_args *a, int t, cudaStream_t s) {
     int i = 0;
 #define HALO_LAUNCH(name, bn, tiles, nwg) \
@@ -983,7 +965,7 @@ extern "C" int i8_cuda_conv_fp8_setup(void) {
     if (!rc) rc = i8_cuda_conv_fp8_tma_setup();
     if (!rc) rc = i8_cuda_conv_fp8_pair_setup();
 #define HALO_SET(name, bn, tiles, nwg) \
-    for (int mode = 0; mode <= 3 && !rc; mode++) \
+    for (int mode = 0; mode <= 2 && !rc; mode++) \
         rc = (int)cudaFuncSetAttribute(halo_kernel<bn, nwg>(mode), cudaFuncAttributeMaxDynamicSharedMemorySize, HALO_SMEM_MAX);
     HALO_VARIANTS(HALO_SET)
 #undef HALO_SET

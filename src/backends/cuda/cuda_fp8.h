@@ -56,7 +56,7 @@ typedef struct i8_cuda_fp8_conv_args {
     void *tma_encode_tiled; /* once by the backend (i8_cuda_tma_driver); 0 / NULL: looked up at each launch (the */
     void *tma_encode_im2col;/* kernel labs) */
     int tma_store_off;      /* TMA kernels: 1 stores the outputs without TMA stores, as before session 32 (tests) */
-    int halo_prefetch;      /* halo kernels: 1 / 2 prefetch / slab pairs (PIPE), 3 higher occupancy (opt-in) */
+    int halo_prefetch;      /* halo kernels: 1 / 2 their fragment prefetch / slab pairs (PIPE; session 52, opt-in) */
     int pdl;                /* 1: launched with programmatic dependent launch (cuda_pdl.cuh; the backend's choose_launch) */
 } i8_cuda_fp8_conv_args;
 
@@ -161,13 +161,8 @@ int i8_cuda_conv_fp8_tma(const i8_cuda_fp8_conv_args *a, int t, void *stream);
 int i8_cuda_conv_fp8_halo_variants(void);
 /* the schedule (conv_fp8_halo_kernel's PIPE) halo variant `variant` launches under
  * INFER8_CUDA_HALO_PREFETCH's mode (0 as before, 1 prefetch, 2 slab pairs where BN is 32, else
- * the prefetch, 3 as 0 at a higher occupancy); -1 for a variant that is no halo kernel.
- * Host-side, no GPU needed. */
+ * the prefetch); -1 for a variant that is no halo kernel. Host-side, no GPU needed. */
 int i8_cuda_conv_fp8_halo_pipe(int variant, int mode);
-/* the blocks per SM halo variant `variant`'s kernel caps its registers for under that mode
- * (__launch_bounds__: 4 / warpgroups where BN <= 64, else 1; mode 3 doubles it where BN is 32);
- * -1 for a variant that is no halo kernel. Host-side, no GPU needed. */
-int i8_cuda_conv_fp8_halo_min_blocks(int variant, int mode);
 
 /* Pair kernels (cuda_fp8_pair.cu; session 54): the pointwise conv `first` and the one conv
  * `second` that reads its output, run as one kernel: clusters of 1, 2, 4 or 8 blocks (variant % 4)
