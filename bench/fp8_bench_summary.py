@@ -13,6 +13,7 @@ Reads, under each CALL_DIR:
                     profiles per node kind and the convs per layer type (tools/gpu-check fp8_bench)
   */fp8-layers-*.tsv  the per-conv times (--shapes)
   */fp8_bench.log   how long each graph's tuning took and whether it spent its cuDNN budget
+                    (or fp8_bench.log.xz, as tools/pack-logs leaves older sessions')
   peers-*.json      peers_torch.py's results (torch.compile, eager kernels in a CUDA graph)
   *.times           each GPU test's start and end (tools/device-call.sh's test_times)
 Prints markdown: the rows (each named CALL/STEP, so an A/B's runs of one model tell apart) with
@@ -22,6 +23,7 @@ profiles, the convs per layer type, the tuning times and the slowest tests.
 """
 import glob
 import json
+import lzma
 import os
 import re
 import sys
@@ -103,12 +105,18 @@ def main(dirs, shapes=False):
                     layers.append((call, step, int(m.group(1)), m.group(2), int(m.group(3)), int(m.group(4)),
                                    float(m.group(5)), float(m.group(6)), float(m.group(7))))
             log = os.path.join(os.path.dirname(md), "fp8_bench.log")
+            if not os.path.exists(log) and os.path.exists(log + ".xz"):
+                log += ".xz"  # tools/pack-logs packs older sessions' logs
             if os.path.exists(log):
-                for line in open(log):
-                    m = TUNED.search(line)
-                    if m:
-                        tuning.append((call, step, int(m.group(1)), int(m.group(2)), float(m.group(3)),
-                                       float(m.group(4)), m.group(5)))
+                try:
+                    with (lzma.open(log, "rt") if log.endswith(".xz") else open(log)) as f:
+                        for line in f:
+                            m = TUNED.search(line)
+                            if m:
+                                tuning.append((call, step, int(m.group(1)), int(m.group(2)), float(m.group(3)),
+                                               float(m.group(4)), m.group(5)))
+                except (lzma.LZMAError, EOFError, UnicodeDecodeError) as e:
+                    sys.exit(f"{log}: unreadable ({type(e).__name__}: {e})")
         for pj in sorted(glob.glob(os.path.join(d, "peers-*.json"))):
             try:
                 data = json.load(open(pj))

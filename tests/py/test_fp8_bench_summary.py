@@ -89,6 +89,24 @@ p = run("--shapes", a, b)
 assert p.returncode == 1 and "fp8-layers-x-b1.tsv:2" in p.stderr and "Traceback" not in p.stderr, p.stderr
 shutil.rmtree(os.path.join(b, "irv2-b1"))
 
+# a log packed by tools/pack-logs (fp8_bench.log.xz) reads the same; a damaged one is named
+import lzma
+log = os.path.join(a, "irv2-b32", "fp8_bench.log")
+with open(log, "rb") as f, lzma.open(log + ".xz", "wb") as g:
+    g.write(f.read())
+os.remove(log)
+p = run(a, b)
+assert p.returncode == 0, p.stderr
+assert "- callA/irv2-b32 batch 32 fp16: 39 problems in 12.5 s, cuDNN budget 60 s not spent" in p.stdout, p.stdout
+assert "- callA/irv2-b32 batch 32 FP8: 41 problems in 70.0 s, cuDNN budget 60 s spent" in p.stdout, p.stdout
+with open(log + ".xz", "rb") as f:
+    packed = f.read()
+with open(log + ".xz", "wb") as f:
+    f.write(packed[: len(packed) // 2])
+p = run(a, b)
+assert p.returncode == 1 and "fp8_bench.log.xz" in p.stderr and "Traceback" not in p.stderr, p.stderr
+os.remove(log + ".xz")
+
 # without the peer's call: the row says so
 p = run(a)
 assert p.returncode == 0 and "| not measured | - | - | - |" in p.stdout, p.stdout + p.stderr
