@@ -364,6 +364,7 @@ static int im2col_teardown(void **state) {
     unsetenv("INFER8_CUDA_PRIORITY");
     unsetenv("INFER8_CUDA_TMA_STORE");
     unsetenv("INFER8_CUDA_PDL");
+    unsetenv("INFER8_CUDA_CARVEOUT");
     unsetenv("INFER8_CUDA_GRAPH_CHOICE");
     unsetenv("INFER8_CUDA_TACTIC");
     unsetenv("INFER8_CUDA_LOSSY_ENGINES");
@@ -952,6 +953,68 @@ static void test_fp8_pdl(void **state) {
         assert_int_equal(prio_flags, st.graph_prio ? st.prio_nodes : 0);
         i8_backend_cuda.destroy(cb);
     }
+    free(in), free(want), free(got), free(rec);
+    i8_graph_free(g);
+}
+
+/* INFER8_CUDA_CARVEOUT (session 59): every kernel node of the forward's graph gets that preferred
+ * shared-memory carveout, which changes where kernels run, never what they compute. test_fp8_pdl's
+ * graph is tuned once without it; its tactics are restored in contexts with 100, 0 and a value
+ * out of range: each must give the first one's outputs bit for bit, and report the carveout and
+ * the kernel nodes given it (none without one or for a bad value). */
+static void test_fp8_carveout(void **state) {
+    (void)state;
+    tg t;
+    int f[4];
+    const int cat = two_lane_case(&t, 93, f);
+    float *in = tg_quantize_case(&t, f, NULL, 4);
+    i8_graph *g = &t.g;
+    const int n = 3, nn = g->n_nodes;
+    const size_t per = (size_t)g->input_c * g->input_h * g->input_w, outc = (size_t)g->nodes[cat].c * 35 * 35;
+    float *want = malloc(sizeof(float) * outc * n), *got = malloc(sizeof(float) * outc * n);
+    i8_cuda_tactic *rec = malloc(sizeof *rec * (size_t)nn);
+    assert_non_null(want);
+    assert_non_null(got);
+    assert_non_null(rec);
+    i8_backend_options co = {.max_batch = n};
+    i8_err err = {0};
+    void *ca = NULL;
+    const i8_cuda_tactic *tac = NULL;
+    i8_cuda_stats st;
+    assert_int_equal(unsetenv("INFER8_CUDA_CARVEOUT"), 0);
+    assert_int_equal(i8_backend_cuda.prepare(&ca, g, &co, &err), INFER8_OK);
+    memset(want, 0xff, sizeof(float) * outc * n);
+    assert_int_equal(i8_backend_cuda.run(ca, n, in + per * 8, want, &err), INFER8_OK);
+    assert_int_equal(i8_cuda_tactics(ca, n, &tac, &err), INFER8_OK);
+    i8_cuda_get_stats(ca, n, &st);
+    assert_int_equal(st.carveout, -1);
+    assert_int_equal(st.carveout_nodes, 0);
+    assert_int_equal(st.graph_captured, 1);
+    memcpy(rec, tac, sizeof *rec * (size_t)nn);
+    i8_backend_cuda.destroy(ca);
+    static const char *const env[3] = {"100", "0", "101"};
+    static const int want_carveout[3] = {100, 0, -1};
+    for (int pass = 0; pass < 3; pass++) {
+        assert_int_equal(setenv("INFER8_CUDA_CARVEOUT", env[pass], 1), 0);
+        void *cb = NULL;
+        assert_int_equal(i8_backend_cuda.prepare(&cb, g, &co, &err), INFER8_OK);
+        assert_int_equal(i8_cuda_preset_tactics(cb, n, rec, &err), INFER8_OK);
+        memset(got, 0xff, sizeof(float) * outc * n);
+        assert_int_equal(i8_backend_cuda.run(cb, n, in + per * 8, got, &err), INFER8_OK);
+        i8_cuda_get_stats(cb, n, &st);
+        size_t differ = 0;
+        for (size_t i = 0; i < outc * n; i++) differ += memcmp(&got[i], &want[i], sizeof(float)) != 0;
+        fprintf(stderr, "  INFER8_CUDA_CARVEOUT=%s: carveout %d on %d kernel nodes, graph %d; %zu of %zu outputs differ\n",
+                env[pass], st.carveout, st.carveout_nodes, st.graph_captured, differ, outc * n);
+        assert_int_equal(differ, 0);
+        assert_int_equal(st.presets_retuned, 0);
+        assert_int_equal(st.graph_captured, 1);
+        assert_int_equal(st.carveout, want_carveout[pass]);
+        if (want_carveout[pass] >= 0) assert_true(st.carveout_nodes >= nn - 1); /* a kernel a conv at least */
+        else assert_int_equal(st.carveout_nodes, 0);
+        i8_backend_cuda.destroy(cb);
+    }
+    assert_int_equal(unsetenv("INFER8_CUDA_CARVEOUT"), 0);
     free(in), free(want), free(got), free(rec);
     i8_graph_free(g);
 }
@@ -1715,6 +1778,9 @@ static void bench_arch(const char *arch, const char *recipe) {
                      (double)sb.launch_ms[3], names[sb.graph_prio | sb.graph_pdl << 1],
                      sb.prio_restored || sb.pdl_restored ? " (restored)" : "");
         }
+        if (sb.carveout >= 0 && strlen(choice) < sizeof choice) /* INFER8_CUDA_CARVEOUT (set_carveout) */
+            snprintf(choice + strlen(choice), sizeof choice - strlen(choice),
+                     "; carveout %d%% on %d fp16 / %d fp8 kernel nodes", sb.carveout, sa.carveout_nodes, sb.carveout_nodes);
         printf("| %s | %s | %d | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | fp8 convs %d (own %d of which wgmma %d, TMA %d, "
                "halo %d, cuBLASLt %d, cuDNN %d)%s, fp16 convs %d | arena %.1f -> %.1f MiB, weights %.1f -> %.1f MiB |\n",
                arch, recipe, n, ra[3], ra[0], ra[6], rb[3], rb[0], rb[6], ra[3] / rb[3],
@@ -1787,6 +1853,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_fp8_tma_store_paths, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_priority, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_pdl, im2col_teardown),
+        cmocka_unit_test_teardown(test_fp8_carveout, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_nan, im2col_teardown),
         cmocka_unit_test(test_fp8_merge),
         cmocka_unit_test(test_fp8_pair),

@@ -455,15 +455,60 @@ static int launch_all(cu_ctx *c, cu_batch *b, int u8, int *failed_node) {
     return rc;
 }
 
+/* Every kernel node of graph (and of its child graphs) given the preferred shared-memory carveout
+ * `percent`; the nodes set, or -1 when a node could not be read or set. Why: a kernel whose
+ * carveout differs from the one its SM runs under waits until the SM drains to reconfigure it
+ * (the CUDA docs: "may insert a device-side synchronization point"), and the forward mixes the
+ * TMA kernels (about 200 KB of shared memory, the largest carveout) with cuDNN's, cuBLASLt's and
+ * the pools, which prefer others: one carveout for all may keep the branches overlapping
+ * (INFER8_CUDA_CARVEOUT, session 59, opt-in until timed). */
+static int set_carveout(cudaGraph_t graph, int percent, int depth) {
+    size_t count = 0;
+    if (depth > 4 || cudaGraphGetNodes(graph, NULL, &count) != cudaSuccess) return -1;
+    if (count == 0) return 0;
+    cudaGraphNode_t *nodes = malloc(sizeof *nodes * count);
+    if (!nodes || cudaGraphGetNodes(graph, nodes, &count) != cudaSuccess) {
+        free(nodes);
+        return -1;
+    }
+    int set = 0;
+    for (size_t i = 0; i < count && set >= 0; i++) {
+        enum cudaGraphNodeType type;
+        if (cudaGraphNodeGetType(nodes[i], &type) != cudaSuccess) set = -1;
+        else if (type == cudaGraphNodeTypeKernel) {
+            cudaKernelNodeAttrValue v;
+            memset(&v, 0, sizeof v);
+            v.sharedMemCarveout = (unsigned)percent;
+            if (cudaGraphKernelNodeSetAttribute(nodes[i], cudaKernelNodeAttributePreferredSharedMemoryCarveout, &v) !=
+                cudaSuccess)
+                set = -1;
+            else set++;
+        } else if (type == cudaGraphNodeTypeGraph) {
+            cudaGraph_t child = NULL;
+            const int in_child = cudaGraphChildGraphNodeGetGraph(nodes[i], &child) == cudaSuccess
+                                     ? set_carveout(child, percent, depth + 1) : -1;
+            set = in_child < 0 ? -1 : set + in_child;
+        }
+    }
+    free(nodes);
+    return set;
+}
+
 cudaGraphExec_t i8_cuda_capture(cudaStream_t s, int (*launch)(void *arg), void *arg, int *launch_rc,
-                                cudaError_t *capture_err) {
+                                cudaError_t *capture_err, int carveout, int *carved) {
     cudaGraphExec_t exec = NULL;
     cudaGraph_t graph = NULL;
     int rc = -1;
+    if (carved) *carved = 0;
     cudaError_t e = cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
     if (e == cudaSuccess) {
         rc = launch(arg);
         e = cudaStreamEndCapture(s, &graph);
+        if (rc == 0 && e == cudaSuccess && graph && carveout >= 0) { /* a node it could not set fails the capture */
+            const int set = set_carveout(graph, carveout, 0);
+            if (set < 0) rc = -1;
+            else if (carved) *carved = set;
+        }
         /* kernel nodes keep the priority of the stream they were captured on (launch_all) */
         if (rc == 0 && e == cudaSuccess && graph &&
             cudaGraphInstantiate(&exec, graph, cudaGraphInstantiateFlagUseNodePriority) != cudaSuccess)
@@ -488,7 +533,7 @@ float i8_cuda_replays_ms(cu_ctx *c, cudaStream_t s, cudaGraphExec_t exec, int re
 }
 
 int i8_cuda_captured_ms(cu_ctx *c, cudaStream_t s, int (*launch)(void *arg), void *arg, int replays, float *ms) {
-    cudaGraphExec_t exec = i8_cuda_capture(s, launch, arg, NULL, NULL);
+    cudaGraphExec_t exec = i8_cuda_capture(s, launch, arg, NULL, NULL, -1, NULL); /* the tuner's: no carveout */
     if (exec && cudaGraphLaunch(exec, s) != cudaSuccess) { /* warm-up replay (uploads the graph) */
         cudaGraphExecDestroy(exec);
         cudaGetLastError();
@@ -513,7 +558,7 @@ static cudaGraphExec_t capture(cu_ctx *c, cu_batch *b, int u8) {
     forward_launch f = {c, b, u8, -1};
     int rc = -1;
     cudaError_t e = cudaErrorUnknown;
-    cudaGraphExec_t exec = i8_cuda_capture(c->streams[0], launch_forward, &f, &rc, &e);
+    cudaGraphExec_t exec = i8_cuda_capture(c->streams[0], launch_forward, &f, &rc, &e, c->carveout, &b->stats.carveout_nodes);
     if (!exec && getenv("INFER8_CUDA_DEBUG"))
         fprintf(stderr, "cuda: capture failed (node %d, rc %d, %s)\n", f.failed, rc, cudaGetErrorString(e));
     return exec;
@@ -1258,6 +1303,12 @@ static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_opti
     c->cudnn_share = share && atoi(share) > 0;
     const char *lossy = getenv("INFER8_CUDA_LOSSY_ENGINES");
     c->cudnn_lossy_ok = lossy && atoi(lossy) > 0;
+    /* INFER8_CUDA_CARVEOUT=0..100: the forward's kernel nodes' shared-memory carveout (set_carveout);
+     * anything else leaves each kernel's own */
+    const char *carve = getenv("INFER8_CUDA_CARVEOUT");
+    char *carve_end = NULL;
+    const long carve_pct = carve && *carve ? strtol(carve, &carve_end, 10) : -1;
+    c->carveout = carve && *carve && !*carve_end && carve_pct >= 0 && carve_pct <= 100 ? (int)carve_pct : -1;
 
     CU_TRY(cudaGetDevice(&c->device));
     CU_TRY(cudaDeviceGetAttribute(&c->sm_count, cudaDevAttrMultiProcessorCount, c->device));
@@ -1570,6 +1621,7 @@ void i8_cuda_get_stats(const void *ctx, int n, i8_cuda_stats *stats) {
     stats->streams_used = c->streams_used;
     stats->fp8_load_fallbacks = c->fp8_load_fallbacks;
     stats->halo_prefetch = c->halo_prefetch;
+    stats->carveout = c->carveout;
     stats->built = c->batches[n].built;
     stats->cudnn_budget_s = c->cudnn_budget_s;
 }

@@ -84,6 +84,9 @@ typedef struct i8_cuda_stats {
     int cudnn_cut_short;         /* fp16 problems for which it ran out after two or more configs, with
                                   * more untried: tuned, but not over every config */
     int graph_captured;
+    int carveout;                /* INFER8_CUDA_CARVEOUT: the carveout (percent) the forward's kernel nodes were
+                                  * given, -1 none */
+    int carveout_nodes;          /* the kernel nodes of the graph last captured for the batch that got it */
     /* the whole-graph choice (ensure_batch): the captured graph's replay time as tuned conv by
      * conv and with the TMA kernels' convs on their fastest other own kernel (0 when not
      * timed), and which one runs (graph_plain 1: the latter) */
