@@ -871,6 +871,67 @@ static void test_fp8_priority(void **state) {
     assert_true(last_stats.prio_nodes > 0 && last_stats.prio_nodes < n_nodes); /* the short conv is off the path */
 }
 
+/* test_fp8_pdl's and test_fp8_carveout's case: two_lane_case's graph tuned once (base: the
+ * context's tactics recorded, its outputs the reference), then run in fresh contexts with those
+ * tactics restored (preset_run), each compared bit for bit with the reference. */
+typedef struct preset_case {
+    tg t;
+    i8_graph *g;
+    float *in, *want, *got;
+    i8_cuda_tactic *rec;
+    size_t per, outc;
+    int n, nn;
+} preset_case;
+
+/* the case tuned in one context under the environment as set: want, rec and *st filled */
+static void preset_base(preset_case *pc, unsigned seed, i8_cuda_stats *st) {
+    int f[4];
+    const int cat = two_lane_case(&pc->t, seed, f);
+    pc->in = tg_quantize_case(&pc->t, f, NULL, 4);
+    pc->g = &pc->t.g;
+    pc->n = 3, pc->nn = pc->g->n_nodes;
+    pc->per = (size_t)pc->g->input_c * pc->g->input_h * pc->g->input_w;
+    pc->outc = (size_t)pc->g->nodes[cat].c * 35 * 35 * pc->n;
+    pc->want = malloc(sizeof(float) * pc->outc), pc->got = malloc(sizeof(float) * pc->outc);
+    pc->rec = malloc(sizeof *pc->rec * (size_t)pc->nn);
+    assert_non_null(pc->want);
+    assert_non_null(pc->got);
+    assert_non_null(pc->rec);
+    i8_backend_options co = {.max_batch = pc->n};
+    i8_err err = {0};
+    void *ca = NULL;
+    const i8_cuda_tactic *tac = NULL;
+    assert_int_equal(i8_backend_cuda.prepare(&ca, pc->g, &co, &err), INFER8_OK);
+    memset(pc->want, 0xff, sizeof(float) * pc->outc);
+    assert_int_equal(i8_backend_cuda.run(ca, pc->n, pc->in + pc->per * 8, pc->want, &err), INFER8_OK);
+    assert_int_equal(i8_cuda_tactics(ca, pc->n, &tac, &err), INFER8_OK);
+    i8_cuda_get_stats(ca, pc->n, st);
+    memcpy(pc->rec, tac, sizeof *pc->rec * (size_t)pc->nn);
+    i8_backend_cuda.destroy(ca);
+}
+
+/* A fresh context with rec restored, run under the environment as set: *st its statistics,
+ * *differ the outputs that differ from want; the context is returned for the caller to read
+ * and destroy. */
+static void *preset_run(preset_case *pc, i8_cuda_stats *st, size_t *differ) {
+    i8_backend_options co = {.max_batch = pc->n};
+    i8_err err = {0};
+    void *cb = NULL;
+    assert_int_equal(i8_backend_cuda.prepare(&cb, pc->g, &co, &err), INFER8_OK);
+    assert_int_equal(i8_cuda_preset_tactics(cb, pc->n, pc->rec, &err), INFER8_OK);
+    memset(pc->got, 0xff, sizeof(float) * pc->outc);
+    assert_int_equal(i8_backend_cuda.run(cb, pc->n, pc->in + pc->per * 8, pc->got, &err), INFER8_OK);
+    i8_cuda_get_stats(cb, pc->n, st);
+    *differ = 0;
+    for (size_t i = 0; i < pc->outc; i++) *differ += memcmp(&pc->got[i], &pc->want[i], sizeof(float)) != 0;
+    return cb;
+}
+
+static void preset_free(preset_case *pc) {
+    free(pc->in), free(pc->want), free(pc->got), free(pc->rec);
+    i8_graph_free(pc->g);
+}
+
 /* Programmatic dependent launch and stream priorities (choose_launch) change when the own FP8
  * kernels start, never what they compute: test_fp8_priority's graph (TMA and cp.async wgmma
  * kernels only, on high- and default-priority streams) is tuned without PDL (INFER8_CUDA_PDL=0,
@@ -882,59 +943,35 @@ static void test_fp8_priority(void **state) {
  * of the combinations it timed, and record its choices in every node's flags. */
 static void test_fp8_pdl(void **state) {
     (void)state;
-    tg t;
-    int f[4];
-    const int cat = two_lane_case(&t, 92, f); /* its priority graph records CHOSEN, which restores */
-    float *in = tg_quantize_case(&t, f, NULL, 4);
-    i8_graph *g = &t.g;
-    const int n = 3, nn = g->n_nodes;
-    const size_t per = (size_t)g->input_c * g->input_h * g->input_w, outc = (size_t)g->nodes[cat].c * 35 * 35;
-    float *want = malloc(sizeof(float) * outc * n), *got = malloc(sizeof(float) * outc * n);
-    i8_cuda_tactic *rec = malloc(sizeof *rec * (size_t)nn);
-    assert_non_null(want);
-    assert_non_null(got);
-    assert_non_null(rec);
-    i8_backend_options co = {.max_batch = n};
-    i8_err err = {0};
-    void *ca = NULL;
-    const i8_cuda_tactic *tac = NULL;
+    preset_case pc;
     i8_cuda_stats st;
+    i8_err err = {0};
+    const i8_cuda_tactic *tac = NULL;
     assert_int_equal(setenv("INFER8_CUDA_PDL", "0", 1), 0);
-    assert_int_equal(i8_backend_cuda.prepare(&ca, g, &co, &err), INFER8_OK);
-    memset(want, 0xff, sizeof(float) * outc * n);
-    assert_int_equal(i8_backend_cuda.run(ca, n, in + per * 8, want, &err), INFER8_OK);
-    assert_int_equal(i8_cuda_tactics(ca, n, &tac, &err), INFER8_OK);
-    i8_cuda_get_stats(ca, n, &st);
+    preset_base(&pc, 92, &st); /* its priority graph records CHOSEN, which restores */
+    const int nn = pc.nn;
     assert_int_equal(st.graph_pdl, 0);
     assert_true(st.launch_ms[2] == 0.0f && st.launch_ms[3] == 0.0f); /* not allowed */
     assert_true(st.launch_ms[1] < 0.0f); /* the forced priority graph, untimed */
     assert_true(st.convs_per_kind[I8_CUDA_TACTIC_FP8] == 4);
-    for (int i = 0; i < nn; i++) assert_int_equal(tac[i].flags & I8_CUDA_TACTIC_FLAG_PDL, 0u);
-    memcpy(rec, tac, sizeof *rec * (size_t)nn);
-    i8_backend_cuda.destroy(ca);
+    for (int i = 0; i < nn; i++) assert_int_equal(pc.rec[i].flags & I8_CUDA_TACTIC_FLAG_PDL, 0u);
     /* 0: PDL stored; 1: flags 0, PDL timed; 2: flags 0, PDL forced; 3: flags 0, both timed; 4: flags
      * 0, PDL forced and priorities off */
     static const char *const prio_env[5] = {"2", "2", "2", "1", "0"}, *const pdl_env[5] = {NULL, NULL, "2", NULL, "2"};
     static const int allowed[5] = {8, 2 | 8, 8, 15, 4}; /* bit k: combination k a candidate */
     for (int pass = 0; pass < 5; pass++) {
-        for (int i = 0; i < nn; i++) rec[i].flags = pass == 0 ? (rec[i].flags | I8_CUDA_TACTIC_FLAG_PDL) : 0u;
+        for (int i = 0; i < nn; i++) pc.rec[i].flags = pass == 0 ? (pc.rec[i].flags | I8_CUDA_TACTIC_FLAG_PDL) : 0u;
         if (pdl_env[pass]) assert_int_equal(setenv("INFER8_CUDA_PDL", pdl_env[pass], 1), 0);
         else assert_int_equal(unsetenv("INFER8_CUDA_PDL"), 0);
         assert_int_equal(setenv("INFER8_CUDA_PRIORITY", prio_env[pass], 1), 0);
-        void *cb = NULL;
-        assert_int_equal(i8_backend_cuda.prepare(&cb, g, &co, &err), INFER8_OK);
-        assert_int_equal(i8_cuda_preset_tactics(cb, n, rec, &err), INFER8_OK);
-        memset(got, 0xff, sizeof(float) * outc * n);
-        assert_int_equal(i8_backend_cuda.run(cb, n, in + per * 8, got, &err), INFER8_OK);
-        i8_cuda_get_stats(cb, n, &st);
         size_t differ = 0;
-        for (size_t i = 0; i < outc * n; i++) differ += memcmp(&got[i], &want[i], sizeof(float)) != 0;
+        void *cb = preset_run(&pc, &st, &differ);
         const int kept = st.graph_prio | st.graph_pdl << 1;
         fprintf(stderr,
                 "  pass %d: launch ms neither %.4f, priorities %.4f (%d nodes), PDL %.4f, both %.4f: %d kept (PDL restored "
                 "%d); %zu of %zu outputs differ from the run without\n",
                 pass, (double)st.launch_ms[0], (double)st.launch_ms[1], st.prio_nodes, (double)st.launch_ms[2],
-                (double)st.launch_ms[3], kept, st.pdl_restored, differ, outc * n);
+                (double)st.launch_ms[3], kept, st.pdl_restored, differ, pc.outc);
         assert_int_equal(differ, 0);
         assert_int_equal(st.presets_retuned, 0);
         assert_int_equal(st.pdl_restored, pass == 0);
@@ -944,7 +981,7 @@ static void test_fp8_pdl(void **state) {
             else if (allowed[pass] == (1 << k)) assert_true(st.launch_ms[k] < 0.0f); /* the only one: untimed */
             else assert_true(st.launch_ms[k] > 0.0f && st.launch_ms[kept] <= st.launch_ms[k]); /* the fastest kept */
         }
-        assert_int_equal(i8_cuda_tactics(cb, n, &tac, &err), INFER8_OK);
+        assert_int_equal(i8_cuda_tactics(cb, pc.n, &tac, &err), INFER8_OK);
         int prio_flags = 0;
         for (int i = 0; i < nn; i++) {
             assert_int_equal(tac[i].flags & I8_CUDA_TACTIC_FLAG_PDL, st.graph_pdl ? I8_CUDA_TACTIC_FLAG_PDL : 0u);
@@ -953,8 +990,7 @@ static void test_fp8_pdl(void **state) {
         assert_int_equal(prio_flags, st.graph_prio ? st.prio_nodes : 0);
         i8_backend_cuda.destroy(cb);
     }
-    free(in), free(want), free(got), free(rec);
-    i8_graph_free(g);
+    preset_free(&pc);
 }
 
 /* INFER8_CUDA_CARVEOUT (session 59): every kernel node of the forward's graph gets that preferred
@@ -964,59 +1000,31 @@ static void test_fp8_pdl(void **state) {
  * the kernel nodes given it (none without one or for a bad value). */
 static void test_fp8_carveout(void **state) {
     (void)state;
-    tg t;
-    int f[4];
-    const int cat = two_lane_case(&t, 93, f);
-    float *in = tg_quantize_case(&t, f, NULL, 4);
-    i8_graph *g = &t.g;
-    const int n = 3, nn = g->n_nodes;
-    const size_t per = (size_t)g->input_c * g->input_h * g->input_w, outc = (size_t)g->nodes[cat].c * 35 * 35;
-    float *want = malloc(sizeof(float) * outc * n), *got = malloc(sizeof(float) * outc * n);
-    i8_cuda_tactic *rec = malloc(sizeof *rec * (size_t)nn);
-    assert_non_null(want);
-    assert_non_null(got);
-    assert_non_null(rec);
-    i8_backend_options co = {.max_batch = n};
-    i8_err err = {0};
-    void *ca = NULL;
-    const i8_cuda_tactic *tac = NULL;
+    preset_case pc;
     i8_cuda_stats st;
     assert_int_equal(unsetenv("INFER8_CUDA_CARVEOUT"), 0);
-    assert_int_equal(i8_backend_cuda.prepare(&ca, g, &co, &err), INFER8_OK);
-    memset(want, 0xff, sizeof(float) * outc * n);
-    assert_int_equal(i8_backend_cuda.run(ca, n, in + per * 8, want, &err), INFER8_OK);
-    assert_int_equal(i8_cuda_tactics(ca, n, &tac, &err), INFER8_OK);
-    i8_cuda_get_stats(ca, n, &st);
+    preset_base(&pc, 93, &st);
     assert_int_equal(st.carveout, -1);
     assert_int_equal(st.carveout_nodes, 0);
     assert_int_equal(st.graph_captured, 1);
-    memcpy(rec, tac, sizeof *rec * (size_t)nn);
-    i8_backend_cuda.destroy(ca);
     static const char *const env[3] = {"100", "0", "101"};
     static const int want_carveout[3] = {100, 0, -1};
     for (int pass = 0; pass < 3; pass++) {
         assert_int_equal(setenv("INFER8_CUDA_CARVEOUT", env[pass], 1), 0);
-        void *cb = NULL;
-        assert_int_equal(i8_backend_cuda.prepare(&cb, g, &co, &err), INFER8_OK);
-        assert_int_equal(i8_cuda_preset_tactics(cb, n, rec, &err), INFER8_OK);
-        memset(got, 0xff, sizeof(float) * outc * n);
-        assert_int_equal(i8_backend_cuda.run(cb, n, in + per * 8, got, &err), INFER8_OK);
-        i8_cuda_get_stats(cb, n, &st);
         size_t differ = 0;
-        for (size_t i = 0; i < outc * n; i++) differ += memcmp(&got[i], &want[i], sizeof(float)) != 0;
+        void *cb = preset_run(&pc, &st, &differ);
         fprintf(stderr, "  INFER8_CUDA_CARVEOUT=%s: carveout %d on %d kernel nodes, graph %d; %zu of %zu outputs differ\n",
-                env[pass], st.carveout, st.carveout_nodes, st.graph_captured, differ, outc * n);
+                env[pass], st.carveout, st.carveout_nodes, st.graph_captured, differ, pc.outc);
         assert_int_equal(differ, 0);
         assert_int_equal(st.presets_retuned, 0);
         assert_int_equal(st.graph_captured, 1);
         assert_int_equal(st.carveout, want_carveout[pass]);
-        if (want_carveout[pass] >= 0) assert_true(st.carveout_nodes >= nn - 1); /* a kernel a conv at least */
+        if (want_carveout[pass] >= 0) assert_true(st.carveout_nodes >= pc.nn - 1); /* a kernel a conv at least */
         else assert_int_equal(st.carveout_nodes, 0);
         i8_backend_cuda.destroy(cb);
     }
     assert_int_equal(unsetenv("INFER8_CUDA_CARVEOUT"), 0);
-    free(in), free(want), free(got), free(rec);
-    i8_graph_free(g);
+    preset_free(&pc);
 }
 
 /* NaN in, NaN out wherever the CPU reference has it: its relu and max pool keep NaN, as torch's do

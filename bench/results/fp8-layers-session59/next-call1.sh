@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# For session 60 (prepared in session 59, not run: the device budget ran out on refused starts):
+# INFER8_CUDA_CARVEOUT, new and opt-in. Every kernel node of the forward's graphs gets one
+# preferred shared-memory carveout (100: the most shared memory, which the TMA kernels need
+# anyway), so that no kernel waits for its SM to drain and reconfigure between the TMA kernels and
+# cuDNN's / the pools' (the CUDA docs: a launch with another preference "may insert a device-side
+# synchronization point"); session 33 left open why own kernels lose about 2 us each inside the
+# batch-1 graph. First test_fp8_carveout (bit-identical outputs at 100 / 0 / a bad value) and
+# test_fp8_pdl (refactored onto the same helpers), then IRv2 at batch 1 and 32, each without and
+# with INFER8_CUDA_CARVEOUT=100 on the same machine. Before (session 59, H100, ccbe5c5): IRv2 b1
+# 0.812 / 0.766 ms x 1.060, b32 3.824 / 2.987 x 1.280. After tools/prepare-device, carry
+# [".devcarry"] alone.
+cd "$(dirname "$0")/../../.."
+CALL_SECONDS=${CALL_SECONDS:-560}
+. tools/device-call.sh
+call_setup
+fp8_tests_step fp8_carveout 60 'test_fp8_carveout'
+fp8_tests_step fp8_pdl 60 'test_fp8_pdl'
+bench_step irv2-b1 inception_resnet_v2 1 75
+INFER8_CUDA_CARVEOUT=100 bench_step irv2-b1-carve inception_resnet_v2 1 75
+bench_step irv2-b32 inception_resnet_v2 32 115
+INFER8_CUDA_CARVEOUT=100 bench_step irv2-b32-carve inception_resnet_v2 32 115
+pack_call next1
