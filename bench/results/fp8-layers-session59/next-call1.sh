@@ -10,10 +10,18 @@
 # with INFER8_CUDA_CARVEOUT=100 on the same machine. Before (session 59, H100, ccbe5c5): IRv2 b1
 # 0.812 / 0.766 ms x 1.060, b32 3.824 / 2.987 x 1.280. After tools/prepare-device, carry
 # [".devcarry"] alone.
+# Also first (a few seconds): dev/kernels/stage_lab, new, never run: what a chain of 175 dependent
+# stand-in layers (IRv2's batch-1 critical path) costs a layer as CUDA-graph kernels, with PDL, and
+# as one persistent kernel ordered by counters: whether a persistent forward at batch 1 is worth
+# writing (the batch-1 goal needs about 3.1 us a conv on that path, against 3.5 now).
 cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-560}
 . tools/device-call.sh
 call_setup
+stage_lab_run() { stamp "stage_lab $*"; { echo "### $*"; env "$@" timeout "$(cap 30)" build-device/bin/stage_lab; echo "exit $?"; } 2>&1 | tee -a "$OUT/stage-lab.txt"; }
+stage_lab_run STAGE_LAB_STAGES=175
+stage_lab_run STAGE_LAB_BYTES=16
+stage_lab_run STAGE_LAB_BLOCKS=32
 fp8_tests_step fp8_carveout 60 'test_fp8_carveout'
 fp8_tests_step fp8_pdl 60 'test_fp8_pdl'
 bench_step irv2-b1 inception_resnet_v2 1 75

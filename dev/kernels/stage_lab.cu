@@ -1,0 +1,224 @@
+/* stage_lab: the floor of a chain of dependent layers at batch 1, three ways (session 59).
+ *
+ * IRv2's batch-1 forward is bound by its critical path: 175 convs one after another (tests/tools/
+ * critical_path on session 59's per-conv times), 3.5-3.8 us each, against a roofline of well under
+ * 1 us each. Launch latency, not arithmetic, sets that time; kernels that fuse two convs lost to a
+ * floor of 3 us for an empty clustered launch (docs/performance.md, "Session 56"). What one
+ * persistent kernel that runs every layer and orders them with counters in global memory would
+ * pay per layer is not known. This lab measures it on stand-in layers: stage s of STAGES reads
+ * its own BYTES of "weights" (distinct per stage, as a forward's are), then one value that another
+ * block wrote in stage s - 1 (the data dependence), and writes one value. Modes:
+ *   graph       one kernel per stage, in a CUDA graph on one stream (what the backend does now)
+ *   graph-pdl   the same, each kernel launched with programmatic dependent launch: it loads its
+ *               weights, lets the next kernel start, then waits for the previous one's results
+ *               (what the own FP8 kernels do)
+ *   persistent  one cooperative kernel of BLOCKS blocks walking the stages: weights loaded, then a
+ *               spin on a counter until all BLOCKS blocks of stage s - 1 have arrived (acquire
+ *               loads), the dependent value read, the result written, arrival counted (release)
+ * Each mode's results are checked against the host's recursion after a run on poisoned outputs
+ * (a stage that read its input early reads poison); then timed: median [min, max] us per forward
+ * and per stage over REPS runs (CUDA events).
+ * Env: STAGE_LAB_STAGES (175), STAGE_LAB_BLOCKS (the SM count), STAGE_LAB_BYTES (229376: IRv2's
+ * 55 MB of e4m3 weights over 244 convs), STAGE_LAB_REPS (50).
+ * Build: cmake --build build-device --target stage_lab (tools/prepare-device packs it). */
+#include <algorithm>
+#include <vector>
+
+#include "lab_common.cuh"
+
+#define THREADS 256
+
+struct stage_args {
+    const uint4 *weights; /* stages x words16 uint4 */
+    unsigned *out;        /* stages x blocks */
+    unsigned *arrived;    /* persistent: blocks arrived, counting on from base across launches */
+    unsigned base;        /* persistent: the counter's value when this launch began */
+    int stages, blocks, words16;
+};
+
+__device__ __forceinline__ unsigned ld_acquire(const unsigned *p) {
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+/* the block's share of stage s's weights, summed (every thread's words, then the block's) */
+__device__ __forceinline__ unsigned stage_weights(const stage_args &a, int s, unsigned *red) {
+    const uint4 *w = a.weights + (size_t)s * a.words16;
+    unsigned sum = 0;
+    for (int i = blockIdx.x * THREADS + threadIdx.x; i < a.words16; i += a.blocks * THREADS) {
+        const uint4 v = __ldcs(w + i); /* streamed: each stage's weights are read once a forward */
+        sum += v.x ^ v.y ^ v.z ^ v.w;
+    }
+    for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = sum;
+    __syncthreads();
+    unsigned total = 0;
+    if (threadIdx.x == 0)
+        for (int i = 0; i < THREADS / 32; i++) total += red[i];
+    __syncthreads();
+    return total; /* thread 0's */
+}
+
+/* stage s's result of block b: its weights' sum plus what block b + 1 (mod blocks) wrote in s - 1 */
+__device__ __forceinline__ void stage_finish(const stage_args &a, int s, unsigned wsum) {
+    if (threadIdx.x != 0) return;
+    const unsigned prev = s ? ld_acquire(a.out + (size_t)(s - 1) * a.blocks + (blockIdx.x + 1) % a.blocks) : 0u;
+    a.out[(size_t)s * a.blocks + blockIdx.x] = wsum + prev * 3u + (unsigned)s;
+}
+
+__global__ void __launch_bounds__(THREADS) stage_kernel(stage_args a, int s, int pdl) {
+    __shared__ unsigned red[THREADS / 32];
+    const unsigned wsum = stage_weights(a, s, red); /* no earlier stage's output: before the wait */
+    if (pdl) {
+        asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+        asm volatile("griddepcontrol.wait;" ::: "memory");
+    }
+    stage_finish(a, s, wsum);
+}
+
+__global__ void __launch_bounds__(THREADS) stage_persistent(stage_args a) {
+    __shared__ unsigned red[THREADS / 32];
+    for (int s = 0; s < a.stages; s++) {
+        const unsigned wsum = stage_weights(a, s, red);
+        if (threadIdx.x == 0 && s > 0) { /* all blocks of stage s - 1 have arrived */
+            const unsigned need = a.base + (unsigned)s * (unsigned)a.blocks;
+            while ((int)(ld_acquire(a.arrived) - need) < 0) __nanosleep(20);
+        }
+        stage_finish(a, s, wsum);
+        if (threadIdx.x == 0) {
+            __threadfence();
+            atomicAdd(a.arrived, 1u);
+        }
+        __syncthreads();
+    }
+}
+
+static int env_int(const char *name, int dflt) {
+    const char *v = getenv(name);
+    return v && *v ? atoi(v) : dflt;
+}
+
+static void launch_stage(const stage_args &a, int s, bool pdl, cudaStream_t st) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)a.blocks), cfg.blockDim = dim3(THREADS), cfg.stream = st;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr, cfg.numAttrs = pdl ? 1 : 0;
+    CK(cudaLaunchKernelEx(&cfg, stage_kernel, a, s, pdl ? 1 : 0));
+}
+
+int main(void) {
+    int dev = 0, sms = 0, coop = 0;
+    CK(cudaGetDevice(&dev));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+    const int stages = env_int("STAGE_LAB_STAGES", 175), blocks = env_int("STAGE_LAB_BLOCKS", sms);
+    const long long bytes = env_int("STAGE_LAB_BYTES", 229376), reps = env_int("STAGE_LAB_REPS", 50);
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stage_persistent, THREADS, 0));
+    if (stages < 1 || stages > 100000 || blocks < 1 || bytes < 16 || bytes > (1ll << 28) || reps < 1 || reps > 10000 ||
+        blocks > per_sm * sms) {
+        fprintf(stderr, "stage_lab: STAGES 1..100000, BLOCKS 1..%d (co-resident), BYTES 16..2^28, REPS 1..10000\n", per_sm * sms);
+        return 2;
+    }
+    const int words16 = (int)(bytes / 16);
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, dev));
+    printf("stage_lab: %s, %d SMs; %d stages, %d blocks of %d threads, %d bytes of weights a stage (%.1f MB in all), %lld reps\n",
+           prop.name, sms, stages, blocks, THREADS, words16 * 16, stages * (double)words16 * 16 / 1e6, reps);
+
+    /* weights: a fixed pattern; the host's expected results by the kernels' recursion */
+    std::vector<uint4> hw((size_t)stages * words16);
+    for (size_t i = 0; i < hw.size(); i++) {
+        const unsigned x = (unsigned)(i * 2654435761u);
+        hw[i] = make_uint4(x, x ^ 0x5bd1e995u, x * 7u, x + 13u);
+    }
+    std::vector<unsigned> want((size_t)stages * blocks), got(want.size());
+    for (int s = 0; s < stages; s++)
+        for (int b = 0; b < blocks; b++) {
+            unsigned w = 0;
+            for (int i = b * THREADS; i < words16; i += blocks * THREADS) /* every thread's words of block b */
+                for (int t = 0; t < THREADS && i + t < words16; t++) {
+                    const uint4 v = hw[(size_t)s * words16 + i + t];
+                    w += v.x ^ v.y ^ v.z ^ v.w;
+                }
+            const unsigned prev = s ? want[(size_t)(s - 1) * blocks + (b + 1) % blocks] : 0u;
+            want[(size_t)s * blocks + b] = w + prev * 3u + (unsigned)s;
+        }
+
+    stage_args a = {};
+    a.stages = stages, a.blocks = blocks, a.words16 = words16;
+    CK(cudaMalloc((void **)&a.weights, hw.size() * sizeof(uint4)));
+    CK(cudaMalloc((void **)&a.out, want.size() * sizeof(unsigned)));
+    CK(cudaMalloc((void **)&a.arrived, sizeof(unsigned)));
+    CK(cudaMemcpy((void *)a.weights, hw.data(), hw.size() * sizeof(uint4), cudaMemcpyHostToDevice));
+    CK(cudaMemset(a.arrived, 0, sizeof(unsigned)));
+    cudaStream_t st;
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+
+    cudaGraphExec_t graphs[2] = {NULL, NULL};
+    for (int pdl = 0; pdl < 2; pdl++) {
+        cudaGraph_t g;
+        CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed));
+        for (int s = 0; s < stages; s++) launch_stage(a, s, pdl != 0, st);
+        CK(cudaStreamEndCapture(st, &g));
+        CK(cudaGraphInstantiate(&graphs[pdl], g, 0));
+        CK(cudaGraphDestroy(g));
+    }
+    unsigned launches = 0; /* persistent launches so far: the counter's base */
+    auto run = [&](int mode) {
+        if (mode < 2) {
+            CK(cudaGraphLaunch(graphs[mode], st));
+            return;
+        }
+        if (!coop) {
+            fprintf(stderr, "stage_lab: no cooperative launch on this device\n");
+            exit(1);
+        }
+        stage_args p = a;
+        p.base = launches * (unsigned)stages * (unsigned)blocks;
+        void *args[] = {&p};
+        CK(cudaLaunchCooperativeKernel((const void *)stage_persistent, dim3((unsigned)blocks), dim3(THREADS), args, 0, st));
+        launches++;
+    };
+    static const char *const names[3] = {"graph", "graph-pdl", "persistent"};
+    int failed = 0;
+    for (int mode = 0; mode < 3; mode++) {
+        CK(cudaMemsetAsync(a.out, 0xa5, want.size() * sizeof(unsigned), st)); /* poison */
+        run(mode);
+        CK(cudaStreamSynchronize(st));
+        CK(cudaMemcpy(got.data(), a.out, got.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+        size_t wrong = 0, first = got.size();
+        for (size_t i = 0; i < got.size(); i++)
+            if (got[i] != want[i]) {
+                wrong++;
+                if (first == got.size()) first = i;
+            }
+        for (int w = 0; w < 3; w++) run(mode); /* warm-up */
+        std::vector<float> ms((size_t)reps);
+        for (long long r = 0; r < reps; r++) {
+            CK(cudaEventRecord(e0, st));
+            run(mode);
+            CK(cudaEventRecord(e1, st));
+            CK(cudaEventSynchronize(e1));
+            CK(cudaEventElapsedTime(&ms[(size_t)r], e0, e1));
+        }
+        std::sort(ms.begin(), ms.end());
+        const double med = ms[ms.size() / 2] * 1e3, lo = ms.front() * 1e3, hi = ms.back() * 1e3;
+        printf("  %-10s %9.1f us [%.1f, %.1f] a forward, %6.2f us a stage; %s", names[mode], med, lo, hi, med / stages,
+               wrong ? "WRONG" : "results ok");
+        if (wrong) printf(" (%zu of %zu, first at stage %zu block %zu)", wrong, got.size(), first / blocks, first % blocks);
+        printf("\n");
+        failed |= wrong != 0;
+    }
+    for (int i = 0; i < 2; i++) CK(cudaGraphExecDestroy(graphs[i]));
+    CK(cudaFree((void *)a.weights));
+    CK(cudaFree(a.out));
+    CK(cudaFree(a.arrived));
+    return failed;
+}
