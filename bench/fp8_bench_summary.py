@@ -2,11 +2,14 @@
 """What a session's device calls measured, read back from their unpacked logs: the README's and
 docs/performance.md's figures, from the files the calls wrote (standard library only).
 
-Usage: bench/fp8_bench_summary.py [--shapes] CALL_DIR [CALL_DIR ...]
+Usage: bench/fp8_bench_summary.py [--shapes] [--labs] CALL_DIR [CALL_DIR ...]
   e.g. bench/fp8_bench_summary.py bench/results/fp8-layers-session41/call{1,2,3,4}
   --shapes: also each per-conv table's FP8 convs grouped by shape (filter, stride, map, channels,
             residual), slowest first: convs, fp16 and FP8 ms in sum, x, FP8 us per conv [min,
             max] and the FP8 kernels that ran them
+  --labs:   only the kernel labs' runs (lab-*.txt: tools/device-call.sh's lab_step, fp8_lab), one
+            row per timed kernel: the run's settings (its ### line), mode, kernel, us per launch,
+            the lab's check; a CALL_DIR without issue-5 rows is fine then
 
 Reads, under each CALL_DIR:
   */fp8_bench.md    issue 5's rows (recipe `default` against infer8 fp16), the isolated-node
@@ -16,6 +19,7 @@ Reads, under each CALL_DIR:
                     (or fp8_bench.log.xz, as tools/pack-logs leaves older sessions')
   peers-*.json      peers_torch.py's results (torch.compile, eager kernels in a CUDA graph)
   *.times           each GPU test's start and end (tools/device-call.sh's test_times)
+  lab-*.txt         (--labs) fp8_lab's runs, each after a '### SHAPE SETTINGS' line
 Prints markdown: the rows (each named CALL/STEP, so an A/B's runs of one model tell apart) with
 the torch.compile of the same model and batch (the row's own call's, else the last CALL_DIR's
 that has one, named), the
@@ -81,6 +85,33 @@ def print_shapes(dirs):
                 f16, f8, each = sum(t[0] for t in times), fp8_sum[key], [t[1] for t in times]
                 ks = ", ".join(f"{k} x{c}" for k, c in sorted(kernels.items()))
                 print(f"| {key} | {len(times)} | {f16:.3f} | {f8:.3f} | {f16 / f8:.2f} | {1000 * min(each):.1f}-{1000 * max(each):.1f} | {ks} |")
+
+
+LAB_RUN = re.compile(r"\s+(\S+)\s+(\S+)\s+k(\d+)\s+([\d.]+) us\b.*\s(\S+)\s*$")
+
+
+def print_labs(dirs):
+    """fp8_lab's timed kernels, one row each, in the order the calls ran them; exit status 1
+    when no CALL_DIR holds a lab run"""
+    rows = []
+    for d in dirs:
+        call = os.path.basename(os.path.normpath(d))
+        for lab in sorted(glob.glob(os.path.join(d, "lab-*.txt"))):
+            run = None
+            for line in open(lab, errors="replace"):
+                if line.startswith("### "):
+                    run = line[4:].strip()
+                    continue
+                m = LAB_RUN.match(line)
+                if m and run is not None:
+                    mode, kernel, splits, us, check = m.groups()
+                    rows.append((f"{call}/{os.path.basename(lab)[:-4]}", run, mode, kernel, int(splits), float(us), check))
+    if not rows:
+        sys.exit("no kernel-lab runs (lab-*.txt) under " + " ".join(dirs))
+    print("| call/lab | run | mode | kernel | split-K | us | check |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print("| %s | %s | %s | %s | %d | %.2f | %s |" % r)
 
 
 def main(dirs, shapes=False):
@@ -192,7 +223,10 @@ def main(dirs, shapes=False):
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--shapes"]
+    args = [a for a in sys.argv[1:] if a not in ("--shapes", "--labs")]
     if not args:
         sys.exit(__doc__)
-    main(args, shapes="--shapes" in sys.argv[1:])
+    if "--labs" in sys.argv[1:]:
+        print_labs(args)
+    else:
+        main(args, shapes="--shapes" in sys.argv[1:])

@@ -107,6 +107,26 @@ p = run(a, b)
 assert p.returncode == 1 and "fp8_bench.log.xz" in p.stderr and "Traceback" not in p.stderr, p.stderr
 os.remove(log + ".xz")
 
+# --labs: fp8_lab's timed kernels from lab-*.txt, one row each under its ### run (a timing line
+# before any ### is no run's and left out; the check word is the line's last); a call without
+# issue-5 rows is fine; none at all: exit 1 naming what was looked for
+lab_dir = os.path.join(WORK, "callL")
+write(os.path.join(lab_dir, "lab-halo.txt"),
+      "  q->dual       halo64x32   k1    99.00 us  stray line  ok\n"
+      "### Block35 3x3 32->48 @35 b32 FP8_LAB_VARIANT=58,60\n"
+      "device NVIDIA H100 80GB HBM3, 132 SMs\n"
+      "  q->dual       halo64x32   k1    14.99 us  fp16 rel 4.83e-04  e4m3 codes differing 0.1715% (far 191, |v| <= 5.9e-04 of max)  ok\n"
+      "  q->dual       best: halo128x32 k1 13.46 us\n"
+      "### Block35 3x3 48->64 @35 b32 FP8_LAB_HALO_PREFETCH=3\n"
+      "  fp16          wmma64x64   k2    21.38 us  fp16 rel 2.00e-01  WRONG\n")
+p = run("--labs", lab_dir)
+assert p.returncode == 0, p.stderr
+assert p.stdout.splitlines()[2:] == [
+    "| callL/lab-halo | Block35 3x3 32->48 @35 b32 FP8_LAB_VARIANT=58,60 | q->dual | halo64x32 | 1 | 14.99 | ok |",
+    "| callL/lab-halo | Block35 3x3 48->64 @35 b32 FP8_LAB_HALO_PREFETCH=3 | fp16 | wmma64x64 | 2 | 21.38 | WRONG |"], p.stdout
+p = run("--labs", a)
+assert p.returncode == 1 and "no kernel-lab runs" in p.stderr, p.stderr
+
 # without the peer's call: the row says so
 p = run(a)
 assert p.returncode == 0 and "| not measured | - | - | - |" in p.stdout, p.stdout + p.stderr
