@@ -6,6 +6,7 @@ packages=(build-essential cmake pkg-config
           libcjson-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libarchive-dev libdnnl-dev
           libcmocka-dev python3-pil python3-numpy
           libxxhash-dev nettle-dev
+          xz-utils               # tools/pack-logs, the device carry (tests/cli/test_pack_logs.sh, test_gpu_env_unpack.sh)
           python3-torchvision)   # PyTorch 1.13 CPU: second logits oracle (tests/py/test_torchvision_oracle.py)
 missing=()
 for p in "${packages[@]}"; do
