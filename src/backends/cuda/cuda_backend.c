@@ -455,14 +455,15 @@ static int launch_all(cu_ctx *c, cu_batch *b, int u8, int *failed_node) {
     return rc;
 }
 
-/* Every kernel node of graph (and of its child graphs) given the preferred shared-memory carveout
- * `percent`; the nodes set, or -1 when a node could not be read or set. Why: a kernel whose
- * carveout differs from the one its SM runs under waits until the SM drains to reconfigure it
- * (the CUDA docs: "may insert a device-side synchronization point"), and the forward mixes the
- * TMA kernels (about 200 KB of shared memory, the largest carveout) with cuDNN's, cuBLASLt's and
- * the pools, which prefer others: one carveout for all may keep the branches overlapping
- * (INFER8_CUDA_CARVEOUT, session 59, opt-in until timed). */
-static int set_carveout(cudaGraph_t graph, int percent, int depth) {
+/* The kernel nodes of graph and of its child graphs, each given the preferred shared-memory
+ * carveout `percent` where that is 0..100 (< 0: counted only); -1 when a node could not be read or
+ * set. The count tells how many kernels the forward launches (a library may launch several for one
+ * conv). Why the carveout: a kernel whose carveout differs from the one its SM runs under waits
+ * until the SM drains to reconfigure it (the CUDA docs: "may insert a device-side synchronization
+ * point"), and the forward mixes the TMA kernels (about 200 KB of shared memory, the largest
+ * carveout) with cuDNN's, cuBLASLt's and the pools, which prefer others: one carveout for all may
+ * keep the branches overlapping (INFER8_CUDA_CARVEOUT, session 59, opt-in until timed). */
+static int kernel_nodes_of(cudaGraph_t graph, int percent, int depth) {
     size_t count = 0;
     if (depth > 4 || cudaGraphGetNodes(graph, NULL, &count) != cudaSuccess) return -1;
     if (count == 0) return 0;
@@ -479,14 +480,15 @@ static int set_carveout(cudaGraph_t graph, int percent, int depth) {
             cudaKernelNodeAttrValue v;
             memset(&v, 0, sizeof v);
             v.sharedMemCarveout = (unsigned)percent;
-            if (cudaGraphKernelNodeSetAttribute(nodes[i], cudaKernelNodeAttributePreferredSharedMemoryCarveout, &v) !=
-                cudaSuccess)
+            if (percent >= 0 &&
+                cudaGraphKernelNodeSetAttribute(nodes[i], cudaKernelNodeAttributePreferredSharedMemoryCarveout, &v) !=
+                    cudaSuccess)
                 set = -1;
             else set++;
         } else if (type == cudaGraphNodeTypeGraph) {
             cudaGraph_t child = NULL;
             const int in_child = cudaGraphChildGraphNodeGetGraph(nodes[i], &child) == cudaSuccess
-                                     ? set_carveout(child, percent, depth + 1) : -1;
+                                     ? kernel_nodes_of(child, percent, depth + 1) : -1;
             set = in_child < 0 ? -1 : set + in_child;
         }
     }
@@ -495,19 +497,19 @@ static int set_carveout(cudaGraph_t graph, int percent, int depth) {
 }
 
 cudaGraphExec_t i8_cuda_capture(cudaStream_t s, int (*launch)(void *arg), void *arg, int *launch_rc,
-                                cudaError_t *capture_err, int carveout, int *carved) {
+                                cudaError_t *capture_err, int carveout, int *kernel_nodes) {
     cudaGraphExec_t exec = NULL;
     cudaGraph_t graph = NULL;
     int rc = -1;
-    if (carved) *carved = 0;
+    if (kernel_nodes) *kernel_nodes = 0;
     cudaError_t e = cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
     if (e == cudaSuccess) {
         rc = launch(arg);
         e = cudaStreamEndCapture(s, &graph);
-        if (rc == 0 && e == cudaSuccess && graph && carveout >= 0) { /* a node it could not set fails the capture */
-            const int set = set_carveout(graph, carveout, 0);
-            if (set < 0) rc = -1;
-            else if (carved) *carved = set;
+        if (rc == 0 && e == cudaSuccess && graph && (carveout >= 0 || kernel_nodes)) {
+            const int k = kernel_nodes_of(graph, carveout, 0);
+            if (k < 0 && carveout >= 0) rc = -1; /* a node it could not set fails the capture */
+            if (kernel_nodes) *kernel_nodes = k;
         }
         /* kernel nodes keep the priority of the stream they were captured on (launch_all) */
         if (rc == 0 && e == cudaSuccess && graph &&
@@ -558,9 +560,14 @@ static cudaGraphExec_t capture(cu_ctx *c, cu_batch *b, int u8) {
     forward_launch f = {c, b, u8, -1};
     int rc = -1;
     cudaError_t e = cudaErrorUnknown;
-    cudaGraphExec_t exec = i8_cuda_capture(c->streams[0], launch_forward, &f, &rc, &e, c->carveout, &b->stats.carveout_nodes);
+    int nodes = -1;
+    cudaGraphExec_t exec = i8_cuda_capture(c->streams[0], launch_forward, &f, &rc, &e, c->carveout, &nodes);
     if (!exec && getenv("INFER8_CUDA_DEBUG"))
         fprintf(stderr, "cuda: capture failed (node %d, rc %d, %s)\n", f.failed, rc, cudaGetErrorString(e));
+    if (exec && !u8) {
+        b->counted[b->counted_next] = exec, b->counted_nodes[b->counted_next] = nodes;
+        b->counted_next = (b->counted_next + 1) % CU_COUNTED;
+    }
     return exec;
 }
 
@@ -1098,6 +1105,14 @@ static infer8_status ensure_batch(cu_ctx *c, int n, i8_err *err) {
         if (rc != INFER8_OK) return rc;
     }
     b->stats.graph_captured = b->exec != NULL;
+    b->stats.kernel_nodes = -1; /* the kept graph's, newest capture first (a destroyed one's handle may recur) */
+    for (int k = 1; b->exec && k <= CU_COUNTED; k++) {
+        const int at = (b->counted_next - k + CU_COUNTED) % CU_COUNTED;
+        if (b->counted[at] == b->exec) {
+            b->stats.kernel_nodes = b->counted_nodes[at];
+            break;
+        }
+    }
     b->stats.streams_used = c->streams_used;
     b->stats.arena_bytes = c->arena_bytes;
     b->stats.weight_bytes = c->weight_bytes;
@@ -1303,7 +1318,7 @@ static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_opti
     c->cudnn_share = share && atoi(share) > 0;
     const char *lossy = getenv("INFER8_CUDA_LOSSY_ENGINES");
     c->cudnn_lossy_ok = lossy && atoi(lossy) > 0;
-    /* INFER8_CUDA_CARVEOUT=0..100: the forward's kernel nodes' shared-memory carveout (set_carveout);
+    /* INFER8_CUDA_CARVEOUT=0..100: the forward's kernel nodes' shared-memory carveout (kernel_nodes_of);
      * anything else leaves each kernel's own */
     const char *carve = getenv("INFER8_CUDA_CARVEOUT");
     char *carve_end = NULL;

@@ -111,6 +111,12 @@ typedef struct cu_batch {
                                   * stream (choose_launch); NULL: every node at the default priority */
     cudaGraphExec_t exec;
     cudaGraphExec_t exec_u8;     /* the same forward from the uint8 input (run_u8), captured on first use */
+    /* the last CU_COUNTED forward captures and their kernel nodes (capture), newest at counted_next - 1:
+     * the whole-graph choices capture candidates after the graph they may keep, so the kept one's
+     * count is looked up by its handle (stats.kernel_nodes) */
+#define CU_COUNTED 16
+    cudaGraphExec_t counted[CU_COUNTED];
+    int counted_nodes[CU_COUNTED], counted_next;
     int u8_capture_failed;       /* that capture failed: run_u8 launches node by node */
     int pdl;                     /* 1: the own FP8 kernels of this batch's forward are launched with
                                   * programmatic dependent launch (choose_launch; cuda_pdl.cuh) */
@@ -168,7 +174,7 @@ typedef struct cu_ctx {
     int tma_store_off;           /* INFER8_CUDA_TMA_STORE=0: the TMA kernels' generic output stores (tests) */
     int halo_prefetch;           /* INFER8_CUDA_HALO_PREFETCH=1 / 2: halo prefetch / pairs (slower) */
     int carveout;                /* INFER8_CUDA_CARVEOUT=0..100: the preferred shared-memory carveout (percent)
-                                  * every kernel node of the forward's graphs gets (set_carveout); -1 (unset):
+                                  * every kernel node of the forward's graphs gets (kernel_nodes_of); -1 (unset):
                                   * each kernel's own preference, the driver's choice */
     int pdl_mode;                /* INFER8_CUDA_PDL: 0 never programmatic dependent launch, 1 (default) a timed
                                   * whole-graph choice (choose_launch), 2 always, untimed (tests) */
@@ -221,9 +227,9 @@ infer8_status i8_cuda_fp8_setup(cu_ctx *c, i8_err *err);
  * (*capture_err: the capture's status; either pointer may be NULL). The errors an attempt left
  * are cleared. Shared by the forward's capture and the tuner's timing. carveout 0..100: every
  * kernel node, in child graphs too, gets that preferred shared-memory carveout before the graph is
- * instantiated (*carved, may be NULL: how many); -1: none. */
+ * instantiated (-1: none); *kernel_nodes (may be NULL: not counted) their count, -1 unread. */
 cudaGraphExec_t i8_cuda_capture(cudaStream_t s, int (*launch)(void *arg), void *arg, int *launch_rc,
-                                cudaError_t *capture_err, int carveout, int *carved);
+                                cudaError_t *capture_err, int carveout, int *kernel_nodes);
 /* Milliseconds of `replays` launches of exec back to back on s, between c's two timing events;
  * < 0 on an error */
 float i8_cuda_replays_ms(cu_ctx *c, cudaStream_t s, cudaGraphExec_t exec, int replays);
