@@ -24,6 +24,10 @@ stage_lab_run STAGE_LAB_BYTES=16
 stage_lab_run STAGE_LAB_BLOCKS=32
 fp8_tests_step fp8_carveout 60 'test_fp8_carveout'
 fp8_tests_step fp8_pdl 60 'test_fp8_pdl'
+# the pools' e4m3 twins now convert two codes at a time (q_e4m3x4, the same rounding): the tests
+# whose pools write e4m3 (max and average, read by FP8 convs) against the emulation
+fp8_tests_step fp8_pool_twins 45 'test_fp8_dual_output_and_concat'
+fp8_tests_step fp8_pool_conflict 45 'test_fp8_scale_conflict'
 bench_step irv2-b1 inception_resnet_v2 1 75
 INFER8_CUDA_CARVEOUT=100 bench_step irv2-b1-carve inception_resnet_v2 1 75
 bench_step irv2-b32 inception_resnet_v2 32 115

@@ -470,13 +470,14 @@ __device__ __forceinline__ void store_pool(const __half *o, __half *y, unsigned 
             for (int e = 0; e < V; e++) y[at + e] = o[e];
     }
     if (yq) {
-        unsigned char q[V];
+        float f[V];
 #pragma unroll
-        for (int e = 0; e < V; e++) q[e] = (unsigned char)q_e4m3(__fmul_rn(__half2float(o[e]), y_inv));
-        if (V == 8) *(uint2 *)(yq + at) = *(uint2 *)q;
+        for (int e = 0; e < V; e++) f[e] = __fmul_rn(__half2float(o[e]), y_inv);
+        if (V == 8) /* two codes a conversion, packed as they are stored (the same rounding as q_e4m3) */
+            *(uint2 *)(yq + at) = make_uint2(q_e4m3x4(f[0], f[1], f[2], f[3]), q_e4m3x4(f[4], f[5], f[6], f[7]));
         else
 #pragma unroll
-            for (int e = 0; e < V; e++) yq[at + e] = q[e];
+            for (int e = 0; e < V; e++) yq[at + e] = (unsigned char)q_e4m3(f[e]);
     }
 }
 
