@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "backends/cuda/cuda_pdl.cuh"
 #include "lab_common.cuh"
 
 #define THREADS 256
@@ -67,13 +68,12 @@ __device__ __forceinline__ void stage_finish(const stage_args &a, int s, unsigne
     a.out[(size_t)s * a.blocks + blockIdx.x] = wsum + prev * 3u + (unsigned)s;
 }
 
-__global__ void __launch_bounds__(THREADS) stage_kernel(stage_args a, int s, int pdl) {
+/* one stage as its own kernel; launched without PDL's attribute the two griddep calls do nothing */
+__global__ void __launch_bounds__(THREADS) stage_kernel(stage_args a, int s) {
     __shared__ unsigned red[THREADS / 32];
     const unsigned wsum = stage_weights(a, s, red); /* no earlier stage's output: before the wait */
-    if (pdl) {
-        asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-        asm volatile("griddepcontrol.wait;" ::: "memory");
-    }
+    griddep_launch_dependents();
+    griddep_wait();
     stage_finish(a, s, wsum);
 }
 
@@ -99,14 +99,9 @@ static int env_int(const char *name, int dflt) {
     return v && *v ? atoi(v) : dflt;
 }
 
-static void launch_stage(const stage_args &a, int s, bool pdl, cudaStream_t st) {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)a.blocks), cfg.blockDim = dim3(THREADS), cfg.stream = st;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr, cfg.numAttrs = pdl ? 1 : 0;
-    CK(cudaLaunchKernelEx(&cfg, stage_kernel, a, s, pdl ? 1 : 0));
+static void launch_stage(stage_args a, int s, bool pdl, cudaStream_t st) {
+    void *args[] = {&a, &s};
+    CK(launch_pdl((const void *)stage_kernel, dim3((unsigned)a.blocks), dim3(THREADS), 0, st, pdl ? 1 : 0, args));
 }
 
 int main(void) {

@@ -45,8 +45,8 @@ static void test_the_checks_can_fail(void **state) {
     /* the multiplier without its + 1 gives 0 for d / d */
     const unsigned floor_only = (unsigned)((1ull << 32) / 3);
     assert_int_equal(i8_quot(3, floor_only), 0);
-    /* past the bound: some x with x d >= 2^32 divides wrong (d 3: 3 x 1431655765 = 2^32 - 1 is the
-     * last promised; a search above it finds a miss) */
+    /* past the bound: some x with x d >= 2^32 divides wrong (d 7: x up to floor((2^32 - 1) / 7) is
+     * promised; a search above it finds a miss) */
     long long miss = -1;
     for (long long x = ((1ll << 32) - 1) / 7 + 1; x <= INT32_MAX && miss < 0; x++)
         if (!quotient_ok(x, 7)) miss = x;

@@ -2,8 +2,6 @@
 # Run from the repository root on the GPU machine; results under $OUT.
 STEPS+=(cuda_tests cuda_bench cuda_lab)
 
-# Library path: the carried non-CUDA libraries, the system CUDA, then PyTorch's pip copies of
-# cuDNN / cuBLAS / the runtime / NVRTC (the machine may have no system cuDNN).
 # unpack_once ARCHIVE DIR: the xz tar ARCHIVE (when carried) unpacked into DIR, over whatever a
 # warm machine kept there from an earlier call, once per archive: its checksum, kept beside it
 # (ARCHIVE.unpacked), marks it done
@@ -16,11 +14,12 @@ unpack_once() {
   echo "$sum" >"$archive.unpacked"
 }
 
+# Library path: the carried non-CUDA libraries, the system CUDA, then PyTorch's pip copies of
+# cuDNN / cuBLAS / the runtime / NVRTC (the machine may have no system cuDNN).
 gpu_env() {
   local extra=""
-  # the shared libraries the GPU machine lacks, and the build itself (37 MB raw, 6 MB packed: the
-  # tracked tree alone is 31 MB on disk and a call carries 64 MiB), both xz-packed by
-  # tools/prepare-device
+  # the shared libraries the GPU machine lacks, and the build itself (37 MB raw, 6 MB packed; a
+  # call carries 64 MiB with the tracked tree), both xz-packed by tools/prepare-device
   unpack_once .devcarry/lib.tar.xz .devcarry || return 1
   unpack_once .devcarry/build.tar.xz . || return 1
   for d in /usr/local/cuda/lib64 /usr/local/cuda/lib; do [ -d "$d" ] && extra="$extra:$d"; done

@@ -477,14 +477,10 @@ static int kernel_nodes_of(cudaGraph_t graph, int percent, int depth) {
         enum cudaGraphNodeType type;
         if (cudaGraphNodeGetType(nodes[i], &type) != cudaSuccess) set = -1;
         else if (type == cudaGraphNodeTypeKernel) {
-            cudaKernelNodeAttrValue v;
-            memset(&v, 0, sizeof v);
+            cudaKernelNodeAttrValue v = {0};
             v.sharedMemCarveout = (unsigned)percent;
-            if (percent >= 0 &&
-                cudaGraphKernelNodeSetAttribute(nodes[i], cudaKernelNodeAttributePreferredSharedMemoryCarveout, &v) !=
-                    cudaSuccess)
-                set = -1;
-            else set++;
+            const cudaKernelNodeAttrID id = cudaKernelNodeAttributePreferredSharedMemoryCarveout;
+            set = percent >= 0 && cudaGraphKernelNodeSetAttribute(nodes[i], id, &v) != cudaSuccess ? -1 : set + 1;
         } else if (type == cudaGraphNodeTypeGraph) {
             cudaGraph_t child = NULL;
             const int in_child = cudaGraphChildGraphNodeGetGraph(nodes[i], &child) == cudaSuccess
