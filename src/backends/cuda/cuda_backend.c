@@ -455,15 +455,9 @@ static int launch_all(cu_ctx *c, cu_batch *b, int u8, int *failed_node) {
     return rc;
 }
 
-/* The kernel nodes of graph and of its child graphs, each given the preferred shared-memory
- * carveout `percent` where that is 0..100 (< 0: counted only); -1 when a node could not be read or
- * set. The count tells how many kernels the forward launches (a library may launch several for one
- * conv). Why the carveout: a kernel whose carveout differs from the one its SM runs under waits
- * until the SM drains to reconfigure it (the CUDA docs: "may insert a device-side synchronization
- * point"), and the forward mixes the TMA kernels (about 200 KB of shared memory, the largest
- * carveout) with cuDNN's, cuBLASLt's and the pools, which prefer others: one carveout for all may
- * keep the branches overlapping (INFER8_CUDA_CARVEOUT, session 59, opt-in until timed). */
-static int kernel_nodes_of(cudaGraph_t graph, int percent, int depth) {
+/* The kernel nodes of graph and of its child graphs; -1 when a node could not be read. The count
+ * tells how many kernels the forward launches (a library may launch several for one conv). */
+static int kernel_nodes_of(cudaGraph_t graph, int depth) {
     size_t count = 0;
     if (depth > 4 || cudaGraphGetNodes(graph, NULL, &count) != cudaSuccess) return -1;
     if (count == 0) return 0;
@@ -472,28 +466,24 @@ static int kernel_nodes_of(cudaGraph_t graph, int percent, int depth) {
         free(nodes);
         return -1;
     }
-    int set = 0;
-    for (size_t i = 0; i < count && set >= 0; i++) {
+    int kernels = 0;
+    for (size_t i = 0; i < count && kernels >= 0; i++) {
         enum cudaGraphNodeType type;
-        if (cudaGraphNodeGetType(nodes[i], &type) != cudaSuccess) set = -1;
-        else if (type == cudaGraphNodeTypeKernel) {
-            cudaKernelNodeAttrValue v = {0};
-            v.sharedMemCarveout = (unsigned)percent;
-            const cudaKernelNodeAttrID id = cudaKernelNodeAttributePreferredSharedMemoryCarveout;
-            set = percent >= 0 && cudaGraphKernelNodeSetAttribute(nodes[i], id, &v) != cudaSuccess ? -1 : set + 1;
-        } else if (type == cudaGraphNodeTypeGraph) {
+        if (cudaGraphNodeGetType(nodes[i], &type) != cudaSuccess) kernels = -1;
+        else if (type == cudaGraphNodeTypeKernel) kernels++;
+        else if (type == cudaGraphNodeTypeGraph) {
             cudaGraph_t child = NULL;
             const int in_child = cudaGraphChildGraphNodeGetGraph(nodes[i], &child) == cudaSuccess
-                                     ? kernel_nodes_of(child, percent, depth + 1) : -1;
-            set = in_child < 0 ? -1 : set + in_child;
+                                     ? kernel_nodes_of(child, depth + 1) : -1;
+            kernels = in_child < 0 ? -1 : kernels + in_child;
         }
     }
     free(nodes);
-    return set;
+    return kernels;
 }
 
 cudaGraphExec_t i8_cuda_capture(cudaStream_t s, int (*launch)(void *arg), void *arg, int *launch_rc,
-                                cudaError_t *capture_err, int carveout, int *kernel_nodes) {
+                                cudaError_t *capture_err, int *kernel_nodes) {
     cudaGraphExec_t exec = NULL;
     cudaGraph_t graph = NULL;
     int rc = -1;
@@ -502,11 +492,7 @@ cudaGraphExec_t i8_cuda_capture(cudaStream_t s, int (*launch)(void *arg), void *
     if (e == cudaSuccess) {
         rc = launch(arg);
         e = cudaStreamEndCapture(s, &graph);
-        if (rc == 0 && e == cudaSuccess && graph && (carveout >= 0 || kernel_nodes)) {
-            const int k = kernel_nodes_of(graph, carveout, 0);
-            if (k < 0 && carveout >= 0) rc = -1; /* a node it could not set fails the capture */
-            if (kernel_nodes) *kernel_nodes = k;
-        }
+        if (rc == 0 && e == cudaSuccess && graph && kernel_nodes) *kernel_nodes = kernel_nodes_of(graph, 0);
         /* kernel nodes keep the priority of the stream they were captured on (launch_all) */
         if (rc == 0 && e == cudaSuccess && graph &&
             cudaGraphInstantiate(&exec, graph, cudaGraphInstantiateFlagUseNodePriority) != cudaSuccess)
@@ -531,7 +517,7 @@ float i8_cuda_replays_ms(cu_ctx *c, cudaStream_t s, cudaGraphExec_t exec, int re
 }
 
 int i8_cuda_captured_ms(cu_ctx *c, cudaStream_t s, int (*launch)(void *arg), void *arg, int replays, float *ms) {
-    cudaGraphExec_t exec = i8_cuda_capture(s, launch, arg, NULL, NULL, -1, NULL); /* the tuner's: no carveout */
+    cudaGraphExec_t exec = i8_cuda_capture(s, launch, arg, NULL, NULL, NULL); /* the tuner's: uncounted */
     if (exec && cudaGraphLaunch(exec, s) != cudaSuccess) { /* warm-up replay (uploads the graph) */
         cudaGraphExecDestroy(exec);
         cudaGetLastError();
@@ -557,7 +543,7 @@ static cudaGraphExec_t capture(cu_ctx *c, cu_batch *b, int u8) {
     int rc = -1;
     cudaError_t e = cudaErrorUnknown;
     int nodes = -1;
-    cudaGraphExec_t exec = i8_cuda_capture(c->streams[0], launch_forward, &f, &rc, &e, c->carveout, &nodes);
+    cudaGraphExec_t exec = i8_cuda_capture(c->streams[0], launch_forward, &f, &rc, &e, &nodes);
     if (!exec && getenv("INFER8_CUDA_DEBUG"))
         fprintf(stderr, "cuda: capture failed (node %d, rc %d, %s)\n", f.failed, rc, cudaGetErrorString(e));
     if (exec && !u8) {
@@ -1314,12 +1300,6 @@ static infer8_status prepare_inner(cu_ctx *c, i8_graph *g, const i8_backend_opti
     c->cudnn_share = share && atoi(share) > 0;
     const char *lossy = getenv("INFER8_CUDA_LOSSY_ENGINES");
     c->cudnn_lossy_ok = lossy && atoi(lossy) > 0;
-    /* INFER8_CUDA_CARVEOUT=0..100: the forward's kernel nodes' shared-memory carveout (kernel_nodes_of);
-     * anything else leaves each kernel's own */
-    const char *carve = getenv("INFER8_CUDA_CARVEOUT");
-    char *carve_end = NULL;
-    const long carve_pct = carve && *carve ? strtol(carve, &carve_end, 10) : -1;
-    c->carveout = carve && *carve && !*carve_end && carve_pct >= 0 && carve_pct <= 100 ? (int)carve_pct : -1;
 
     CU_TRY(cudaGetDevice(&c->device));
     CU_TRY(cudaDeviceGetAttribute(&c->sm_count, cudaDevAttrMultiProcessorCount, c->device));
@@ -1632,7 +1612,6 @@ void i8_cuda_get_stats(const void *ctx, int n, i8_cuda_stats *stats) {
     stats->streams_used = c->streams_used;
     stats->fp8_load_fallbacks = c->fp8_load_fallbacks;
     stats->halo_prefetch = c->halo_prefetch;
-    stats->carveout = c->carveout;
     stats->built = c->batches[n].built;
     stats->cudnn_budget_s = c->cudnn_budget_s;
 }

@@ -84,10 +84,8 @@ typedef struct i8_cuda_stats {
     int cudnn_cut_short;         /* fp16 problems for which it ran out after two or more configs, with
                                   * more untried: tuned, but not over every config */
     int graph_captured;
-    int carveout;                /* INFER8_CUDA_CARVEOUT: the carveout (percent) the forward's kernel nodes were
-                                  * given, -1 none */
     int kernel_nodes;            /* kernel nodes in the batch's forward graph as last captured, child graphs
-                                  * included (-1: not read); with a carveout, the nodes given it */
+                                  * included (-1: not read) */
     /* the whole-graph choice (ensure_batch): the captured graph's replay time as tuned conv by
      * conv and with the TMA kernels' convs on their fastest other own kernel (0 when not
      * timed), and which one runs (graph_plain 1: the latter) */

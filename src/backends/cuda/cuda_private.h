@@ -173,9 +173,6 @@ typedef struct cu_ctx {
     int tma_grid_forced;         /* INFER8_CUDA_TMA_GRID=N: every TMA launch at most N blocks (tests) */
     int tma_store_off;           /* INFER8_CUDA_TMA_STORE=0: the TMA kernels' generic output stores (tests) */
     int halo_prefetch;           /* INFER8_CUDA_HALO_PREFETCH=1 / 2: halo prefetch / pairs (slower) */
-    int carveout;                /* INFER8_CUDA_CARVEOUT=0..100: the preferred shared-memory carveout (percent)
-                                  * every kernel node of the forward's graphs gets (kernel_nodes_of); -1 (unset):
-                                  * each kernel's own preference, the driver's choice */
     int pdl_mode;                /* INFER8_CUDA_PDL: 0 never programmatic dependent launch, 1 (default) a timed
                                   * whole-graph choice (choose_launch), 2 always, untimed (tests) */
     int merge_mode;              /* INFER8_CUDA_MERGE: 0 never merge sibling 1x1s, 1 (default) a timed whole-graph
@@ -225,11 +222,10 @@ infer8_status i8_cuda_fp8_setup(cu_ctx *c, i8_err *err);
 /* What launch(arg) puts on stream s, captured (relaxed mode) as one CUDA graph and instantiated;
  * NULL when the capture, the launches (*launch_rc: their status) or the instantiation fail
  * (*capture_err: the capture's status; either pointer may be NULL). The errors an attempt left
- * are cleared. Shared by the forward's capture and the tuner's timing. carveout 0..100: every
- * kernel node, in child graphs too, gets that preferred shared-memory carveout before the graph is
- * instantiated (-1: none); *kernel_nodes (may be NULL: not counted) their count, -1 unread. */
+ * are cleared. Shared by the forward's capture and the tuner's timing. *kernel_nodes (may be NULL:
+ * not counted): the graph's kernel nodes, child graphs included, -1 unread. */
 cudaGraphExec_t i8_cuda_capture(cudaStream_t s, int (*launch)(void *arg), void *arg, int *launch_rc,
-                                cudaError_t *capture_err, int carveout, int *kernel_nodes);
+                                cudaError_t *capture_err, int *kernel_nodes);
 /* Milliseconds of `replays` launches of exec back to back on s, between c's two timing events;
  * < 0 on an error */
 float i8_cuda_replays_ms(cu_ctx *c, cudaStream_t s, cudaGraphExec_t exec, int replays);
