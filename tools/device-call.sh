@@ -33,6 +33,8 @@
 #   unit_test_step NAME BINARY FILTER CAP  one GPU test binary (build-device/tests/BINARY) on the tests
 #                                       FILTER matches, at a 4 s cuDNN budget, into $OUT/NAME.log
 #   conv_lab_step ONLY                  conv_lab on the shapes whose names contain ONLY: $OUT/conv_lab.txt
+#   stage_lab_step [VAR=VALUE...]       stage_lab (dev/kernels/stage_lab.cu: a chain of dependent stand-in
+#                                       layers) with the environment given, appended to $OUT/stage-lab.txt
 #   pair_lab_step [SHAPE]               pair_lab (the pair kernels, dev/kernels/pair_lab.cu) on the shapes whose
 #                                       names contain SHAPE (all without): appended to $OUT/pair_lab.txt
 #   ncu_step NAME SHAPE MODE VARIANT [KERNEL_REGEX]  Nsight Compute (speed of light, warp states, SASS stall samples)
@@ -111,6 +113,10 @@ lab_step() {
   cat "$part" >>"$OUT/$file"
   grep -E "tma|abl-|best|WRONG|FAIL|exit [1-9]" "$part" | cut -c1-110 | head -20
   rm -f "$part"
+}
+stage_lab_step() {
+  stamp "stage_lab $*"
+  { echo "### $*"; env "$@" timeout "$(cap 30)" build-device/bin/stage_lab; echo "exit $?"; } 2>&1 | tee -a "$OUT/stage-lab.txt"
 }
 peers_step() {
   local arch=$1 batch=$2 need=$3

@@ -55,6 +55,23 @@ tma shape=1x7 mode=0 variants=unset
 exit 0'
 [ "$(cat "$WORK/out2/a.txt")" = "$want" ] || fail "lab_step's file: $(cat "$WORK/out2/a.txt")"
 grep -q 'mode=4 variants=48,73' "$WORK/lab.txt" || fail "lab_step printed no kernel line: $(cat "$WORK/lab.txt")"
+# stage_lab_step hands stage_lab the caller's environment and appends each run, with its exit
+# status, under a header to stage-lab.txt, and prints it too
+printf '#!/bin/sh\necho "stages=${STAGE_LAB_STAGES-unset} code=${STAGE_LAB_CODE-unset} kb=${STAGE_LAB_CODE_KB-unset}"\nexit ${STAGE_LAB_EXIT:-0}\n' \
+  >"$root/build-device/bin/stage_lab"
+chmod +x "$root/build-device/bin/stage_lab"
+(cd "$root" && OUT="$WORK/out2" TMPDIR="$WORK/tmp" CALL_SECONDS=100 bash -c '. tools/device-call.sh
+  stage_lab_step STAGE_LAB_CODE=2 STAGE_LAB_CODE_KB=64
+  stage_lab_step STAGE_LAB_EXIT=3') >"$WORK/stage.txt" 2>&1 || fail "stage_lab_step failed: $(cat "$WORK/stage.txt")"
+want='### STAGE_LAB_CODE=2 STAGE_LAB_CODE_KB=64
+stages=unset code=2 kb=64
+exit 0
+### STAGE_LAB_EXIT=3
+stages=unset code=unset kb=unset
+exit 3'
+[ "$(cat "$WORK/out2/stage-lab.txt")" = "$want" ] || fail "stage_lab_step's file: $(cat "$WORK/out2/stage-lab.txt")"
+grep -q '^== stage_lab STAGE_LAB_CODE=2 STAGE_LAB_CODE_KB=64 (t=' "$WORK/stage.txt" && grep -q 'code=2 kb=64' "$WORK/stage.txt" ||
+  fail "stage_lab_step printed: $(cat "$WORK/stage.txt")"
 # peers_step runs bench_peers on one model and batch when the time it needs is left (a stand-in
 # gpu-check prints what it was given), and says so when it is not
 printf '#!/bin/sh\necho "$1 arches=$BENCH_ARCHES batches=$BENCH_BATCHES"\n' >"$WORK/gpu-check"
@@ -108,4 +125,4 @@ grep -q '^capped: test_cuda_fp8 exit 124$' "$WORK/capped.txt" &&
   fp8_tests_step whole 60') >"$WORK/whole.txt" 2>&1 || fail "fp8_tests_step failed: $(cat "$WORK/whole.txt")"
 grep -q '^whole: test_cuda_fp8 exit 0$' "$WORK/whole.txt" && grep -q '^\[  PASSED  \] 3 test(s)\.$' "$WORK/whole.txt" &&
   ! grep -q 'stopped by' "$WORK/whole.txt" || fail "fp8_tests_step: $(cat "$WORK/whole.txt")"
-echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; peers_step runs, skips and names its cap; suites_parts runs parts alone; fp8_tests_step names where its cap stopped it"
+echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; stage_lab_step its environment and exit status; peers_step runs, skips and names its cap; suites_parts runs parts alone; fp8_tests_step names where its cap stopped it"

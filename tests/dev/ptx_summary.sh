@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/ptx-summary on a made-up repository: kernels that compile to the same PTX under other names
 # share a hash and a count; one more operation changes both; --match keeps the kernels it names;
-# --rev compiles a file as a revision holds it (with that revision's header); a missing file, a
+# --rev compiles a file as a revision holds it (with that revision's header); --sass gives each
+# kernel's machine-code size; a missing file, a
 # file that does not compile, a bad revision and a bad option fail, naming what was wrong.
 # Usage: ptx_summary.sh NVCC SRC_ROOT WORK
 set -euo pipefail
@@ -44,6 +45,32 @@ done
 "$nvcc" -std=c++17 -O3 -arch=sm_90a -ptx -Isrc -o "$work/k.ptx" src/k.cu
 want=$(awk '/\.entry[ \t]+_Z5twicePfPKfi\(/ {on = 1} on && /^\{/ {body = 1} body {s = $0; sub(/^[ \t]+/, "", s); if (s ~ /;$/ && s !~ /^[.$\/]/) n++} body && /^\}/ {print n; exit}' "$work/k.ptx")
 [ "$(field twice 2)" = "$want" ] || fail "twice counts $(field twice 2), the PTX has $want instructions"
+
+# --sass: the machine code's size before the name, as readelf gives the .text section (sm_90
+# instructions are 16 bytes, sections padded to 128); the kernel with more instructions has no less
+# code; the other columns as without
+sass=$(run --sass src/k.cu) || fail "--sass failed: $sass"
+echo "$sass"
+[ "$(echo "$sass" | cut -f1-3,5)" = "$(echo "$out" | cut -f1-4)" ] || fail "--sass changed the other columns: $sass"
+bytes() { echo "$sass" | awk -F'\t' -v k="$1" '$5 ~ "^" k "\\(" {print $4}'; }
+for k in twice twice_plus looped; do
+  b=$(bytes "$k")
+  [[ "$b" =~ ^[0-9]+$ ]] && [ "$b" -gt 0 ] && [ $((b % 16)) -eq 0 ] || fail "$k: SASS bytes '$b'"
+done
+[ "$(bytes twice_plus)" -ge "$(bytes twice)" ] || fail "twice_plus $(bytes twice_plus) bytes, twice $(bytes twice)"
+# an unrolled body of 512 more FFMAs: at least 512 more instructions of 16 bytes
+cat >src/big.cu <<'K'
+__global__ void small(float *x) { float a = x[threadIdx.x];
+#pragma unroll 1
+  for (int i = 0; i < 512; i++) a = fmaf(a, a, x[i & 7]); x[threadIdx.x] = a; }
+__global__ void big(float *x) { float a = x[threadIdx.x];
+#pragma unroll
+  for (int i = 0; i < 512; i++) a = fmaf(a, a, x[i & 7]); x[threadIdx.x] = a; }
+K
+big=$(run --sass src/big.cu) || fail "--sass on big.cu: $big"
+small_b=$(echo "$big" | awk -F'\t' '$5 ~ /^small\(/ {print $4}') big_b=$(echo "$big" | awk -F'\t' '$5 ~ /^big\(/ {print $4}')
+[ "$big_b" -ge $((small_b + 512 * 16)) ] || fail "unrolled kernel $big_b bytes, the loop $small_b: $big"
+rm src/big.cu
 
 out=$(run --match 'twice' src/k.cu) || fail "--match failed"
 [ "$(echo "$out" | wc -l)" -eq 3 ] || fail "--match twice kept $(echo "$out" | wc -l) kernels: $out"

@@ -15,6 +15,19 @@ CALL_SECONDS=${CALL_SECONDS:-400}
 . tools/device-call.sh
 call_setup
 fp8_tests_step fp8_pdl 40 'test_fp8_pdl'
+# What code size costs a dependent stage (stage_lab's STAGE_LAB_CODE, new in session 60, never run):
+# the same FFMAs after the wait as a loop (2.8 KB of SASS) or unrolled (19 / 35 / 68 KB), each stage
+# on one of 4 kernels (1: the same kernel every stage, its code warm). If unrolled costs about 1 us
+# a stage more than the loop at 35-68 KB, the own kernels' size (SASS, tools/ptx-summary --sass:
+# TMA 26-50 KB, halo 38-61, cp.async wgmma 82-166) explains their batch-1 deficit against cuDNN
+# (about 1 us a conv) and leaner batch-1 kernels are the next direction.
+stage_lab_step STAGE_LAB_CODE=1 STAGE_LAB_CODE_KB=64
+stage_lab_step STAGE_LAB_CODE=2 STAGE_LAB_CODE_KB=64
+stage_lab_step STAGE_LAB_CODE=2 STAGE_LAB_CODE_KB=64 STAGE_LAB_KINDS=1
+stage_lab_step STAGE_LAB_CODE=1 STAGE_LAB_CODE_KB=32
+stage_lab_step STAGE_LAB_CODE=2 STAGE_LAB_CODE_KB=32
+stage_lab_step STAGE_LAB_CODE=1 STAGE_LAB_CODE_KB=16
+stage_lab_step STAGE_LAB_CODE=2 STAGE_LAB_CODE_KB=16
 bench_step irv2-b1 inception_resnet_v2 1 70
 INFER8_CUDA_OWN_CHOICE=1 bench_step irv2-b1-own inception_resnet_v2 1 70
 INFER8_CUDA_OWN_CHOICE=1 bench_step v3-b1-own inception_v3 1 35
