@@ -363,6 +363,7 @@ static int im2col_teardown(void **state) {
     unsetenv("INFER8_CUDA_FP8_DNN");
     unsetenv("INFER8_CUDA_PRIORITY");
     unsetenv("INFER8_CUDA_TMA_STORE");
+    unsetenv("INFER8_CUDA_TMA_EARLY");
     unsetenv("INFER8_CUDA_PDL");
     unsetenv("INFER8_CUDA_GRAPH_CHOICE");
     unsetenv("INFER8_CUDA_TACTIC");
@@ -841,7 +842,9 @@ static int two_lane_case(tg *t, uint64_t seed, int f[4]) {
     tg_init(t, 3, 35, 35, seed);
     int a = tg_conv(t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
     f[0] = tg_conv(t, "long.0", a, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
-    f[1] = tg_conv(t, "long.1", f[0], 256, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
+    /* 640 channels: long.2's K of 640 is five of the TMA kernel's 128-deep slices, one more than its
+     * four stages, so that under PDL its producer issues weights before the wait and after it */
+    f[1] = tg_conv(t, "long.1", f[0], 640, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
     f[2] = tg_conv(t, "long.2", f[1], 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
     f[3] = tg_conv(t, "short", a, 320, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
     int cat = tg_concat(t, "cat", 2, (int[]){f[2], f[3]});
@@ -934,14 +937,16 @@ static void preset_free(preset_case *pc) {
 /* Programmatic dependent launch and stream priorities (choose_launch) change when the own FP8
  * kernels start, never what they compute: test_fp8_priority's graph (TMA and cp.async wgmma
  * kernels only, on high- and default-priority streams) is tuned without PDL (INFER8_CUDA_PDL=0,
- * priorities forced), and its tactics are restored in five more contexts: with the PDL flag
+ * priorities forced), and its tactics are restored in six more contexts: with the PDL flag
  * stored (restored untimed), with the flags cleared (PDL timed, priorities forced), with
  * INFER8_CUDA_PDL=2 (both forced: one graph, untimed), with both halves timed (all four
- * combinations), and with PDL forced and priorities off (the one combination no other pass is
- * sure to keep). Every context must give the first one's outputs bit for bit, keep the fastest
- * of the combinations it timed, record its choices in every node's flags, and launch as many
- * kernels as the first (stats.kernel_nodes: PDL and priorities change edges and streams, not
- * kernels; at least one a conv). */
+ * combinations), with PDL forced and priorities off (the one combination no other pass is
+ * sure to keep), and with PDL forced but INFER8_CUDA_TMA_EARLY=0. Every context must give the
+ * first one's outputs bit for bit, keep the fastest of the combinations it timed, record its
+ * choices in every node's flags, and launch as many kernels as the first (stats.kernel_nodes: PDL
+ * and priorities change edges and streams, not kernels; at least one a conv). Under PDL the TMA
+ * kernels issue their first K slices' weights before the wait (session 60): the bit-for-bit
+ * comparisons cover that path, and pass 5 the path without. */
 static void test_fp8_pdl(void **state) {
     (void)state;
     preset_case pc;
@@ -955,26 +960,31 @@ static void test_fp8_pdl(void **state) {
     assert_true(st.launch_ms[2] == 0.0f && st.launch_ms[3] == 0.0f); /* not allowed */
     assert_true(st.launch_ms[1] < 0.0f); /* the forced priority graph, untimed */
     assert_true(st.convs_per_kind[I8_CUDA_TACTIC_FP8] == 4);
+    assert_true(st.fp8_tma >= 1); /* the kernels that load weights before the wait under PDL */
     assert_true(st.kernel_nodes >= nn - 1);
     const int kernel_nodes = st.kernel_nodes;
     for (int i = 0; i < nn; i++) assert_int_equal(pc.rec[i].flags & I8_CUDA_TACTIC_FLAG_PDL, 0u);
     /* 0: PDL stored; 1: flags 0, PDL timed; 2: flags 0, PDL forced; 3: flags 0, both timed; 4: flags
-     * 0, PDL forced and priorities off */
-    static const char *const prio_env[5] = {"2", "2", "2", "1", "0"}, *const pdl_env[5] = {NULL, NULL, "2", NULL, "2"};
-    static const int allowed[5] = {8, 2 | 8, 8, 15, 4}; /* bit k: combination k a candidate */
-    for (int pass = 0; pass < 5; pass++) {
+     * 0, PDL forced and priorities off; 5: as 2, the TMA kernels without weights before the wait
+     * (INFER8_CUDA_TMA_EARLY=0) */
+    static const char *const prio_env[6] = {"2", "2", "2", "1", "0", "2"},
+                             *const pdl_env[6] = {NULL, NULL, "2", NULL, "2", "2"};
+    static const int allowed[6] = {8, 2 | 8, 8, 15, 4, 8}; /* bit k: combination k a candidate */
+    for (int pass = 0; pass < 6; pass++) {
         for (int i = 0; i < nn; i++) pc.rec[i].flags = pass == 0 ? (pc.rec[i].flags | I8_CUDA_TACTIC_FLAG_PDL) : 0u;
         if (pdl_env[pass]) assert_int_equal(setenv("INFER8_CUDA_PDL", pdl_env[pass], 1), 0);
         else assert_int_equal(unsetenv("INFER8_CUDA_PDL"), 0);
         assert_int_equal(setenv("INFER8_CUDA_PRIORITY", prio_env[pass], 1), 0);
+        if (pass == 5) assert_int_equal(setenv("INFER8_CUDA_TMA_EARLY", "0", 1), 0);
         size_t differ = 0;
         void *cb = preset_run(&pc, &st, &differ);
+        assert_int_equal(unsetenv("INFER8_CUDA_TMA_EARLY"), 0);
         const int kept = st.graph_prio | st.graph_pdl << 1;
         fprintf(stderr,
                 "  pass %d: launch ms neither %.4f, priorities %.4f (%d nodes), PDL %.4f, both %.4f: %d kept (PDL restored "
-                "%d); %zu of %zu outputs differ from the run without; %d kernel nodes\n",
+                "%d); %zu of %zu outputs differ from the run without; %d kernel nodes, %d TMA convs\n",
                 pass, (double)st.launch_ms[0], (double)st.launch_ms[1], st.prio_nodes, (double)st.launch_ms[2],
-                (double)st.launch_ms[3], kept, st.pdl_restored, differ, pc.outc, st.kernel_nodes);
+                (double)st.launch_ms[3], kept, st.pdl_restored, differ, pc.outc, st.kernel_nodes, st.fp8_tma);
         assert_int_equal(differ, 0);
         assert_int_equal(st.kernel_nodes, kernel_nodes);
         assert_int_equal(st.presets_retuned, 0);

@@ -58,6 +58,7 @@ typedef struct i8_cuda_fp8_conv_args {
     int tma_store_off;      /* TMA kernels: 1 stores the outputs without TMA stores, as before session 32 (tests) */
     int halo_prefetch;      /* halo kernels: 1 / 2 their fragment prefetch / slab pairs (PIPE; session 52, opt-in) */
     int pdl;                /* 1: launched with programmatic dependent launch (cuda_pdl.cuh; the backend's choose_launch) */
+    int tma_early_off;      /* TMA kernels under PDL: 1 issues no weights before the wait, as before session 60 (A/B) */
 } i8_cuda_fp8_conv_args;
 
 /* Sibling outputs: a group of 1x1 convs that read one input, run as one conv of c_out = the sum
