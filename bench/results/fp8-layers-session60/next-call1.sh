@@ -34,6 +34,10 @@ stage_lab_step STAGE_LAB_CODE=1 STAGE_LAB_CODE_KB=32
 stage_lab_step STAGE_LAB_CODE=2 STAGE_LAB_CODE_KB=32
 stage_lab_step STAGE_LAB_CODE=1 STAGE_LAB_CODE_KB=16
 stage_lab_step STAGE_LAB_CODE=2 STAGE_LAB_CODE_KB=16
+# few blocks, as the own kernels have at batch 1 (6-10 tiles for IRv2's 1x1s; cuDNN's split-K
+# kernels may run more): 28 KB of weights a block and a stage on 8 blocks, against 16 bytes
+stage_lab_step STAGE_LAB_BLOCKS=8
+stage_lab_step STAGE_LAB_BLOCKS=8 STAGE_LAB_BYTES=16
 bench_step irv2-b1 inception_resnet_v2 1 70
 INFER8_CUDA_OWN_CHOICE=1 bench_step irv2-b1-own inception_resnet_v2 1 70
 # the same without the weights issued before the wait (the A/B of that change, same machine)
