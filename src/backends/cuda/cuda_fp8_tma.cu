@@ -142,13 +142,22 @@ struct tap_walk {
         }
     }
 };
-/* the walk's sub-slice: A's box of TMA_BM output pixels at its tap and channels into a_dst, B's
- * weight columns into b_dst (past the last sub-slice, columns past K: zeros), completing on bar */
+/* the walk's sub-slice: A's box of TMA_BM output pixels at its tap and channels into a_dst
+ * (tap_load_a), B's weight columns into b_dst (tap_load_b; past the last sub-slice, columns past
+ * K: zeros), or both (tap_load), completing on bar */
+__device__ __forceinline__ void tap_load_a(unsigned char *a_dst, const CUtensorMap *ta, const tap_walk &w, int c0, int iw,
+                                           int ih, int img, uint64_t *bar) {
+    tma_load_im2col(a_dst, ta, c0 + w.c, iw, ih, img, (unsigned short)w.kx, (unsigned short)w.ky, bar);
+}
+__device__ __forceinline__ void tap_load_b(unsigned char *b_dst, const CUtensorMap *tb, const tap_walk &w, int c0, int subs,
+                                           int K, int n0, uint64_t *bar) {
+    tma_load_2d(b_dst, tb, w.sub < subs ? w.tap_col + c0 + w.c : K, n0, bar);
+}
 __device__ __forceinline__ void tap_load(unsigned char *a_dst, unsigned char *b_dst, const CUtensorMap *ta,
                                          const CUtensorMap *tb, const tap_walk &w, int c0, int subs, int K, int iw,
                                          int ih, int img, int n0, uint64_t *bar) {
-    tma_load_im2col(a_dst, ta, c0 + w.c, iw, ih, img, (unsigned short)w.kx, (unsigned short)w.ky, bar);
-    tma_load_2d(b_dst, tb, w.sub < subs ? w.tap_col + c0 + w.c : K, n0, bar);
+    tap_load_a(a_dst, ta, w, c0, iw, ih, img, bar);
+    tap_load_b(b_dst, tb, w, c0, subs, K, n0, bar);
 }
 
 /* RT: CW residual tiles (128 rows x BN fp16 = 128 bytes, 128-byte swizzle), so that a tile's
@@ -559,18 +568,29 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
     /* Launched with PDL, the kernel before may still run until griddep_wait: what does not depend on
      * it goes first (session 60's stage_lab: a dependent layer costs 1.31 us with PDL, its weights
      * loaded before the wait, against 1.87 without). The producer fetches A's and B's tensor maps
-     * and, in the kernels whose A is plain rows (not im2col), issues the weights (B) of its first
-     * tile's first early_kb K slices, which no kernel writes; its loop then loads only their A. */
+     * and issues the weights (B) of its first tile's first early_kb K slices, which no kernel
+     * writes (im2col: along the same tap walk as its loop; mixed stages: among the whole-chunk
+     * ones alone); its loop then loads only their A. */
     int early_kb = 0;
     if (threadIdx.x == 0 && p.a.pdl && !p.a.tma_early_off) {
         prefetch_tensormap(&p.ta);
         prefetch_tensormap(&p.tb);
-        if (AB != AB_NO_LOADS && !p.im2col && (int)blockIdx.x < tiles) {
+        if (AB != AB_NO_LOADS && (int)blockIdx.x < tiles) {
             const int n0 = ((int)blockIdx.x % p.n_tiles) * BN;
             early_kb = KB < S ? KB : S;
+            if constexpr (MIX != 0) early_kb = early_kb < p.full_kb ? early_kb : p.full_kb;
+            tap_walk walk = {0, 0, 0, 0, 0};
             for (int kb = 0; kb < early_kb; kb++) {
                 mbar_arrive_expect_tx(&full[kb], L::STAGE); /* A's bytes too: the stage completes with them */
-                tma_load_2d(sB + kb * L::B, &p.tb, kb * FP8_BK, n0, &full[kb]);
+                if (p.im2col) {
+#pragma unroll
+                    for (int j = 0; j < FP8_BK / SW; j++) {
+                        tap_load_b(sB + kb * L::B + j * BN * SW, &p.tb, walk, 0, p.subs, p.K, n0, &full[kb]);
+                        walk.next(SW, p.chunks * SW, p.subs, p.a.kw, p.a.c_in);
+                    }
+                } else {
+                    tma_load_2d(sB + kb * L::B, &p.tb, kb * FP8_BK, n0, &full[kb]);
+                }
             }
         }
     }
@@ -619,8 +639,11 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
                         } else if (p.im2col) {
 #pragma unroll
                             for (int j = 0; j < FP8_BK / SW; j++) {
-                                tap_load(sA + stage * L::A + j * TMA_BM * SW, sB + stage * L::B + j * BN * SW, &p.ta, &p.tb,
-                                         walk, 0, p.subs, p.K, iw, ih, img, n0, &full[stage]);
+                                if (b_early)
+                                    tap_load_a(sA + stage * L::A + j * TMA_BM * SW, &p.ta, walk, 0, iw, ih, img, &full[stage]);
+                                else
+                                    tap_load(sA + stage * L::A + j * TMA_BM * SW, sB + stage * L::B + j * BN * SW, &p.ta,
+                                             &p.tb, walk, 0, p.subs, p.K, iw, ih, img, n0, &full[stage]);
                                 walk.next(SW, chunk_end, p.subs, p.a.kw, p.a.c_in);
                             }
                         } else {
