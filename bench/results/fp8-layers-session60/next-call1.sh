@@ -3,9 +3,10 @@
 # 1. Every test_fp* GPU test on the final code (session 60's call 1: 26 passed in 168 s on
 #    8f95978). Since then: INFER8_CUDA_CARVEOUT is gone (no gain in call 1), and the TMA kernels,
 #    when launched with PDL, fetch their tensor maps and issue their first K slices' weights before
-#    griddep_wait, as stage_lab's PDL layers do (never run). test_fp8_pdl compares PDL runs bit for
-#    bit with a K of 640 now (weights before and after the wait), with and without
-#    INFER8_CUDA_TMA_EARLY=0, and requires the same kernel-node count in every launch combination.
+#    griddep_wait, as stage_lab's PDL layers do (1x1 and im2col kernels; never run). test_fp8_pdl
+#    compares PDL runs bit for bit with a K of 640 now (weights before and after the wait), with and
+#    without INFER8_CUDA_TMA_EARLY=0, and requires the same kernel-node count in every launch
+#    combination; test_fp8_im2col_chain runs every im2col kernel's chain under forced PDL too.
 # 2. stage_lab's code-size runs (below).
 # 3. Batch 1 with every FP8 conv on the own kernels and PDL. Call 1's stage_lab put a dependent
 #    layer at 1.87 us as graph kernels, 1.31 with PDL and 1.78 as one persistent kernel: PDL cuts
