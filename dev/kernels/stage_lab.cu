@@ -22,7 +22,7 @@
  * persistent forward. At batch 1 the own FP8 kernels take about 1 us more than cuDNN's e4m3
  * kernels on nearly every IRv2 conv, the smallest included (1x1 320 -> 32 at 35x35: 3.7 against
  * 2.6 us), as if each paid a fixed cost. Their code is large (SASS, tools/ptx-summary --sass: the
- * TMA kernels 26-50 KB each, the halo ones 38-61, the cp.async wgmma ones 82-166), and at batch 1
+ * TMA kernels 28-52 KB each, the halo ones 38-61, the cp.async wgmma ones 82-166), and at batch 1
  * a block runs much of it once, cold in the instruction caches. STAGE_LAB_CODE measures what code size costs a dependent stage: warp 0
  * of each block runs the same instructions (8 chains of FFMAs, 8 a step, after the wait),
  * either as a loop (1: a few hundred bytes of code) or unrolled (2: STAGE_LAB_CODE_KB of code),

@@ -26,7 +26,7 @@ fp8_tests_step fp8_all 210 'test_fp*'
 # the same FFMAs after the wait as a loop (2.8 KB of SASS) or unrolled (19 / 35 / 68 KB), each stage
 # on one of 4 kernels (1: the same kernel every stage, its code warm). If unrolled costs about 1 us
 # a stage more than the loop at 35-68 KB, the own kernels' size (SASS, tools/ptx-summary --sass:
-# TMA 26-50 KB, halo 38-61, cp.async wgmma 82-166) explains their batch-1 deficit against cuDNN
+# TMA 28-52 KB, halo 38-61, cp.async wgmma 82-166) explains their batch-1 deficit against cuDNN
 # (about 1 us a conv) and leaner batch-1 kernels are the next direction.
 stage_lab_step STAGE_LAB_CODE=1 STAGE_LAB_CODE_KB=64
 stage_lab_step STAGE_LAB_CODE=2 STAGE_LAB_CODE_KB=64
