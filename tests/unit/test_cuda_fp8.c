@@ -435,8 +435,8 @@ static void test_fp8_im2col(void **state) {
 
 /* A chain of seven FP8 convs, six of them spatial, e4m3 copies between them, every spatial conv
  * forced onto `variant` (pdl: its own kernels launched with PDL, INFER8_CUDA_PDL=2): max rel and
- * mean |diff| / max |ref| against the emulation. Chains: 0 wide,
- * 1 narrow (every spatial conv's c_in <= 64, the 32-channel im2col variant's range), 2 mixed (every
+ * mean |diff| / max |ref| against the emulation. Chains: 0 wide, 1 narrow (every spatial conv's
+ * c_in <= 64, the 32-channel im2col variant's range), 2 mixed (every
  * spatial conv's c_in a 128-channel chunk or two and a rest of 32s, the mixed variants' range:
  * 160, 224, 288, 192, 160, 224), 3 mixed64 (rests of 64: 192, 320, 192, 448, 192, 320; session 57). */
 enum { CHAIN_WIDE, CHAIN_NARROW, CHAIN_MIXED, CHAIN_MIXED64, CHAINS };
@@ -851,7 +851,8 @@ static int two_lane_case(tg *t, uint64_t seed, int f[4]) {
     int a = tg_conv(t, "stem", 0, 64, 3, 3, 1, 1, 1, 1, 1, I8_ACT_RELU, -1, 1);
     f[0] = tg_conv(t, "long.0", a, 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
     /* 640 channels: long.2's K of 640 is five of the TMA kernel's 128-deep slices, one more than its
-     * four stages, so that under PDL its producer issues weights before the wait and after it */
+     * four stages, so that under PDL, where the tuner puts it on that kernel, its producer issues
+     * weights before the wait and after it (test_fp8_im2col_chain's spatial convs do for sure) */
     f[1] = tg_conv(t, "long.1", f[0], 640, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
     f[2] = tg_conv(t, "long.2", f[1], 128, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
     f[3] = tg_conv(t, "short", a, 320, 1, 1, 1, 1, 0, 0, 1, I8_ACT_RELU, -1, 1);
