@@ -144,7 +144,7 @@ struct tap_walk {
 };
 /* the walk's sub-slice: A's box of TMA_BM output pixels at its tap and channels into a_dst
  * (tap_load_a), B's weight columns into b_dst (tap_load_b; past the last sub-slice, columns past
- * K: zeros), or both (tap_load), completing on bar */
+ * K: zeros), or both (tap_load: the mixed kernels' rests), completing on bar */
 __device__ __forceinline__ void tap_load_a(unsigned char *a_dst, const CUtensorMap *ta, const tap_walk &w, int c0, int iw,
                                            int ih, int img, uint64_t *bar) {
     tma_load_im2col(a_dst, ta, c0 + w.c, iw, ih, img, (unsigned short)w.kx, (unsigned short)w.ky, bar);
@@ -639,11 +639,9 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
                         } else if (p.im2col) {
 #pragma unroll
                             for (int j = 0; j < FP8_BK / SW; j++) {
-                                if (b_early)
-                                    tap_load_a(sA + stage * L::A + j * TMA_BM * SW, &p.ta, walk, 0, iw, ih, img, &full[stage]);
-                                else
-                                    tap_load(sA + stage * L::A + j * TMA_BM * SW, sB + stage * L::B + j * BN * SW, &p.ta,
-                                             &p.tb, walk, 0, p.subs, p.K, iw, ih, img, n0, &full[stage]);
+                                tap_load_a(sA + stage * L::A + j * TMA_BM * SW, &p.ta, walk, 0, iw, ih, img, &full[stage]);
+                                if (!b_early)
+                                    tap_load_b(sB + stage * L::B + j * BN * SW, &p.tb, walk, 0, p.subs, p.K, n0, &full[stage]);
                                 walk.next(SW, chunk_end, p.subs, p.a.kw, p.a.c_in);
                             }
                         } else {
