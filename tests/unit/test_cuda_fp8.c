@@ -364,6 +364,7 @@ static int im2col_teardown(void **state) {
     unsetenv("INFER8_CUDA_PRIORITY");
     unsetenv("INFER8_CUDA_TMA_STORE");
     unsetenv("INFER8_CUDA_TMA_EARLY");
+    unsetenv("INFER8_CUDA_TMA_STORE_DRAIN");
     unsetenv("INFER8_CUDA_PDL");
     unsetenv("INFER8_CUDA_GRAPH_CHOICE");
     unsetenv("INFER8_CUDA_TACTIC");
@@ -950,12 +951,15 @@ static void preset_free(preset_case *pc) {
  * stored (restored untimed), with the flags cleared (PDL timed, priorities forced), with
  * INFER8_CUDA_PDL=2 (both forced: one graph, untimed), with both halves timed (all four
  * combinations), with PDL forced and priorities off (the one combination no other pass is
- * sure to keep), and with PDL forced but INFER8_CUDA_TMA_EARLY=0. Every context must give the
+ * sure to keep), with PDL forced but INFER8_CUDA_TMA_EARLY=0, and with PDL forced and
+ * INFER8_CUDA_TMA_STORE_DRAIN=1 (each block waiting for its TMA stores' global writes, as before
+ * session 61; every other pass ends its blocks once the stores have read shared memory, so a PDL
+ * successor's griddep_wait is what orders their writes before its reads). Every context must give the
  * first one's outputs bit for bit, keep the fastest of the combinations it timed, record its
  * choices in every node's flags, and launch as many kernels as the first (stats.kernel_nodes: PDL
  * and priorities change edges and streams, not kernels; at least one a conv). Under PDL the TMA
- * kernels issue their first K slices' weights before the wait (session 60): the bit-for-bit
- * comparisons cover that path, and pass 5 the path without. */
+ * kernels issue their first K slices' weights before the wait (session 60; since session 61
+ * without PDL too): the bit-for-bit comparisons cover that path, and pass 5 the path without. */
 static void test_fp8_pdl(void **state) {
     (void)state;
     preset_case pc;
@@ -975,19 +979,22 @@ static void test_fp8_pdl(void **state) {
     for (int i = 0; i < nn; i++) assert_int_equal(pc.rec[i].flags & I8_CUDA_TACTIC_FLAG_PDL, 0u);
     /* 0: PDL stored; 1: flags 0, PDL timed; 2: flags 0, PDL forced; 3: flags 0, both timed; 4: flags
      * 0, PDL forced and priorities off; 5: as 2, the TMA kernels without weights before the wait
-     * (INFER8_CUDA_TMA_EARLY=0) */
-    static const char *const prio_env[6] = {"2", "2", "2", "1", "0", "2"},
-                             *const pdl_env[6] = {NULL, NULL, "2", NULL, "2", "2"};
-    static const int allowed[6] = {8, 2 | 8, 8, 15, 4, 8}; /* bit k: combination k a candidate */
-    for (int pass = 0; pass < 6; pass++) {
+     * (INFER8_CUDA_TMA_EARLY=0); 6: as 2, the blocks draining their TMA stores
+     * (INFER8_CUDA_TMA_STORE_DRAIN=1) */
+    static const char *const prio_env[7] = {"2", "2", "2", "1", "0", "2", "2"},
+                             *const pdl_env[7] = {NULL, NULL, "2", NULL, "2", "2", "2"};
+    static const int allowed[7] = {8, 2 | 8, 8, 15, 4, 8, 8}; /* bit k: combination k a candidate */
+    for (int pass = 0; pass < 7; pass++) {
         for (int i = 0; i < nn; i++) pc.rec[i].flags = pass == 0 ? (pc.rec[i].flags | I8_CUDA_TACTIC_FLAG_PDL) : 0u;
         if (pdl_env[pass]) assert_int_equal(setenv("INFER8_CUDA_PDL", pdl_env[pass], 1), 0);
         else assert_int_equal(unsetenv("INFER8_CUDA_PDL"), 0);
         assert_int_equal(setenv("INFER8_CUDA_PRIORITY", prio_env[pass], 1), 0);
         if (pass == 5) assert_int_equal(setenv("INFER8_CUDA_TMA_EARLY", "0", 1), 0);
+        if (pass == 6) assert_int_equal(setenv("INFER8_CUDA_TMA_STORE_DRAIN", "1", 1), 0);
         size_t differ = 0;
         void *cb = preset_run(&pc, &st, &differ);
         assert_int_equal(unsetenv("INFER8_CUDA_TMA_EARLY"), 0);
+        assert_int_equal(unsetenv("INFER8_CUDA_TMA_STORE_DRAIN"), 0);
         const int kept = st.graph_prio | st.graph_pdl << 1;
         fprintf(stderr,
                 "  pass %d: launch ms neither %.4f, priorities %.4f (%d nodes), PDL %.4f, both %.4f: %d kept (PDL restored "

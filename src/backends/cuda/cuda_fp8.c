@@ -94,10 +94,16 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
      * path they take where the outputs' alignment does not allow TMA stores (tests) */
     const char *store = getenv("INFER8_CUDA_TMA_STORE");
     c->tma_store_off = store && atoi(store) == 0;
-    /* INFER8_CUDA_TMA_EARLY=0: the TMA kernels, launched with PDL, issue no weights before their
-     * griddep_wait, as before session 60 (the A/B of that change) */
+    /* INFER8_CUDA_TMA_EARLY=0: the TMA kernels fetch no tensor maps and issue no weights ahead of
+     * their producer's loop (before griddep_wait under PDL), as before session 60 (the A/B of that
+     * change; since session 61 the early path runs in every launch, not under PDL alone) */
     const char *early = getenv("INFER8_CUDA_TMA_EARLY");
     c->tma_early_off = early && atoi(early) == 0;
+    /* INFER8_CUDA_TMA_STORE_DRAIN=1: each block of a TMA kernel waits at its end until its TMA
+     * stores have written global memory, as before session 61 (the A/B; without, until they have
+     * read its shared memory) */
+    const char *drain = getenv("INFER8_CUDA_TMA_STORE_DRAIN");
+    c->tma_store_drain = drain && atoi(drain) > 0;
     /* INFER8_CUDA_HALO_PREFETCH=1: the halo kernels load a K slab's A fragments while the slab
      * before runs its wgmma; 2: also two slabs' wgmma at a time where BN is 32 (same sums, same
      * order; conv_fp8_halo_kernel's PIPE; session 52). Opt-in: 3% slower than without in session
@@ -365,6 +371,7 @@ static i8_cuda_fp8_conv_args fp8_args(const cu_ctx *c, int n, const cu_conv_sig 
     a.tma_encode_tiled = c->tma_encode_tiled, a.tma_encode_im2col = c->tma_encode_im2col;
     a.tma_store_off = c->tma_store_off;
     a.tma_early_off = c->tma_early_off;
+    a.tma_store_drain = c->tma_store_drain;
     a.halo_prefetch = c->halo_prefetch;
     a.pdl = c->batches && n >= 1 && n <= c->max_batch ? c->batches[n].pdl : 0; /* 0 while tuning */
     return a;

@@ -58,7 +58,10 @@ typedef struct i8_cuda_fp8_conv_args {
     int tma_store_off;      /* TMA kernels: 1 stores the outputs without TMA stores, as before session 32 (tests) */
     int halo_prefetch;      /* halo kernels: 1 / 2 their fragment prefetch / slab pairs (PIPE; session 52, opt-in) */
     int pdl;                /* 1: launched with programmatic dependent launch (cuda_pdl.cuh; the backend's choose_launch) */
-    int tma_early_off;      /* TMA kernels under PDL: 1 issues no weights before the wait, as before session 60 (A/B) */
+    int tma_early_off;      /* TMA kernels: 1 fetches no tensor maps and issues no weights ahead of the producer's loop,
+                             * as before session 60 (A/B; session 60's early path ran under PDL alone) */
+    int tma_store_drain;    /* TMA kernels: 1 waits at each block's end until its TMA stores have written global
+                             * memory, as before session 61 (A/B); 0 only until they have read shared memory */
 } i8_cuda_fp8_conv_args;
 
 /* Sibling outputs: a group of 1x1 convs that read one input, run as one conv of c_out = the sum

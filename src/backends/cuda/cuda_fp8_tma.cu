@@ -115,6 +115,15 @@ template <int N> __device__ __forceinline__ void bulk_wait_read(void) {
 }
 /* until all of this thread's bulk groups have written global memory */
 __device__ __forceinline__ void bulk_wait_all(void) { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+/* A block's end: its TMA stores must have read its shared memory before the block frees it; their
+ * global writes belong to the grid, whose completion (or griddep_wait in a PDL successor) makes them
+ * visible, so the block need not wait for them (as CUTLASS's sm90 epilogues end). Until session 61
+ * each warp waited for its writes too (drain = 1, INFER8_CUDA_TMA_STORE_DRAIN=1: the A/B), a memory
+ * round trip at the end of every block, which at batch 1 is the end of the kernel. */
+__device__ __forceinline__ void tma_store_tail(int drain) {
+    if (drain) bulk_wait_all();
+    else bulk_wait_read<0>();
+}
 
 /* Spatial convs (im2col mode): the 128 output pixels from the one whose filter window's top-left
  * input pixel is (w, h) of image n, each pixel's channels c .. c + 127 at filter tap (kx, ky);
@@ -526,7 +535,7 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
         tma_epilogue<BN, true, 1>(p, acc + BN / 2, m0, n0, 64 + warp_row, myY, myQ, sRes, myMB);
         if (res_tma) mbar_arrive(&res_empty[c]);
     }
-    if (p.tma_store && threadIdx.x % 32 == 0) bulk_wait_all(); /* the stores read this block's shared memory */
+    if (p.tma_store && threadIdx.x % 32 == 0) tma_store_tail(p.a.tma_store_drain);
 }
 
 /* AB (ablation, lab timing only; the outputs are not checked): 0 the real kernel; 1 no epilogue;
@@ -552,7 +561,12 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
     uint64_t *order = res_empty + L::CW; /* ping-pong: consumer c may start a mainloop once order[c] says so */
     const bool res_tma = RT && p.res_tma;
     const int wg = uniform_warpgroup(), tiles = p.m_tiles * p.n_tiles, KB = p.KB;
+    const bool early = !p.a.tma_early_off;
     if (threadIdx.x == 0) {
+        if (early) { /* the descriptors' fetch overlaps the barriers' setup */
+            prefetch_tensormap(&p.ta);
+            prefetch_tensormap(&p.tb);
+        }
         for (int s = 0; s < S; s++) {
             mbar_init(&full[s], 1);       /* the producer's arrive + the TMA bytes */
             mbar_init(&empty[s], PP ? 128 : 256); /* every thread of the consumer(s) of the stage */
@@ -567,14 +581,14 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
     __syncthreads();
     /* Launched with PDL, the kernel before may still run until griddep_wait: what does not depend on
      * it goes first (session 60's stage_lab: a dependent layer costs 1.31 us with PDL, its weights
-     * loaded before the wait, against 1.87 without). The producer fetches A's and B's tensor maps
-     * and issues the weights (B) of its first tile's first early_kb K slices, which no kernel
-     * writes (im2col: along the same tap walk as its loop; mixed stages: among the whole-chunk
-     * ones alone); its loop then loads only their A. */
+     * loaded before the wait, against 1.87 without; session 61: the own kernels' IRv2 graph at batch
+     * 1 0.847 -> 0.814 ms). The producer has fetched A's and B's tensor maps and issues the weights
+     * (B) of its first tile's first early_kb K slices, which no kernel writes (im2col: along the same
+     * tap walk as its loop; mixed stages: among the whole-chunk ones alone); its loop then loads only
+     * their A. Without PDL (griddep_wait returns at once) the same order costs nothing and puts the
+     * weights' latency under the A loads' issue: since session 61 in every launch, also the tuner's. */
     int early_kb = 0;
-    if (threadIdx.x == 0 && p.a.pdl && !p.a.tma_early_off) {
-        prefetch_tensormap(&p.ta);
-        prefetch_tensormap(&p.tb);
+    if (threadIdx.x == 0 && early) {
         if (AB != AB_NO_LOADS && (int)blockIdx.x < tiles) {
             const int n0 = ((int)blockIdx.x % p.n_tiles) * BN;
             early_kb = KB < S ? KB : S;
@@ -747,7 +761,7 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
         }
         if (res_tma) mbar_arrive(&res_empty[t & 1]);
     }
-    if (p.tma_store && threadIdx.x % 32 == 0) bulk_wait_all(); /* the stores read this block's shared memory */
+    if (p.tma_store && threadIdx.x % 32 == 0) tma_store_tail(p.a.tma_store_drain);
 }
 
 typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,

@@ -172,7 +172,8 @@ typedef struct cu_ctx {
     int fp8_tma;                 /* try the TMA kernels (variants I8_FP8_TMA_FIRST on; unless INFER8_CUDA_FP8_TMA=0) */
     int tma_grid_forced;         /* INFER8_CUDA_TMA_GRID=N: every TMA launch at most N blocks (tests) */
     int tma_store_off;           /* INFER8_CUDA_TMA_STORE=0: the TMA kernels' generic output stores (tests) */
-    int tma_early_off;           /* INFER8_CUDA_TMA_EARLY=0: under PDL no weights before the wait (A/B) */
+    int tma_early_off;           /* INFER8_CUDA_TMA_EARLY=0: no tensor maps or weights ahead of the producer's loop (A/B) */
+    int tma_store_drain;         /* INFER8_CUDA_TMA_STORE_DRAIN=1: blocks wait for their TMA stores' global writes (A/B) */
     int halo_prefetch;           /* INFER8_CUDA_HALO_PREFETCH=1 / 2: halo prefetch / pairs (slower) */
     int pdl_mode;                /* INFER8_CUDA_PDL: 0 never programmatic dependent launch, 1 (default) a timed
                                   * whole-graph choice (choose_launch), 2 always, untimed (tests) */
