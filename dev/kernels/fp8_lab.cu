@@ -20,7 +20,10 @@
  * channel slice of a wider tensor instead (channels 32 .. 32 + N of rows of N + 64, as a branch
  * writes its part of a concat; every byte outside the slice must keep its poison).
  * FP8_LAB_TMA_STORE=0: the TMA kernels store without TMA stores (their path for outputs
- * TMA cannot store exactly, i8_cuda_conv_fp8_tma_store_fits). FP8_LAB_HALO_PREFETCH=1 / 2: the
+ * TMA cannot store exactly, i8_cuda_conv_fp8_tma_store_fits). FP8_LAB_TMA_DRAIN=1: their blocks
+ * wait at their end for the TMA stores' global writes (INFER8_CUDA_TMA_STORE_DRAIN=1 in the
+ * product, as before session 61); FP8_LAB_TMA_EARLY=0: no tensor-map prefetch or weights ahead of
+ * the producer's loop (INFER8_CUDA_TMA_EARLY=0). FP8_LAB_HALO_PREFETCH=1 / 2: the
  * halo kernels with their fragment prefetch / slab pairs (INFER8_CUDA_HALO_PREFETCH in the
  * product). Validation: fp16 output max |diff| / max |ref| <= 2e-3
  * (accumulation order and fp16 rounding only); e4m3 codes: the share that differs from the
@@ -200,6 +203,9 @@ int main(void) {
     const bool slice = getenv("FP8_LAB_SLICE") && atoi(getenv("FP8_LAB_SLICE")) != 0;
     /* FP8_LAB_TMA_STORE=0: the TMA kernels' generic output stores (session 32's A/B) */
     const int tma_store_off = getenv("FP8_LAB_TMA_STORE") && atoi(getenv("FP8_LAB_TMA_STORE")) == 0;
+    /* FP8_LAB_TMA_DRAIN=1 / FP8_LAB_TMA_EARLY=0: the A/Bs of session 61's block end and of the early path */
+    const int tma_store_drain = getenv("FP8_LAB_TMA_DRAIN") && atoi(getenv("FP8_LAB_TMA_DRAIN")) > 0;
+    const int tma_early_off = getenv("FP8_LAB_TMA_EARLY") && atoi(getenv("FP8_LAB_TMA_EARLY")) == 0;
     /* FP8_LAB_HALO_PREFETCH=1 / 2: the halo kernels' fragment prefetch / slab pairs (session 52, opt-in) */
     const int halo_prefetch = getenv("FP8_LAB_HALO_PREFETCH") ? atoi(getenv("FP8_LAB_HALO_PREFETCH")) : 0;
     /* FP8_LAB_PDL=1: every launch with programmatic dependent launch (cuda_pdl.cuh), so that each
@@ -361,6 +367,7 @@ int main(void) {
                 a.n = S.n, a.h = S.hw, a.w = S.hw, a.c_in = S.ci, a.x_ld = S.ci;
                 a.wq = dqw, a.mult = dmult, a.bias = dbias;
                 a.tma_store_off = tma_store_off;
+                a.tma_store_drain = tma_store_drain, a.tma_early_off = tma_early_off;
                 a.halo_prefetch = halo_prefetch;
                 a.pdl = pdl;
                 a.res_mode = res_mode;

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# For session 62 (prepared in session 61). Carry [".devcarry"].
+# Session 61's calls (H100) ran session 60's final code: 24 of the 25 test_fp* passed and the 25th
+# (test_fp8_tactics_restored) was cut by the 210 s cap; the own kernels' IRv2 graph at batch 1 with
+# PDL ran 0.814 ms with the early weights and 0.847 without, against 0.750 for the tuned graph,
+# where cuDNN's e4m3 kernels run 237 of 239 FP8 convs, each about 1 us faster than the best own
+# kernel in isolation (2.5 against 3.5 us for a 1x1 320 -> 32). Since then (b71ab39, never run):
+#  - the TMA kernels take the early path (tensor-map prefetch, first slices' weights) in every
+#    launch, not under PDL alone, so the tuner times them as the graph runs them;
+#  - their blocks end once their TMA stores have read shared memory, not once the stores have
+#    written global memory (INFER8_CUDA_TMA_STORE_DRAIN=1: the old wait; FP8_LAB_TMA_DRAIN=1 in
+#    the lab). At batch 1 every TMA conv is one wave, so that wait was the kernel's last step.
+# 1. every test_fp* on that code (cap 250: session 61's H100 took 209 s for the first 24);
+# 2. the lab at batch 1 with its ablations (abl-noepi / -nostore / -nomma / -noload: where a
+#    small conv's time goes), with and without the drain;
+# 3. IRv2 at batch 1 as tuned, with its torch.compile peer; then the drain's A/B, as tuned and
+#    on the own kernels (INFER8_CUDA_OWN_CHOICE=1, PDL timed by choose_launch).
+cd "$(dirname "$0")/../../.."
+CALL_SECONDS=${CALL_SECONDS:-570}
+. tools/device-call.sh
+call_setup
+fp8_tests_step fp8_all 250 'test_fp*'
+lab_step lab-b1.txt "320->32 @35 b1"
+lab_step lab-b1.txt "320->32 @35 b1" FP8_LAB_TMA_DRAIN=1
+lab_step lab-b1.txt "2080->192 @8 b1"
+lab_step lab-b1.txt "2080->192 @8 b1" FP8_LAB_TMA_DRAIN=1
+bench_step irv2-b1 inception_resnet_v2 1 90
+PEER_MODES=compile peers_step inception_resnet_v2 1 80
+INFER8_CUDA_TMA_STORE_DRAIN=1 bench_step irv2-b1-drain inception_resnet_v2 1 45
+INFER8_CUDA_OWN_CHOICE=1 bench_step irv2-b1-own inception_resnet_v2 1 45
+INFER8_CUDA_OWN_CHOICE=1 INFER8_CUDA_TMA_STORE_DRAIN=1 bench_step irv2-b1-own-drain inception_resnet_v2 1 45
+pack_call next1
