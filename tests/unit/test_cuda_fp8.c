@@ -1554,9 +1554,30 @@ static void check_family_fp8(const char *arch, const char *recipe, int default_i
     i8_graph_free(&t.g);
 }
 
+/* choose_own judges every graph by its faster form, plain or with PDL, which is allowed by default
+ * (launch_aware_ms, session 61: PDL speeds up only the own kernels' edges): every graph it timed
+ * has both forms, and the one kept is the fastest so judged. */
+static float judged_ms(float plain, float pdl) { return pdl > 0.0f && pdl < plain ? pdl : plain; }
+static void assert_own_choice_launch_aware(const char *arch, const i8_cuda_stats *s) {
+    fprintf(stderr, "  %s own-kernel choice: graph %.4f (PDL %.4f) ms, candidates %.4f (PDL %.4f) / %.4f (PDL %.4f), %d kept\n",
+            arch, (double)s->graph_base_ms, (double)s->graph_base_pdl_ms, (double)s->graph_own_ms[0],
+            (double)s->graph_own_pdl_ms[0], (double)s->graph_own_ms[1], (double)s->graph_own_pdl_ms[1], s->graph_own);
+    assert_true(s->graph_base_ms > 0.0f && s->graph_base_pdl_ms > 0.0f);
+    const float base = judged_ms(s->graph_base_ms, s->graph_base_pdl_ms);
+    float kept = base;
+    for (int k = 0; k < 2; k++)
+        if (s->graph_own == k + 1) kept = judged_ms(s->graph_own_ms[k], s->graph_own_pdl_ms[k]);
+    for (int k = 0; k < 2; k++) {
+        if (s->graph_own_ms[k] <= 0.0f) continue; /* not timed: nothing moved, or the graph before it again */
+        assert_true(s->graph_own_pdl_ms[k] > 0.0f);
+        assert_true(kept <= judged_ms(s->graph_own_ms[k], s->graph_own_pdl_ms[k]));
+    }
+    assert_true(kept <= base);
+}
 static void test_inception_v3_fp8(void **state) {
     (void)state;
     check_family_fp8("inception_v3", "default", 64, 2e-2, 99);
+    assert_own_choice_launch_aware("inception_v3", &last_stats); /* cuDNN e4m3 wins convs there (test_inception_v3_fp8_own) */
 }
 static void test_inception_resnet_v2_fp8(void **state) {
     (void)state;
@@ -1757,9 +1778,11 @@ static void bench_arch(const char *arch, const char *recipe) {
         if (sb.graph_base_ms > 0.0f) { /* the own-kernel choice (choose_own) */
             const size_t used = strlen(choice);
             snprintf(choice + used, sizeof choice - used,
-                     "; graph %.3f ms, %d cuDNN e4m3 convs on own kernels %.3f ms, and %d convs off halo %.3f ms: %s kept",
-                     (double)sb.graph_base_ms, sb.graph_own_convs[0], (double)sb.graph_own_ms[0], sb.graph_own_convs[1],
-                     (double)sb.graph_own_ms[1], sb.graph_own == 2 ? "the last" : sb.graph_own == 1 ? "the second" : "the first");
+                     "; graph %.3f ms (PDL %.3f), %d cuDNN e4m3 convs on own kernels %.3f ms (PDL %.3f), and %d convs off "
+                     "halo %.3f ms (PDL %.3f): %s kept",
+                     (double)sb.graph_base_ms, (double)sb.graph_base_pdl_ms, sb.graph_own_convs[0], (double)sb.graph_own_ms[0],
+                     (double)sb.graph_own_pdl_ms[0], sb.graph_own_convs[1], (double)sb.graph_own_ms[1],
+                     (double)sb.graph_own_pdl_ms[1], sb.graph_own == 2 ? "the last" : sb.graph_own == 1 ? "the second" : "the first");
         }
         { /* fp16's priority choice (choose_launch: no PDL candidate without own FP8 kernels) */
             const size_t used = strlen(choice);

@@ -13,6 +13,10 @@ CALL_SECONDS=${CALL_SECONDS:-560}
 . tools/device-call.sh
 call_setup
 [ -n "${OWN:-}" ] && export INFER8_CUDA_OWN_CHOICE=$OWN && echo "INFER8_CUDA_OWN_CHOICE=$OWN"
+# the own-kernel choice judged with PDL (session 61, never run): test_inception_v3_fp8 asserts that
+# every graph choose_own timed has its PDL form and that the one kept is the fastest so judged (88 s
+# in session 52)
+fp8_tests_step fp8_v3 110 'test_inception_v3_fp8'
 bench_step irv2-b32 inception_resnet_v2 32 115
 PEER_MODES=compile peers_step inception_resnet_v2 32 100
 bench_step irv2-b1 inception_resnet_v2 1 75

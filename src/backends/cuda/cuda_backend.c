@@ -629,6 +629,25 @@ static infer8_status choose_plain(cu_ctx *c, cu_batch *b, float *kept_ms, i8_err
     return rc;
 }
 
+/* A candidate graph's time in choose_own, given its replay time as captured (plain_ms, < 0: failed)
+ * under the tactics now in the plans: programmatic dependent launch relaxes only the own FP8
+ * kernels' edges, so a candidate with more of them may be the faster graph only under it (session
+ * 61: IRv2 at batch 1 with every FP8 conv on own kernels ran 0.889 ms plain, 0.814 with PDL, where
+ * the tuned graph ran 0.750). Where choose_launch may pick PDL (c->pdl_mode 1), the faster of the
+ * two forms counts; where it forces it (2), the PDL form; without PDL, the plain one. *pdl_ms gets
+ * the PDL form's time (0: not timed). */
+static float launch_aware_ms(cu_ctx *c, cu_batch *b, float plain_ms, float *pdl_ms) {
+    *pdl_ms = 0.0f;
+    if (c->pdl_mode <= 0 || plain_ms < 0.0f) return plain_ms;
+    b->pdl = 1;
+    cudaGraphExec_t exec = capture(c, b, 0);
+    b->pdl = 0;
+    *pdl_ms = exec ? graph_ms(c, exec) : -1.0f;
+    if (exec) cudaGraphExecDestroy(exec);
+    if (*pdl_ms < 0.0f) return plain_ms;
+    return c->pdl_mode == 2 || *pdl_ms < plain_ms ? *pdl_ms : plain_ms;
+}
+
 /* Each conv's tactic was timed alone; in the forward, beside concurrent branches, another may
  * serve the whole graph better. inception_v4 at batch 32 ran 2.933 ms with every FP8 conv on the
  * own kernels and 3.011 ms as tuned, where 33 convs had cuDNN e4m3 configs that won alone by 1%
@@ -637,7 +656,9 @@ static infer8_status choose_plain(cu_ctx *c, cu_batch *b, float *kept_ms, i8_err
  * winners on their fastest kernel without halo too; the fastest of the three is kept, and its
  * tactics are what a bundle stores. After choose_plain, whose alternatives are swapped back by
  * then unless the plain graph won (then this choice is skipped). base_ms: the graph's time as
- * choose_plain measured it (0 when it timed none), so that it is not timed twice. */
+ * choose_plain measured it (0 when it timed none), so that it is not timed twice. Every graph is
+ * judged by launch_aware_ms, the graph as chosen so far too (timed in that form before the first
+ * candidate's tactics replace its own). */
 static infer8_status choose_own(cu_ctx *c, cu_batch *b, float base_ms, i8_err *err) {
     /* INFER8_CUDA_OWN_CHOICE=0 skips this choice; 1 or 2 (tests) keeps the last candidate up to
      * that one that moved a conv, whatever its time */
@@ -654,14 +675,24 @@ static infer8_status choose_own(cu_ctx *c, cu_batch *b, float base_ms, i8_err *e
     for (int mode = 1; mode <= 2 && rc == INFER8_OK && best >= 0.0f; mode++) {
         int moved = 0;
         rc = i8_cuda_conv_swap_own(c, b, mode, saved, &moved, err);
+        if (rc == INFER8_OK && moved > 0 && best == 0.0f) {
+            /* the graph as chosen so far, under its own tactics (its PDL form is captured from them) */
+            rc = i8_cuda_conv_restore(c, b, saved, err);
+            if (rc != INFER8_OK) break;
+            const float plain = base_ms > 0.0f ? base_ms : graph_ms(c, b->exec);
+            b->stats.graph_base_ms = plain;
+            best = launch_aware_ms(c, b, plain, &b->stats.graph_base_pdl_ms);
+            rc = i8_cuda_conv_swap_own(c, b, mode, saved, &moved, err);
+        }
         if (rc == INFER8_OK && moved > 0 && moved != last_moved) { /* mode 2 without halo convs: the same graph */
-            if (best == 0.0f) best = b->stats.graph_base_ms = base_ms > 0.0f ? base_ms : graph_ms(c, b->exec);
             cudaGraphExec_t exec = best >= 0.0f ? capture(c, b, 0) : NULL;
-            const float ms = exec ? graph_ms(c, exec) : -1.0f;
-            b->stats.graph_own_ms[mode - 1] = ms, b->stats.graph_own_convs[mode - 1] = moved;
+            const float plain = exec ? graph_ms(c, exec) : -1.0f;
+            const float ms = launch_aware_ms(c, b, plain, &b->stats.graph_own_pdl_ms[mode - 1]);
+            b->stats.graph_own_ms[mode - 1] = plain, b->stats.graph_own_convs[mode - 1] = moved;
             if (getenv("INFER8_CUDA_DEBUG"))
-                fprintf(stderr, "cuda: batch %d: graph %.4f ms, with %d convs on own kernels%s %.4f ms\n", b->n,
-                        (double)b->stats.graph_base_ms, moved, mode == 2 ? " without halo" : "", (double)ms);
+                fprintf(stderr, "cuda: batch %d: graph %.4f ms (PDL %.4f), with %d convs on own kernels%s %.4f ms (PDL %.4f)\n",
+                        b->n, (double)b->stats.graph_base_ms, (double)b->stats.graph_base_pdl_ms, moved,
+                        mode == 2 ? " without halo" : "", (double)plain, (double)b->stats.graph_own_pdl_ms[mode - 1]);
             if (exec && ms >= 0.0f && (forced >= mode || (forced < 1 && ms < best))) {
                 if (best_exec) cudaGraphExecDestroy(best_exec);
                 best_exec = exec, best = ms, best_mode = mode;
