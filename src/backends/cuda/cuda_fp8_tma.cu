@@ -585,8 +585,9 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
      * 1 0.847 -> 0.814 ms). The producer has fetched A's and B's tensor maps and issues the weights
      * (B) of its first tile's first early_kb K slices, which no kernel writes (im2col: along the same
      * tap walk as its loop; mixed stages: among the whole-chunk ones alone); its loop then loads only
-     * their A. Without PDL (griddep_wait returns at once) the same order costs nothing and puts the
-     * weights' latency under the A loads' issue: since session 61 in every launch, also the tuner's. */
+     * their A. Since session 61 also without PDL (griddep_wait returns at once), where only the order
+     * of the same loads changes, so that the tuner times the kernels as the graph runs them (that
+     * path's cost or gain without PDL not yet timed). */
     int early_kb = 0;
     if (threadIdx.x == 0 && early) {
         if (AB != AB_NO_LOADS && (int)blockIdx.x < tiles) {
