@@ -82,6 +82,10 @@ chmod +x "$WORK/gpu-check"
 grep -q '^bench_peers arches=inception_v4 batches=32$' "$WORK/peers.txt" || fail "peers_step did not run bench_peers: $(cat "$WORK/peers.txt")"
 grep -q '^peers inception_v3 b1 skipped: ' "$WORK/peers.txt" && ! grep -q 'arches=inception_v3' "$WORK/peers.txt" ||
   fail "peers_step ran without the time it needs: $(cat "$WORK/peers.txt")"
+# ncu_step skips a profile it has no time for (session 61's next-call1.sh ends with two)
+(cd "$root" && OUT="$WORK/out2" CALL_SECONDS=20 bash -c '. tools/device-call.sh
+  ncu_step ncu-late "320->32 @35 b1" 0 48') >"$WORK/ncu.txt" 2>&1 || fail "ncu_step failed: $(cat "$WORK/ncu.txt")"
+grep -q '^ncu-late skipped: [0-9]* s left$' "$WORK/ncu.txt" || fail "ncu_step ran without the time it needs: $(cat "$WORK/ncu.txt")"
 # a peer that outlives its cap says so (it printed nothing before: session 56's call 2); the call
 # has 10 s, so that a second ticking over before the check cannot leave it "1 s left" and skip the
 # step (a fresh clone's make test did, on 2 loaded cores, with 2 s)
@@ -125,4 +129,4 @@ grep -q '^capped: test_cuda_fp8 exit 124$' "$WORK/capped.txt" &&
   fp8_tests_step whole 60') >"$WORK/whole.txt" 2>&1 || fail "fp8_tests_step failed: $(cat "$WORK/whole.txt")"
 grep -q '^whole: test_cuda_fp8 exit 0$' "$WORK/whole.txt" && grep -q '^\[  PASSED  \] 3 test(s)\.$' "$WORK/whole.txt" &&
   ! grep -q 'stopped by' "$WORK/whole.txt" || fail "fp8_tests_step: $(cat "$WORK/whole.txt")"
-echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; stage_lab_step its environment and exit status; peers_step runs, skips and names its cap; suites_parts runs parts alone; fp8_tests_step names where its cap stopped it"
+echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; stage_lab_step its environment and exit status; peers_step runs, skips and names its cap; ncu_step skips without time; suites_parts runs parts alone; fp8_tests_step names where its cap stopped it"
