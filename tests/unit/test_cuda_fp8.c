@@ -1562,6 +1562,15 @@ static void assert_own_choice_launch_aware(const char *arch, const i8_cuda_stats
     fprintf(stderr, "  %s own-kernel choice: graph %.4f (PDL %.4f) ms, candidates %.4f (PDL %.4f) / %.4f (PDL %.4f), %d kept\n",
             arch, (double)s->graph_base_ms, (double)s->graph_base_pdl_ms, (double)s->graph_own_ms[0],
             (double)s->graph_own_pdl_ms[0], (double)s->graph_own_ms[1], (double)s->graph_own_pdl_ms[1], s->graph_own);
+    if (s->graph_plain || (s->graph_own_convs[0] == 0 && s->graph_own_convs[1] == 0)) {
+        /* no own-kernel choice ran (choose_plain kept the graph without TMA kernels, or no conv had
+         * an own kernel to move to): then nothing of it was timed */
+        fprintf(stderr, "  %s: no own-kernel choice ran (%s)\n", arch, s->graph_plain ? "plain graph kept" : "nothing to move");
+        assert_true(s->graph_base_ms == 0.0f && s->graph_base_pdl_ms == 0.0f);
+        assert_true(s->graph_own_ms[0] == 0.0f && s->graph_own_pdl_ms[0] == 0.0f);
+        assert_true(s->graph_own_ms[1] == 0.0f && s->graph_own_pdl_ms[1] == 0.0f);
+        return;
+    }
     assert_true(s->graph_base_ms > 0.0f && s->graph_base_pdl_ms > 0.0f);
     const float base = judged_ms(s->graph_base_ms, s->graph_base_pdl_ms);
     float kept = base;
