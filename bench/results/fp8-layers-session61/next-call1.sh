@@ -25,6 +25,11 @@ lab_step lab-b1.txt "320->32 @35 b1"
 lab_step lab-b1.txt "320->32 @35 b1" FP8_LAB_TMA_DRAIN=1
 lab_step lab-b1.txt "2080->192 @8 b1"
 lab_step lab-b1.txt "2080->192 @8 b1" FP8_LAB_TMA_DRAIN=1
+# cold code at the own kernels' sizes: 32 KB unrolled on one kernel (warm) against session 61's four
+# in turn (cold: 4.80 / 4.26 us a stage as graph kernels / with PDL); at 64 KB the difference was
+# 0.18 / 0.83 us (7.77 / 7.48 against 7.59 / 6.65), about a second each
+stage_lab_step STAGE_LAB_CODE=2 STAGE_LAB_CODE_KB=32 STAGE_LAB_KINDS=1
+stage_lab_step STAGE_LAB_CODE=2 STAGE_LAB_CODE_KB=32
 bench_step irv2-b1 inception_resnet_v2 1 90
 PEER_MODES=compile peers_step inception_resnet_v2 1 80
 INFER8_CUDA_TMA_STORE_DRAIN=1 bench_step irv2-b1-drain inception_resnet_v2 1 45
