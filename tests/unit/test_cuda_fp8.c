@@ -423,15 +423,16 @@ static void test_fp8_im2col(void **state) {
         }
     }
     assert_int_equal(failed, 0);
-    /* the four 128-channel kernels (one with three ping-pong consumers) on all ten cases, the
-     * 32-channel one and the three 64-channel ones (session 56: two taps a stage, c_in 32 and 48 a
-     * partly zero sub-slice, 9 and 7 taps a last stage of one) on the five with c_in <= 64, the
+    /* the five 128-channel kernels (one with three ping-pong consumers, one with eight stages,
+     * session 61) on all ten cases, the 32-channel one and the three 64-channel ones (session 56:
+     * two taps a stage, c_in 32 and 48 a partly zero sub-slice, 9 and 7 taps a last stage of one)
+     * on the five with c_in <= 64, the
      * four mixed ones on c_in 160 (7 + 2 stages, the last with 1 sub-slice), 224 (7 + 6, three
      * sub-slices a tap, taps straddling stages) and 288 (18 + 3, stride 2); on the two cases of
      * rest64_cases (c_in 192: 7 + 4 stages with 64-channel rests, the last with one; 320: 18 + 5,
-     * stride 2, pad 1) the four 128-channel kernels, the four mixed ones (two 32-channel rests a
+     * stride 2, pad 1) the five 128-channel kernels, the four mixed ones (two 32-channel rests a
      * tap) and the three with 64-channel rests (session 57) */
-    assert_int_equal(tested, 4 * 10 + 4 * 5 + 4 * 3 + (4 + 4 + 3) * 2);
+    assert_int_equal(tested, 5 * 10 + 4 * 5 + 4 * 3 + (5 + 4 + 3) * 2);
 }
 
 /* A chain of seven FP8 convs, six of them spatial, e4m3 copies between them, every spatial conv
@@ -500,9 +501,9 @@ static void test_fp8_im2col_chain(void **state) {
             tested++;
         }
     }
-    /* the wide chain on the four 128-channel kernels, the narrow on those and the 32- and
+    /* the wide chain on the five 128-channel kernels, the narrow on those and the 32- and
      * 64-channel ones, the mixed on the four mixed ones, mixed64 on the three with 64-channel rests */
-    assert_int_equal(tested, 4 + 8 + 4 + 3);
+    assert_int_equal(tested, 5 + 9 + 4 + 3);
 }
 
 
@@ -606,11 +607,13 @@ static int variant_named(const char *name) {
  * blocks per SM; session 18 measured that graph slower and the option was removed.) */
 static void tma_loop_case(int residual) {
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-    const char *const plain[] = {"tma128x64s4", "tma128x64s4p", "tma128x64s4p3"},
+    /* tma128x64s8 (session 61): eight stages, whose barriers go through their phases over the tiles */
+    const char *const plain[] = {"tma128x64s4", "tma128x64s4p", "tma128x64s4p3", "tma128x64s8"},
                       *const with_res[] = {"tma128x64s4r", "tma128x64s4pr", "tma128x64s4p3r"};
-    for (int k = 0; k < 6; k++) {
-        const char *kernel = (residual ? with_res : plain)[k % 3];
-        if (k < 3) assert_int_equal(unsetenv("INFER8_CUDA_TMA_GRID"), 0);
+    const int kinds = residual ? 3 : 4;
+    for (int k = 0; k < 2 * kinds; k++) {
+        const char *kernel = (residual ? with_res : plain)[k % kinds];
+        if (k < kinds) assert_int_equal(unsetenv("INFER8_CUDA_TMA_GRID"), 0);
         else assert_int_equal(setenv("INFER8_CUDA_TMA_GRID", "2", 1), 0);
         const int v = variant_named(kernel);
         assert_true(v >= I8_FP8_TMA_FIRST);
@@ -634,7 +637,7 @@ static void tma_loop_case(int residual) {
         const op_result r = run_case(&t, fp8, NULL, n_fp8, 0);
         const int ok = fp8_op_close(r.rel, r.mean_rel, r.outliers);
         fprintf(stderr, "  %-14s%s on %s: max rel diff %.3g, mean |diff| / max |ref| %.3g, %.4f%% beyond 2e-2: %s\n",
-                kernel, residual ? " with residual" : "", k < 3 ? "every SM" : "2 blocks", r.rel, r.mean_rel,
+                kernel, residual ? " with residual" : "", k < kinds ? "every SM" : "2 blocks", r.rel, r.mean_rel,
                 100.0 * r.outliers, ok ? "ok" : "WRONG");
         assert_true(ok);
     }
@@ -799,16 +802,17 @@ static void test_fp8_m64_off(void **state) {
  * in session 32's first run of this test (max rel 0.127), so it takes the stores; so does the
  * e4m3 slice at channel 40 (8 bytes off alignment); the 144-channel one at 112 takes TMA stores
  * and leaves a part tile past c_out. Batch 3 at 17x17 leaves a part tile of rows. Each TMA kernel
- * (64 and 128 wide, plain and ping-pong with two and three consumers; the fp16-input one for the
- * first conv) in both modes against the emulation. */
+ * (64 and 128 wide, plain and ping-pong with two and three consumers, eight stages; the fp16-input
+ * one for the first conv) in both modes against the emulation. */
 static void test_fp8_tma_store_paths(void **state) {
     (void)state;
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-    const char *const kernels[] = {"tma128x64s4", "tma128x128s3", "tma128x64s4p", "tma128x64s4p3"};
+    const char *const kernels[] = {"tma128x64s4", "tma128x128s3", "tma128x64s4p", "tma128x64s4p3", "tma128x64s8"};
+    enum { KERNELS = sizeof kernels / sizeof kernels[0] };
     int wrong = 0; /* every case reported before the verdict: which kernels and which path */
-    for (int k = 0; k < 8; k++) {
-        const char *kernel = kernels[k % 4];
-        const int off = k >= 4, v = variant_named(kernel), vh = variant_named("tma128x64s3h");
+    for (int k = 0; k < 2 * KERNELS; k++) {
+        const char *kernel = kernels[k % KERNELS];
+        const int off = k >= KERNELS, v = variant_named(kernel), vh = variant_named("tma128x64s3h");
         if (off) assert_int_equal(setenv("INFER8_CUDA_TMA_STORE", "0", 1), 0);
         else assert_int_equal(unsetenv("INFER8_CUDA_TMA_STORE"), 0);
         char val[32];

@@ -9,8 +9,12 @@
 #    launch, not under PDL alone, so the tuner times them as the graph runs them;
 #  - their blocks end once their TMA stores have read shared memory, not once the stores have
 #    written global memory (INFER8_CUDA_TMA_STORE_DRAIN=1: the old wait; FP8_LAB_TMA_DRAIN=1 in
-#    the lab). At batch 1 every TMA conv is one wave, so that wait was the kernel's last step.
-# 1. every test_fp* on that code (cap 250: session 61's H100 took 209 s for the first 24);
+#    the lab). At batch 1 every TMA conv is one wave, so that wait was the kernel's last step;
+#  - choose_own judges its graphs by their faster form, plain or with PDL;
+#  - TMA variants 76-77 (tma128x64s8, tma128x64s8c): eight stages, for batch 1's big-K convs, whose
+#    slices pass the stages once (the lab below times them on Block8's 2080 -> 192).
+# 1. every test_fp* on that code (cap 280: session 61's H100 took 209 s for the first 24, and the
+#    eight-stage variants 76-77 add im2col cases, chain runs and tile-loop and store-path passes);
 # 2. the lab at batch 1 with its ablations (abl-noepi / -nostore / -nomma / -noload: where a
 #    small conv's time goes), with and without the drain;
 # 3. IRv2 at batch 1 as tuned, with its torch.compile peer; then the drain's A/B, as tuned and
@@ -20,7 +24,7 @@ cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-570}
 . tools/device-call.sh
 call_setup
-fp8_tests_step fp8_all 250 'test_fp*'
+fp8_tests_step fp8_all 280 'test_fp*'
 lab_step lab-b1.txt "320->32 @35 b1"
 lab_step lab-b1.txt "320->32 @35 b1" FP8_LAB_TMA_DRAIN=1
 lab_step lab-b1.txt "2080->192 @8 b1"

@@ -108,9 +108,9 @@ enum { I8_FP8_HALO_VARIANTS = 5, I8_FP8_HALO_END = I8_FP8_HALO_FIRST + I8_FP8_HA
 /* From I8_FP8_TMA_LATE_FIRST on: TMA kernels added after the halo ones, numbered on from there
  * (63-65 the mixed-width im2col ones, session 50; 66-69 three ping-pong consumers, session 51;
  * 70-72 im2col with 64-channel sub-slices, session 56; 73-75 mixed-width im2col with
- * 64-channel rests, session 57);
+ * 64-channel rests, session 57; 76-77 eight stages, 1x1 and im2col, session 61);
  * the TMA table of cuda_fp8_tma.cu lists them after its first I8_FP8_TMA_VARIANTS. */
-enum { I8_FP8_TMA_LATE_FIRST = I8_FP8_HALO_END, I8_FP8_TMA_LATE_VARIANTS = 13 };
+enum { I8_FP8_TMA_LATE_FIRST = I8_FP8_HALO_END, I8_FP8_TMA_LATE_VARIANTS = 15 };
 enum { I8_FP8_VARIANTS = I8_FP8_TMA_LATE_FIRST + I8_FP8_TMA_LATE_VARIANTS };
 static inline int i8_cuda_conv_fp8_is_halo(int variant) {
     return variant >= I8_FP8_HALO_FIRST && variant < I8_FP8_HALO_END;

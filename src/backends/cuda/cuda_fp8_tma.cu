@@ -956,7 +956,11 @@ extern "C" int i8_cuda_conv_fp8_tma_multi(const i8_cuda_fp8_conv_args *a, const 
  * (session 56, c64; c_in up to 64, meant for 33-64: v4's and v3's 3x3 64 -> 96, IRv2's Block35 3x3
  * 48 -> 64): one 64-channel sub-slice a tap, two taps a stage, where a 128-channel chunk is half
  * zeros or more and 32-byte boxes load slowly; in the forms of 54, 56 (ping-pong) and 55 (BN 128,
- * v4's spatial convs' winner at batch 32). The mixed kernels with 64-channel rests (session 57,
+ * v4's spatial convs' winner at batch 32). The eight-stage kernels (session 61, s8; 1x1 and im2col):
+ * at batch 1 a conv has a tile or two per block, so its K slices stream through the stages once and
+ * each round of stages waits out a load's latency; IRv2's 1x1 2080 -> 192 at 8x8 (17 slices, three
+ * blocks) takes five rounds on four stages, three on eight (218 KB of shared memory with BN 64).
+ * The mixed kernels with 64-channel rests (session 57,
  * m64; c_in 192, 320, 448, ...: v4's 1x7 / 7x1 over 192 and 3x3 over 320, v3's 1x7 / 7x1 over 192,
  * 3x3 over 448): whole chunks, then the taps' rests in the 64-byte boxes that made 70-72 fast,
  * where the 32-channel rests of 63-65 and 69 lost to 55's zero-padded chunks. */
@@ -983,7 +987,9 @@ extern "C" int i8_cuda_conv_fp8_tma_multi(const i8_cuda_fp8_conv_args *a, const 
     X("tma128x128s3c64", 128, 3, false, false, false, true, 64, 0, 2) \
     X("tma128x64s4cm64", 64, 4, false, false, false, true, 128, 64, 2) \
     X("tma128x128s3cm64", 128, 3, false, false, false, true, 128, 64, 2) \
-    X("tma128x64s4pcm64", 64, 4, false, false, true, true, 128, 64, 2)
+    X("tma128x64s4pcm64", 64, 4, false, false, true, true, 128, 64, 2) \
+    X("tma128x64s8", 64, 8, false, false, false, false, 128, 0, 2) \
+    X("tma128x64s8c", 64, 8, false, false, false, true, 128, 0, 2)
 
 #define TMA_COUNT(name, bn, st, rt, xh, pp, ic, sw, mix, nc) +1
 /* the halo variants are numbered after the first I8_FP8_TMA_VARIANTS of these (cuda_fp8.h) */
