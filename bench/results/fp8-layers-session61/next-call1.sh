@@ -17,8 +17,9 @@
 #    eight-stage variants 76-77 add im2col cases, chain runs and tile-loop and store-path passes);
 # 2. the lab at batch 1 with its ablations (abl-noepi / -nostore / -nomma / -noload: where a
 #    small conv's time goes), with and without the drain;
-# 3. IRv2 at batch 1 as tuned, with its torch.compile peer; then the drain's A/B, as tuned and
-#    on the own kernels (INFER8_CUDA_OWN_CHOICE=1, PDL timed by choose_launch);
+# 3. IRv2 at batch 1 as tuned, with its torch.compile peer; then the drain's A/B (choose_own's
+#    debug lines give the own-kernel graph's plain and PDL times in both, as session 61's
+#    INFER8_CUDA_OWN_CHOICE=1 runs measured them);
 # 4. if time is left, Nsight Compute of the TMA kernel at batch 1, with and without the drain.
 cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-570}
@@ -37,8 +38,6 @@ stage_lab_step STAGE_LAB_CODE=2 STAGE_LAB_CODE_KB=32
 bench_step irv2-b1 inception_resnet_v2 1 90
 PEER_MODES=compile peers_step inception_resnet_v2 1 80
 INFER8_CUDA_TMA_STORE_DRAIN=1 bench_step irv2-b1-drain inception_resnet_v2 1 45
-INFER8_CUDA_OWN_CHOICE=1 bench_step irv2-b1-own inception_resnet_v2 1 45
-INFER8_CUDA_OWN_CHOICE=1 INFER8_CUDA_TMA_STORE_DRAIN=1 bench_step irv2-b1-own-drain inception_resnet_v2 1 45
 # Nsight Compute of the TMA kernel tma128x64s4 (variant 48) on Block35's 1x1 at batch 1, a warm
 # launch, with the block end as now and with the drain: where its 3.5 us go against cuDNN's 2.5
 NCU_SKIP=5 ncu_step ncu-b35-b1-v48 "320->32 @35 b1" 0 48
