@@ -2,7 +2,7 @@
  * stored tactics name variants by number, so the numbering must stay put (the cp.async
  * families 0-47, the TMA kernels from I8_FP8_TMA_FIRST on, the halo kernels from
  * I8_FP8_HALO_FIRST, more TMA kernels from I8_FP8_TMA_LATE_FIRST: mixed-width im2col, three
- * ping-pong consumers); every variant has its own name and
+ * ping-pong consumers, 64-channel sub-slices and rests, eight stages); every variant has its own name and
  * split-K factor; i8_cuda_conv_fp8_fits (what the tuner and the lab skip on) accepts exactly the
  * problems each kernel handles: the TMA kernels only pointwise convs (the im2col ones only the
  * others, e4m3 input) with aligned rows and outputs and the input precision they read, the wgmma families only 16-aligned channels; and a
@@ -23,9 +23,9 @@
 
 enum { TMA_S4 = I8_FP8_TMA_FIRST, TMA_128, TMA_S4R, TMA_S3H, TMA_S4P, TMA_S4PR, TMA_S4C, TMA_128C, TMA_S4PC, TMA_S4C32 };
 /* after the halo kernels: the mixed-width im2col kernels (session 50), three ping-pong consumers (51),
- * 64-channel im2col sub-slices (56), mixed-width ones with 64-channel rests (57) */
+ * 64-channel im2col sub-slices (56), mixed-width ones with 64-channel rests (57), eight stages (61) */
 enum { TMA_S4PCM = I8_FP8_TMA_LATE_FIRST, TMA_S4CM, TMA_128CM, TMA_S4P3, TMA_S4P3R, TMA_S4P3C, TMA_S4P3CM, TMA_S4C64, TMA_S4PC64,
-       TMA_128C64, TMA_S4CM64, TMA_128CM64, TMA_S4PCM64 };
+       TMA_128C64, TMA_S4CM64, TMA_128CM64, TMA_S4PCM64, TMA_S8, TMA_S8C };
 /* the mixed kernels' rest sub-slice width (0: not mixed) */
 static int mixed_rest(int v) {
     return v == TMA_S4PCM || v == TMA_S4CM || v == TMA_128CM || v == TMA_S4P3CM ? 32
@@ -35,17 +35,17 @@ static int mixed_rest(int v) {
 static int is_mixed(int v) { return mixed_rest(v) != 0; }
 static int is_c64(int v) { return v == TMA_S4C64 || v == TMA_S4PC64 || v == TMA_128C64; }
 static int is_narrow(int v) { return v == TMA_S4C32 || is_c64(v); } /* c_in up to 64 */
-static int is_late_tma(int v) { return v >= I8_FP8_TMA_LATE_FIRST && v <= TMA_S4PCM64; }
+static int is_late_tma(int v) { return v >= I8_FP8_TMA_LATE_FIRST && v <= TMA_S8C; }
 
 static void test_numbering_and_names(void **state) {
     (void)state;
     assert_int_equal(I8_FP8_TMA_FIRST, 48);
-    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 23);
+    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 25);
     assert_int_equal(I8_FP8_HALO_FIRST, 58);
     assert_int_equal(i8_cuda_conv_fp8_halo_variants(), 5);
     assert_int_equal(I8_FP8_TMA_LATE_FIRST, 63);
     const int n = i8_cuda_conv_fp8_variants();
-    assert_int_equal(n, 76);
+    assert_int_equal(n, 78);
     assert_true(n <= 64 * I8_FP8_VARIANT_SET_WORDS); /* INFER8_CUDA_FP8_VARIANT's set holds them all */
     /* the names stored tactics and reports refer to, in place */
     assert_string_equal(i8_cuda_conv_fp8_name(0), "qmma64x64");
@@ -73,6 +73,9 @@ static void test_numbering_and_names(void **state) {
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4CM64), "tma128x64s4cm64");
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_128CM64), "tma128x128s3cm64");
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4PCM64), "tma128x64s4pcm64");
+    assert_int_equal(TMA_S8, 76);
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S8), "tma128x64s8");
+    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S8C), "tma128x64s8c");
     assert_string_equal(i8_cuda_conv_fp8_name(n), "?");
     assert_string_equal(i8_cuda_conv_fp8_name(-1), "?");
     /* within a family a name repeats once per split-K factor; across tiles and families never */
@@ -90,7 +93,8 @@ static void test_numbering_and_names(void **state) {
         assert_int_equal(i8_cuda_conv_fp8_is_tma(v), (v >= I8_FP8_TMA_FIRST && v < I8_FP8_HALO_FIRST) || is_late_tma(v));
         assert_int_equal(i8_cuda_conv_fp8_is_halo(v), v >= I8_FP8_HALO_FIRST && v < I8_FP8_HALO_END);
         assert_int_equal(i8_cuda_conv_fp8_is_im2col(v),
-                         v == TMA_S4C || v == TMA_128C || v == TMA_S4PC || v == TMA_S4P3C || is_narrow(v) || is_mixed(v));
+                         v == TMA_S4C || v == TMA_128C || v == TMA_S4PC || v == TMA_S4P3C || v == TMA_S8C || is_narrow(v) ||
+                             is_mixed(v));
         assert_int_equal(i8_cuda_conv_fp8_tma_index(v),
                          v >= I8_FP8_TMA_FIRST && v < I8_FP8_HALO_FIRST ? v - I8_FP8_TMA_FIRST
                          : is_late_tma(v)                               ? 10 + v - TMA_S4PCM
