@@ -23,12 +23,15 @@
  * kernels on nearly every IRv2 conv, the smallest included (1x1 320 -> 32 at 35x35: 3.7 against
  * 2.6 us), as if each paid a fixed cost. Their code is large (SASS, tools/ptx-summary --sass: the
  * TMA kernels 28-52 KB each, the halo ones 38-61, the cp.async wgmma ones 82-166), and at batch 1
- * a block runs much of it once, cold in the instruction caches. STAGE_LAB_CODE measures what code size costs a dependent stage: warp 0
- * of each block runs the same instructions (8 chains of FFMAs, 8 a step, after the wait),
- * either as a loop (1: a few hundred bytes of code) or unrolled (2: STAGE_LAB_CODE_KB of code),
- * each stage on one of STAGE_LAB_KINDS kernels with code of their own (1-4; 4 x 64 KB exceeds what
- * an SM caches), so that a stage finds its code cold as a forward's convs do. Same work both ways:
- * the difference is the cost of fetching the code. The persistent mode runs without it.
+ * a block runs much of it once, cold in the instruction caches. STAGE_LAB_CODE: warp 0 of each
+ * block runs the same instructions after the wait (8 chains of FFMAs, 8 a step), either as a loop
+ * (1: a few hundred bytes of code) or unrolled (2: STAGE_LAB_CODE_KB of code), each stage on one of
+ * STAGE_LAB_KINDS kernels with code of their own (1-4; 4 x 64 KB exceeds what an SM caches), so
+ * that a stage finds its code cold as a forward's convs do. The persistent mode runs without it.
+ * Session 61 (H100): the loop ran slower than the unrolled code (64 KB: 10.47 against 7.77 us a
+ * stage), so loop against unrolled does not isolate code size; one kernel against four at the
+ * same size does (64 KB unrolled: 7.59 against 7.77 us as graph kernels, 6.65 against 7.48 with
+ * PDL).
  * Env: STAGE_LAB_STAGES (175), STAGE_LAB_BLOCKS (the SM count), STAGE_LAB_BYTES (229376: IRv2's
  * 55 MB of e4m3 weights over 244 convs), STAGE_LAB_REPS (50), STAGE_LAB_CODE (0: none, 1 loop, 2
  * unrolled), STAGE_LAB_CODE_KB (16, 32 or 64), STAGE_LAB_KINDS (1..4).

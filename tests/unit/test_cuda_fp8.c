@@ -426,9 +426,9 @@ static void test_fp8_im2col(void **state) {
     /* the five 128-channel kernels (one with three ping-pong consumers, one with eight stages,
      * session 61) on all ten cases, the 32-channel one and the three 64-channel ones (session 56:
      * two taps a stage, c_in 32 and 48 a partly zero sub-slice, 9 and 7 taps a last stage of one)
-     * on the five with c_in <= 64, the
-     * four mixed ones on c_in 160 (7 + 2 stages, the last with 1 sub-slice), 224 (7 + 6, three
-     * sub-slices a tap, taps straddling stages) and 288 (18 + 3, stride 2); on the two cases of
+     * on the five with c_in <= 64, the four mixed ones on c_in 160 (7 + 2 stages, the last with 1
+     * sub-slice), 224 (7 + 6, three sub-slices a tap, taps straddling stages) and 288 (18 + 3,
+     * stride 2); on the two cases of
      * rest64_cases (c_in 192: 7 + 4 stages with 64-channel rests, the last with one; 320: 18 + 5,
      * stride 2, pad 1) the five 128-channel kernels, the four mixed ones (two 32-channel rests a
      * tap) and the three with 64-channel rests (session 57) */

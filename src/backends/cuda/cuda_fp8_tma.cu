@@ -589,23 +589,21 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
      * of the same loads changes, so that the tuner times the kernels as the graph runs them (that
      * path's cost or gain without PDL not yet timed). */
     int early_kb = 0;
-    if (threadIdx.x == 0 && early) {
-        if (AB != AB_NO_LOADS && (int)blockIdx.x < tiles) {
-            const int n0 = ((int)blockIdx.x % p.n_tiles) * BN;
-            early_kb = KB < S ? KB : S;
-            if constexpr (MIX != 0) early_kb = early_kb < p.full_kb ? early_kb : p.full_kb;
-            tap_walk walk = {0, 0, 0, 0, 0};
-            for (int kb = 0; kb < early_kb; kb++) {
-                mbar_arrive_expect_tx(&full[kb], L::STAGE); /* A's bytes too: the stage completes with them */
-                if (p.im2col) {
+    if (threadIdx.x == 0 && early && AB != AB_NO_LOADS && (int)blockIdx.x < tiles) {
+        const int n0 = ((int)blockIdx.x % p.n_tiles) * BN;
+        early_kb = KB < S ? KB : S;
+        if constexpr (MIX != 0) early_kb = early_kb < p.full_kb ? early_kb : p.full_kb;
+        tap_walk walk = {0, 0, 0, 0, 0};
+        for (int kb = 0; kb < early_kb; kb++) {
+            mbar_arrive_expect_tx(&full[kb], L::STAGE); /* A's bytes too: the stage completes with them */
+            if (p.im2col) {
 #pragma unroll
-                    for (int j = 0; j < FP8_BK / SW; j++) {
-                        tap_load_b(sB + kb * L::B + j * BN * SW, &p.tb, walk, 0, p.subs, p.K, n0, &full[kb]);
-                        walk.next(SW, p.chunks * SW, p.subs, p.a.kw, p.a.c_in);
-                    }
-                } else {
-                    tma_load_2d(sB + kb * L::B, &p.tb, kb * FP8_BK, n0, &full[kb]);
+                for (int j = 0; j < FP8_BK / SW; j++) {
+                    tap_load_b(sB + kb * L::B + j * BN * SW, &p.tb, walk, 0, p.subs, p.K, n0, &full[kb]);
+                    walk.next(SW, p.chunks * SW, p.subs, p.a.kw, p.a.c_in);
                 }
+            } else {
+                tma_load_2d(sB + kb * L::B, &p.tb, kb * FP8_BK, n0, &full[kb]);
             }
         }
     }
