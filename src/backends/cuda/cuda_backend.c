@@ -609,9 +609,16 @@ static infer8_status choose_plain(cu_ctx *c, cu_batch *b, float *kept_ms, i8_err
     /* the plans now hold the alternatives; b->exec replays what it captured, the tuned ones */
     infer8_status rc = i8_cuda_conv_swap_alt(c, b, &swapped, err);
     if (rc != INFER8_OK || !swapped) return rc;
-    const float tuned = graph_ms(c, b->exec);
+    /* timed interleaved, each graph's faster round kept (graphs_ms), as the later choices are.
+     * Timed once each in turn, as until session 62, the graph as tuned measured 13-15 us above
+     * what the merge choice measured of it next (session 61, IRv2 at batch 1: 0.7657 -> 0.7512,
+     * 0.7632 -> 0.7505 ms), and in one tuning the plain graph won by 0.2 us although its one moved
+     * conv (a halo kernel for the TMA one) ran 17.5 us in place of 6.6: 0.760 ms kept, not 0.750 */
     cudaGraphExec_t plain = capture(c, b, 0);
-    const float plain_ms = plain ? graph_ms(c, plain) : -1.0f;
+    const cudaGraphExec_t pair[2] = {b->exec, plain};
+    float pair_ms[2];
+    graphs_ms(c, pair, 2, pair_ms);
+    const float tuned = pair_ms[0], plain_ms = pair_ms[1];
     b->stats.graph_tuned_ms = tuned, b->stats.graph_plain_ms = plain_ms, b->stats.graph_swapped_convs = swapped;
     if (getenv("INFER8_CUDA_DEBUG"))
         fprintf(stderr, "cuda: batch %d: graph as tuned %.4f ms, with %d TMA convs on other kernels %.4f ms\n", b->n,
