@@ -1587,9 +1587,22 @@ static void assert_own_choice_launch_aware(const char *arch, const i8_cuda_stats
     }
     assert_true(kept <= base);
 }
+/* choose_plain (the TMA winners on their fastest other kernel, a whole-graph candidate): where it
+ * moved a conv, both graphs were timed (interleaved since session 62) and the faster one runs */
+static void assert_plain_choice(const char *arch, const i8_cuda_stats *s) {
+    fprintf(stderr, "  %s plain-graph choice: %d TMA convs moved, graph as tuned %.4f ms, plain %.4f ms, %s kept\n", arch,
+            s->graph_swapped_convs, (double)s->graph_tuned_ms, (double)s->graph_plain_ms, s->graph_plain ? "plain" : "tuned");
+    if (s->graph_swapped_convs == 0) {
+        assert_false(s->graph_plain);
+        return;
+    }
+    assert_true(s->graph_tuned_ms > 0.0f && s->graph_plain_ms > 0.0f);
+    assert_int_equal(s->graph_plain, s->graph_plain_ms < s->graph_tuned_ms);
+}
 static void test_inception_v3_fp8(void **state) {
     (void)state;
     check_family_fp8("inception_v3", "default", 64, 2e-2, 99);
+    assert_plain_choice("inception_v3", &last_stats);
     assert_own_choice_launch_aware("inception_v3", &last_stats); /* cuDNN e4m3 wins convs there (test_inception_v3_fp8_own) */
 }
 static void test_inception_resnet_v2_fp8(void **state) {
