@@ -1599,10 +1599,25 @@ static void assert_plain_choice(const char *arch, const i8_cuda_stats *s) {
     assert_true(s->graph_tuned_ms > 0.0f && s->graph_plain_ms > 0.0f);
     assert_int_equal(s->graph_plain, s->graph_plain_ms < s->graph_tuned_ms);
 }
+/* choose_merge judges each candidate by its faster form, plain or with PDL, as choose_own does
+ * (session 62): where it timed them, every form was timed and the one kept is the fastest so judged */
+static void assert_merge_choice_launch_aware(const char *arch, const i8_cuda_stats *s) {
+    fprintf(stderr, "  %s merge choice: %d groups, unmerged %.4f (PDL %.4f), BN 64 %.4f (PDL %.4f), BN 128 %.4f (PDL %.4f) ms, %d kept\n",
+            arch, s->merge_groups, (double)s->graph_nomerge_ms, (double)s->graph_nomerge_pdl_ms, (double)s->graph_merge_ms[0],
+            (double)s->graph_merge_pdl_ms[0], (double)s->graph_merge_ms[1], (double)s->graph_merge_pdl_ms[1], s->graph_merge);
+    assert_true(s->merge_groups > 0); /* inception_v3 has sibling 1x1s */
+    if (s->merge_restored) return;
+    const float plain[3] = {s->graph_nomerge_ms, s->graph_merge_ms[0], s->graph_merge_ms[1]};
+    const float pdl[3] = {s->graph_nomerge_pdl_ms, s->graph_merge_pdl_ms[0], s->graph_merge_pdl_ms[1]};
+    for (int k = 0; k < 3; k++) assert_true(plain[k] > 0.0f && pdl[k] > 0.0f);
+    const float kept = judged_ms(plain[s->graph_merge], pdl[s->graph_merge]);
+    for (int k = 0; k < 3; k++) assert_true(kept <= judged_ms(plain[k], pdl[k]));
+}
 static void test_inception_v3_fp8(void **state) {
     (void)state;
     check_family_fp8("inception_v3", "default", 64, 2e-2, 99);
     assert_plain_choice("inception_v3", &last_stats);
+    assert_merge_choice_launch_aware("inception_v3", &last_stats);
     assert_own_choice_launch_aware("inception_v3", &last_stats); /* cuDNN e4m3 wins convs there (test_inception_v3_fp8_own) */
 }
 static void test_inception_resnet_v2_fp8(void **state) {
@@ -1818,8 +1833,9 @@ static void bench_arch(const char *arch, const char *recipe) {
         }
         if (sb.merge_groups > 0 && strlen(choice) < sizeof choice) /* the merge choice (choose_merge) */
             snprintf(choice + strlen(choice), sizeof choice - strlen(choice),
-                     "; fp8 graph %.3f ms, %d sibling groups merged %.3f (BN 64) / %.3f ms (BN 128): %s", (double)sb.graph_nomerge_ms,
-                     sb.merge_groups, (double)sb.graph_merge_ms[0], (double)sb.graph_merge_ms[1],
+                     "; fp8 graph %.3f ms (PDL %.3f), %d sibling groups merged %.3f (PDL %.3f, BN 64) / %.3f ms (PDL %.3f, BN 128): %s",
+                     (double)sb.graph_nomerge_ms, (double)sb.graph_nomerge_pdl_ms, sb.merge_groups, (double)sb.graph_merge_ms[0],
+                     (double)sb.graph_merge_pdl_ms[0], (double)sb.graph_merge_ms[1], (double)sb.graph_merge_pdl_ms[1],
                      sb.graph_merge == 2 ? "BN 128 kept" : sb.graph_merge ? "BN 64 kept" : "unmerged kept");
         if (strlen(choice) < sizeof choice) { /* fp8's launch choice (choose_launch) */
             static const char *const names[4] = {"neither", "priorities", "PDL", "both"};

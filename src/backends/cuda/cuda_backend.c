@@ -643,6 +643,10 @@ static infer8_status choose_plain(cu_ctx *c, cu_batch *b, float *kept_ms, i8_err
  * the tuned graph ran 0.750). Where choose_launch may pick PDL (c->pdl_mode 1), the faster of the
  * two forms counts; where it forces it (2), the PDL form; without PDL, the plain one. *pdl_ms gets
  * the PDL form's time (0: not timed). */
+static float launch_judged_ms(const cu_ctx *c, float plain_ms, float pdl_ms) {
+    if (c->pdl_mode <= 0 || plain_ms < 0.0f || pdl_ms < 0.0f) return plain_ms;
+    return c->pdl_mode == 2 || pdl_ms < plain_ms ? pdl_ms : plain_ms;
+}
 static float launch_aware_ms(cu_ctx *c, cu_batch *b, float plain_ms, float *pdl_ms) {
     *pdl_ms = 0.0f;
     if (c->pdl_mode <= 0 || plain_ms < 0.0f) return plain_ms;
@@ -651,8 +655,7 @@ static float launch_aware_ms(cu_ctx *c, cu_batch *b, float plain_ms, float *pdl_
     b->pdl = 0;
     *pdl_ms = exec ? graph_ms(c, exec) : -1.0f;
     if (exec) cudaGraphExecDestroy(exec);
-    if (*pdl_ms < 0.0f) return plain_ms;
-    return c->pdl_mode == 2 || *pdl_ms < plain_ms ? *pdl_ms : plain_ms;
+    return launch_judged_ms(c, plain_ms, *pdl_ms);
 }
 
 /* Each conv's tactic was timed alone; in the forward, beside concurrent branches, another may
@@ -878,6 +881,7 @@ static infer8_status choose_merge(cu_ctx *c, cu_batch *b, i8_err *err) {
     const int restore = mode == 1 && chosen;
     b->stats.merge_groups = c->n_merges, b->stats.merge_restored = restore;
     b->stats.graph_nomerge_ms = b->stats.graph_merge_ms[0] = b->stats.graph_merge_ms[1] = -1.0f;
+    b->stats.graph_nomerge_pdl_ms = b->stats.graph_merge_pdl_ms[0] = b->stats.graph_merge_pdl_ms[1] = -1.0f;
     if (restore || mode >= 2) { /* one graph, untimed */
         const int want = restore ? stored : mode == 3 ? 2 : 1;
         if (want) {
@@ -891,28 +895,40 @@ static infer8_status choose_merge(cu_ctx *c, cu_batch *b, i8_err *err) {
             }
         }
     } else {
-        cudaGraphExec_t cand[2] = {NULL, NULL};
-        for (int k = 0; k < 2; k++) {
-            b->merge = k + 1;
-            cand[k] = capture(c, b, 0);
-        }
-        const cudaGraphExec_t graphs[3] = {b->exec, cand[0], cand[1]}; /* as chosen, BN 64, BN 128 */
-        float best[3];
-        graphs_ms(c, graphs, 3, best);
+        /* graphs[k]: as chosen (k 0), merged on BN 64 (1), on BN 128 (2); graphs[3 + k] the same
+         * with PDL, where choose_launch may pick it: each candidate is judged by the form it would
+         * run in (launch_judged_ms). Judged by their plain forms alone, as until session 62, IRv2 at
+         * batch 32 kept BN 64 (3.032 ms against 3.075 unmerged) and then ran 2.992 with PDL, where
+         * the unmerged graph had run 2.858 with PDL (choose_own's timing, the same call). */
+        const int forms = c->pdl_mode > 0 ? 2 : 1;
+        cudaGraphExec_t graphs[6] = {b->exec, NULL, NULL, NULL, NULL, NULL};
+        for (int f = 0; f < forms; f++)
+            for (int k = f ? 0 : 1; k < 3; k++) {
+                b->merge = k, b->pdl = f;
+                graphs[3 * f + k] = capture(c, b, 0);
+            }
+        b->pdl = 0;
+        float ms[6] = {-1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f}, judged[3];
+        graphs_ms(c, graphs, 3 * forms, ms);
         int keep = 0;
-        for (int k = 1; k < 3; k++)
-            if (best[k] >= 0.0f && (best[keep] < 0.0f || best[k] < best[keep])) keep = k;
-        b->stats.graph_nomerge_ms = best[0], b->stats.graph_merge_ms[0] = best[1], b->stats.graph_merge_ms[1] = best[2];
-        for (int k = 0; k < 2; k++)
-            if (cand[k] && keep != k + 1) cudaGraphExecDestroy(cand[k]);
+        for (int k = 0; k < 3; k++) {
+            judged[k] = launch_judged_ms(c, ms[k], ms[3 + k]);
+            if (k && judged[k] >= 0.0f && (judged[keep] < 0.0f || judged[k] < judged[keep])) keep = k;
+        }
+        b->stats.graph_nomerge_ms = ms[0], b->stats.graph_merge_ms[0] = ms[1], b->stats.graph_merge_ms[1] = ms[2];
+        b->stats.graph_nomerge_pdl_ms = ms[3], b->stats.graph_merge_pdl_ms[0] = ms[4], b->stats.graph_merge_pdl_ms[1] = ms[5];
+        for (int k = 1; k < 6; k++)
+            if (graphs[k] && k != keep) cudaGraphExecDestroy(graphs[k]);
         b->merge = keep;
         if (keep) {
             cudaGraphExecDestroy(b->exec);
-            b->exec = cand[keep - 1];
+            b->exec = graphs[keep];
         }
         if (getenv("INFER8_CUDA_DEBUG"))
-            fprintf(stderr, "cuda: batch %d: graph %.4f ms, with %d sibling groups merged %.4f ms (BN 64) / %.4f ms (BN 128)\n",
-                    b->n, (double)best[0], c->n_merges, (double)best[1], (double)best[2]);
+            fprintf(stderr,
+                    "cuda: batch %d: graph %.4f ms (PDL %.4f), with %d sibling groups merged %.4f ms (PDL %.4f, BN 64) / "
+                    "%.4f ms (PDL %.4f, BN 128)\n",
+                    b->n, (double)ms[0], (double)ms[3], c->n_merges, (double)ms[1], (double)ms[4], (double)ms[2], (double)ms[5]);
     }
     b->stats.graph_merge = b->merge;
     CU_TRY(cudaStreamSynchronize(c->streams[0]));

@@ -109,9 +109,10 @@ typedef struct i8_cuda_stats {
     int prio_restored, pdl_restored; /* 1: that half of the choice came from preset tactics' flags, untimed */
     /* the merge choice (choose_merge, before the launch one): sibling 1x1 groups (merge_groups),
      * the graph's replay time as chosen before and with them merged on the BN 64 / BN 128 kernel
-     * (< 0 when not timed), and which one runs (graph_merge 0, 1 or 2) */
+     * (< 0 when not timed), and which one runs (graph_merge 0, 1 or 2); the _pdl_ms: each with
+     * PDL (< 0: not timed, INFER8_CUDA_PDL=0), which counts where it is faster (launch_judged_ms) */
     int merge_groups, graph_merge, merge_restored;
-    float graph_nomerge_ms, graph_merge_ms[2];
+    float graph_nomerge_ms, graph_merge_ms[2], graph_nomerge_pdl_ms, graph_merge_pdl_ms[2];
     /* the pair choice (choose_pair, after the merge one): pairs found, pairs given a variant
      * (faster alone than their two convs), their two convs' tuned times and theirs summed, the
      * graph's replay time as chosen before and with those pairs (< 0 when not timed), whether they

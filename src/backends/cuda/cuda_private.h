@@ -113,10 +113,10 @@ typedef struct cu_batch {
     cudaGraphExec_t exec_u8;     /* the same forward from the uint8 input (run_u8), captured on first use */
     /* the last CU_COUNTED forward captures and their kernel nodes (capture), newest at counted_next - 1:
      * the whole-graph choices capture candidates after the graph they may keep, so the kept one's
-     * count is looked up by its handle (stats.kernel_nodes). choose_graph captures at most 13 (since
-     * session 61: the first, choose_plain 1, choose_own 5 with PDL forms, choose_merge 2,
-     * choose_pair 1, choose_launch 3), so the kept one is still in the ring. */
-#define CU_COUNTED 16
+     * count is looked up by its handle (stats.kernel_nodes). choose_graph captures at most 16 (since
+     * session 62: the first, choose_plain 1, choose_own 5 with PDL forms, choose_merge 5 with PDL
+     * forms, choose_pair 1, choose_launch 3), so the kept one is still in the ring. */
+#define CU_COUNTED 20
     cudaGraphExec_t counted[CU_COUNTED];
     int counted_nodes[CU_COUNTED], counted_next;
     int u8_capture_failed;       /* that capture failed: run_u8 launches node by node */
