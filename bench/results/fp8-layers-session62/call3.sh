@@ -11,10 +11,10 @@ cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-440}
 . tools/device-call.sh
 call_setup
-fp8_tests_step fp8_merge 40 'test_fp8_merge'
 fp8_tests_step fp8_v3 100 'test_inception_v3_fp8'
 bench_step irv2-b32 inception_resnet_v2 32 100
 PEER_MODES=compile peers_step inception_resnet_v2 32 75
+fp8_tests_step fp8_merge 40 'test_fp8_merge'
 bench_step v4-b32 inception_v4 32 80
 bench_step irv2-b1 inception_resnet_v2 1 60
 pack_call call3
