@@ -609,11 +609,12 @@ static infer8_status choose_plain(cu_ctx *c, cu_batch *b, float *kept_ms, i8_err
     /* the plans now hold the alternatives; b->exec replays what it captured, the tuned ones */
     infer8_status rc = i8_cuda_conv_swap_alt(c, b, &swapped, err);
     if (rc != INFER8_OK || !swapped) return rc;
-    /* timed interleaved, each graph's faster round kept (graphs_ms), as the later choices are.
-     * Timed once each in turn, as until session 62, the graph as tuned measured 13-15 us above
-     * what the merge choice measured of it next (session 61, IRv2 at batch 1: 0.7657 -> 0.7512,
-     * 0.7632 -> 0.7505 ms), and in one tuning the plain graph won by 0.2 us although its one moved
-     * conv (a halo kernel for the TMA one) ran 17.5 us in place of 6.6: 0.760 ms kept, not 0.750 */
+    /* timed interleaved, each graph's faster round kept (graphs_ms), as the later choices are, so
+     * that both see the same drift: the first graph timed after the tuning can measure well above
+     * its later times (IRv2 at batch 1: 0.7657 here, 0.7512 in the merge choice next, session 61;
+     * 0.7841 and 0.7738, session 62). Timed once each in turn, as until session 62, one tuning
+     * kept the plain graph by 0.2 us although its one moved conv (a halo kernel for the TMA one)
+     * ran 17.5 us in place of 6.6: 0.760 ms, where the same code's other tuning ran 0.750 */
     cudaGraphExec_t plain = capture(c, b, 0);
     const cudaGraphExec_t pair[2] = {b->exec, plain};
     float pair_ms[2];
@@ -636,17 +637,20 @@ static infer8_status choose_plain(cu_ctx *c, cu_batch *b, float *kept_ms, i8_err
     return rc;
 }
 
-/* A candidate graph's time in choose_own, given its replay time as captured (plain_ms, < 0: failed)
- * under the tactics now in the plans: programmatic dependent launch relaxes only the own FP8
- * kernels' edges, so a candidate with more of them may be the faster graph only under it (session
- * 61: IRv2 at batch 1 with every FP8 conv on own kernels ran 0.889 ms plain, 0.814 with PDL, where
- * the tuned graph ran 0.750). Where choose_launch may pick PDL (c->pdl_mode 1), the faster of the
- * two forms counts; where it forces it (2), the PDL form; without PDL, the plain one. *pdl_ms gets
- * the PDL form's time (0: not timed). */
+/* A whole-graph candidate's time as choose_launch could run it (choose_own, choose_merge), from its
+ * plain and PDL forms' replay times (pdl_ms < 0: not timed): the faster form where choose_launch may
+ * pick PDL (c->pdl_mode 1), the PDL form where it forces it (2), the plain one without PDL (0) */
 static float launch_judged_ms(const cu_ctx *c, float plain_ms, float pdl_ms) {
     if (c->pdl_mode <= 0 || plain_ms < 0.0f || pdl_ms < 0.0f) return plain_ms;
     return c->pdl_mode == 2 || pdl_ms < plain_ms ? pdl_ms : plain_ms;
 }
+
+/* A candidate graph's time in choose_own, given its replay time as captured (plain_ms, < 0: failed)
+ * under the tactics now in the plans: programmatic dependent launch relaxes only the own FP8
+ * kernels' edges, so a candidate with more of them may be the faster graph only under it (session
+ * 61: IRv2 at batch 1 with every FP8 conv on own kernels ran 0.889 ms plain, 0.814 with PDL, where
+ * the tuned graph ran 0.750). Judged by launch_judged_ms; *pdl_ms gets the PDL form's time (0: not
+ * timed). */
 static float launch_aware_ms(cu_ctx *c, cu_batch *b, float plain_ms, float *pdl_ms) {
     *pdl_ms = 0.0f;
     if (c->pdl_mode <= 0 || plain_ms < 0.0f) return plain_ms;
