@@ -191,7 +191,9 @@ ncu_step() {
   ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
   if [ -z "$ncu" ]; then echo "$name skipped: no ncu"; return 0; fi
   stamp "ncu $name: $shape, mode $mode, variant $variant"
-  FP8_LAB_SHAPE="$shape" FP8_LAB_MODE=$mode FP8_LAB_VARIANT=$variant PAIR_LAB_SHAPE="$shape" PAIR_LAB_VARIANT=$variant \
+  # FP8_LAB_TIMING=launch: the lab's launches as stream launches, which NCU_SKIP counts (its graph timing
+  # would replay captured ones)
+  FP8_LAB_TIMING=launch FP8_LAB_SHAPE="$shape" FP8_LAB_MODE=$mode FP8_LAB_VARIANT=$variant PAIR_LAB_SHAPE="$shape" PAIR_LAB_VARIANT=$variant \
     timeout $(cap 90) "$ncu" --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section SourceCounters \
     --section LaunchStats --section Occupancy --import-source no -k "regex:$kernels" --launch-skip "${NCU_SKIP:-0}" \
     --launch-count 1 -o "/tmp/$name" "build-device/bin/${NCU_LAB:-fp8_lab}" >"$OUT/$name.log" 2>&1

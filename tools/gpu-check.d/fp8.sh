@@ -234,7 +234,7 @@ fp8_ncu() {
   [ -n "$ncu" ] || { echo "fp8_ncu: no ncu on this machine"; return 1; }
   [ -x build-device/bin/fp8_lab ] || { echo "fp8_ncu: build-device/bin/fp8_lab not built (tools/prepare-device builds it)"; return 1; }
   for v in ${FP8_NCU_VARIANTS:-32 17}; do
-    FP8_LAB_SHAPE=${FP8_NCU_SHAPE:-"Block17 up 1x1 384->1088 @17 b32"} FP8_LAB_MODE=${FP8_NCU_MODE:-2} FP8_LAB_VARIANT=$v \
+    FP8_LAB_TIMING=launch FP8_LAB_SHAPE=${FP8_NCU_SHAPE:-"Block17 up 1x1 384->1088 @17 b32"} FP8_LAB_MODE=${FP8_NCU_MODE:-2} FP8_LAB_VARIANT=$v \
       timeout 120 "$ncu" --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
       --section WarpStateStats --section SchedulerStats --section LaunchStats --section SourceCounters -k regex:'conv_fp8|tma_fp8' --launch-count 1 \
       build-device/bin/fp8_lab >"$OUT/ncu-v$v.txt" 2>&1 || rc=1
