@@ -125,7 +125,7 @@ static cudaStream_t lab_stream = 0;
  * fastest of 5 replays, after one), as the product's tuner times a conv, so that what is timed is
  * the GPU's work. FP8_LAB_TIMING=launch: 50 stream launches between events, as before session 62;
  * at batch 1 that also times the host (a TMA kernel's tensor-map encoding costs microseconds a
- * call), which is why session 62's ablations at batch 1 all came out near 4.5 us. */
+ * call), likely why session 62's ablations at batch 1 all came out near 4.5 us. */
 static float time_us(int (*fn)(void *), void *arg) {
     cudaEvent_t t0, t1;
     CK(cudaEventCreate(&t0));
