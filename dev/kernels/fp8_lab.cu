@@ -149,6 +149,8 @@ static float time_us(int (*fn)(void *), void *arg) {
             if (graph) cudaGraphDestroy(graph);
             cudaGetLastError();
             cudaStreamDestroy(st);
+            cudaEventDestroy(t0);
+            cudaEventDestroy(t1);
             return -1.0f;
         }
         CK(cudaGraphLaunch(exec, st)); /* uploads the graph */

@@ -872,8 +872,9 @@ static infer8_status choose_launch(cu_ctx *c, cu_batch *b, i8_err *err) {
 /* Sibling 1x1 convs (one input each group, c->merges) run as one conv on the merged TMA kernel
  * (i8_cuda_conv_fp8_tma_multi): the input read once and one launch instead of two to four, each
  * sibling keeping its outputs and e4m3 scale. The graph as chosen is captured with the groups
- * merged on the BN 64 kernel and on the BN 128 one; the fastest of the three is kept (timed
- * interleaved). Preset tactics whose records carry CHOSEN restore the choice untimed
+ * merged on the BN 64 kernel and on the BN 128 one, each of the three also with PDL where
+ * choose_launch may pick it; all are timed interleaved and the fastest as judged by
+ * launch_judged_ms is kept (since session 62; by plain times alone before). Preset tactics whose records carry CHOSEN restore the choice untimed
  * (I8_CUDA_TACTIC_FLAG_MERGE, _MERGE_WIDE). INFER8_CUDA_MERGE = 0 never merges, 2 / 3 merge on BN
  * 64 / 128 untimed (tests). Before the priority and launch choices, which then see the merged graph. */
 static infer8_status choose_merge(cu_ctx *c, cu_batch *b, i8_err *err) {
