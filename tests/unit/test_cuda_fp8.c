@@ -1559,8 +1559,10 @@ static void check_family_fp8(const char *arch, const char *recipe, int default_i
 }
 
 /* choose_own judges every graph by its faster form, plain or with PDL, which is allowed by default
- * (launch_aware_ms, session 61: PDL speeds up only the own kernels' edges): every graph it timed
- * has both forms, and the one kept is the fastest so judged. */
+ * (launch_judged_ms, session 61: PDL speeds up only the own kernels' edges), all timed interleaved
+ * (session 63): every candidate it captured was timed, its PDL form too where that differs (the
+ * graph has own FP8 kernels), and the one kept is the fastest so judged. The graph kept runs the
+ * final tactics, so its PDL form was timed exactly where they hold own FP8 kernels. */
 static float judged_ms(float plain, float pdl) { return pdl > 0.0f && pdl < plain ? pdl : plain; }
 static void assert_own_choice_launch_aware(const char *arch, const i8_cuda_stats *s) {
     fprintf(stderr, "  %s own-kernel choice: graph %.4f (PDL %.4f) ms, candidates %.4f (PDL %.4f) / %.4f (PDL %.4f), %d kept\n",
@@ -1575,14 +1577,16 @@ static void assert_own_choice_launch_aware(const char *arch, const i8_cuda_stats
         assert_true(s->graph_own_ms[1] == 0.0f && s->graph_own_pdl_ms[1] == 0.0f);
         return;
     }
-    assert_true(s->graph_base_ms > 0.0f && s->graph_base_pdl_ms > 0.0f);
+    assert_true(s->graph_base_ms > 0.0f && s->graph_base_pdl_ms >= 0.0f);
     const float base = judged_ms(s->graph_base_ms, s->graph_base_pdl_ms);
-    float kept = base;
+    const int own_kernels = s->convs_per_kind[I8_CUDA_TACTIC_FP8] > 0; /* in the graph kept */
+    float kept = base, kept_pdl = s->graph_base_pdl_ms;
     for (int k = 0; k < 2; k++)
-        if (s->graph_own == k + 1) kept = judged_ms(s->graph_own_ms[k], s->graph_own_pdl_ms[k]);
+        if (s->graph_own == k + 1) kept = judged_ms(s->graph_own_ms[k], s->graph_own_pdl_ms[k]), kept_pdl = s->graph_own_pdl_ms[k];
+    assert_int_equal(kept_pdl > 0.0f, own_kernels);
     for (int k = 0; k < 2; k++) {
-        if (s->graph_own_ms[k] <= 0.0f) continue; /* not timed: nothing moved, or the graph before it again */
-        assert_true(s->graph_own_pdl_ms[k] > 0.0f);
+        if (s->graph_own_ms[k] <= 0.0f) continue; /* not captured: nothing moved, or the graph before it again */
+        assert_true(s->graph_own_pdl_ms[k] > 0.0f); /* a candidate moves convs onto own kernels */
         assert_true(kept <= judged_ms(s->graph_own_ms[k], s->graph_own_pdl_ms[k]));
     }
     assert_true(kept <= base);
@@ -1600,7 +1604,8 @@ static void assert_plain_choice(const char *arch, const i8_cuda_stats *s) {
     assert_int_equal(s->graph_plain, s->graph_plain_ms < s->graph_tuned_ms);
 }
 /* choose_merge judges each candidate by its faster form, plain or with PDL, as choose_own does
- * (session 62): where it timed them, every form was timed and the one kept is the fastest so judged */
+ * (session 62): where it timed them, every form that differs was timed and the one kept is the
+ * fastest so judged */
 static void assert_merge_choice_launch_aware(const char *arch, const i8_cuda_stats *s) {
     fprintf(stderr, "  %s merge choice: %d groups, unmerged %.4f (PDL %.4f), BN 64 %.4f (PDL %.4f), BN 128 %.4f (PDL %.4f) ms, %d kept\n",
             arch, s->merge_groups, (double)s->graph_nomerge_ms, (double)s->graph_nomerge_pdl_ms, (double)s->graph_merge_ms[0],
@@ -1609,7 +1614,11 @@ static void assert_merge_choice_launch_aware(const char *arch, const i8_cuda_sta
     if (s->merge_restored) return;
     const float plain[3] = {s->graph_nomerge_ms, s->graph_merge_ms[0], s->graph_merge_ms[1]};
     const float pdl[3] = {s->graph_nomerge_pdl_ms, s->graph_merge_pdl_ms[0], s->graph_merge_pdl_ms[1]};
-    for (int k = 0; k < 3; k++) assert_true(plain[k] > 0.0f && pdl[k] > 0.0f);
+    for (int k = 0; k < 3; k++) assert_true(plain[k] > 0.0f);
+    /* the unmerged graph's PDL form is timed where it differs (own FP8 kernels; the tactics the
+     * batch ends with are the unmerged graph's), the merged ones' always (their merged kernels) */
+    assert_int_equal(pdl[0] > 0.0f, s->convs_per_kind[I8_CUDA_TACTIC_FP8] > 0);
+    assert_true(pdl[1] > 0.0f && pdl[2] > 0.0f);
     const float kept = judged_ms(plain[s->graph_merge], pdl[s->graph_merge]);
     for (int k = 0; k < 3; k++) assert_true(kept <= judged_ms(plain[k], pdl[k]));
 }

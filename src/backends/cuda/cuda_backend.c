@@ -604,7 +604,7 @@ static void record_batch_flags(const cu_ctx *c, cu_batch *b, uint32_t mask, uint
  * those convs on their fastest other own kernel (cu_conv_plan.alt; session 15 measured IRv2 at
  * batch 1 slower with the TMA kernels than without). Both graphs are timed; the faster is kept,
  * and its tactics are the ones a bundle stores. INFER8_CUDA_GRAPH_CHOICE=0 keeps the tuned one. */
-static infer8_status choose_plain(cu_ctx *c, cu_batch *b, float *kept_ms, i8_err *err) {
+static infer8_status choose_plain(cu_ctx *c, cu_batch *b, i8_err *err) {
     int swapped = 0, back = 0;
     /* the plans now hold the alternatives; b->exec replays what it captured, the tuned ones */
     infer8_status rc = i8_cuda_conv_swap_alt(c, b, &swapped, err);
@@ -630,8 +630,7 @@ static infer8_status choose_plain(cu_ctx *c, cu_batch *b, float *kept_ms, i8_err
         b->stats.graph_plain = 1;
         return INFER8_OK;
     }
-    if (plain) cudaGraphExecDestroy(plain);
-    *kept_ms = tuned; /* b->exec stays: choose_own compares its candidates with this time */
+    if (plain) cudaGraphExecDestroy(plain); /* b->exec stays */
     rc = i8_cuda_conv_swap_alt(c, b, &back, err); /* the tuned tactics, which b->exec runs */
     CU_TRY(cudaStreamSynchronize(c->streams[0]));
     return rc;
@@ -645,88 +644,98 @@ static float launch_judged_ms(const cu_ctx *c, float plain_ms, float pdl_ms) {
     return c->pdl_mode == 2 || pdl_ms < plain_ms ? pdl_ms : plain_ms;
 }
 
-/* A candidate graph's time in choose_own, given its replay time as captured (plain_ms, < 0: failed)
- * under the tactics now in the plans: programmatic dependent launch relaxes only the own FP8
- * kernels' edges, so a candidate with more of them may be the faster graph only under it (session
- * 61: IRv2 at batch 1 with every FP8 conv on own kernels ran 0.889 ms plain, 0.814 with PDL, where
- * the tuned graph ran 0.750). Judged by launch_judged_ms; *pdl_ms gets the PDL form's time (0: not
- * timed). */
-static float launch_aware_ms(cu_ctx *c, cu_batch *b, float plain_ms, float *pdl_ms) {
-    *pdl_ms = 0.0f;
-    if (c->pdl_mode <= 0 || plain_ms < 0.0f) return plain_ms;
-    b->pdl = 1;
-    cudaGraphExec_t exec = capture(c, b, 0);
-    b->pdl = 0;
-    *pdl_ms = exec ? graph_ms(c, exec) : -1.0f;
-    if (exec) cudaGraphExecDestroy(exec);
-    return launch_judged_ms(c, plain_ms, *pdl_ms);
+/* Whether a graph's PDL form differs from its plain one: programmatic dependent launch applies
+ * only to the own FP8 kernels (single and merged), so without them both forms are one graph, and
+ * timing the "PDL" form would only add a second sample of the plain one (the faster of two samples
+ * would favour that candidate). choose_own, choose_merge and choose_launch capture the PDL form only
+ * where this holds, under the tactics and merge now set. */
+static int pdl_form_differs(const cu_ctx *c, const cu_batch *b) {
+    return c->pdl_mode > 0 && (b->stats.convs_per_kind[I8_CUDA_TACTIC_FP8] > 0 || b->merge > 0);
 }
 
 /* Each conv's tactic was timed alone; in the forward, beside concurrent branches, another may
  * serve the whole graph better. inception_v4 at batch 32 ran 2.933 ms with every FP8 conv on the
  * own kernels and 3.011 ms as tuned, where 33 convs had cuDNN e4m3 configs that won alone by 1%
- * and 8 halo kernels (session 29). Two candidates are captured and timed against the graph as
- * chosen so far: the cuDNN e4m3 winners on the own kernel they beat, and that with the halo
- * winners on their fastest kernel without halo too; the fastest of the three is kept, and its
- * tactics are what a bundle stores. After choose_plain, whose alternatives are swapped back by
- * then unless the plain graph won (then this choice is skipped). base_ms: the graph's time as
- * choose_plain measured it (0 when it timed none), so that it is not timed twice. Every graph is
- * judged by launch_aware_ms, the graph as chosen so far too (timed in that form before the first
- * candidate's tactics replace its own). */
-static infer8_status choose_own(cu_ctx *c, cu_batch *b, float base_ms, i8_err *err) {
+ * and 8 halo kernels (session 29). Two candidates are captured: the cuDNN e4m3 winners on the own
+ * kernel they beat, and that with the halo winners on their fastest kernel without halo too. Each
+ * of them and the graph as chosen so far is captured also with PDL where that form differs
+ * (pdl_form_differs), since PDL relaxes only the own kernels' edges, so a candidate with more of
+ * them may be the faster graph only under it (session 61: IRv2 at batch 1 with every FP8 conv on
+ * own kernels ran 0.889 ms plain, 0.814 with PDL, where the tuned graph ran 0.750). All are timed
+ * interleaved (graphs_ms) and each graph judged by launch_judged_ms, as choose_merge does: timed
+ * one after another, as until session 63, the first graph timed after the tuning could measure
+ * well above its later times (choose_plain). The fastest is kept, and its tactics are what a
+ * bundle stores. After choose_plain; skipped where the plain graph won. */
+static infer8_status choose_own(cu_ctx *c, cu_batch *b, i8_err *err) {
     /* INFER8_CUDA_OWN_CHOICE=0 skips this choice; 1 or 2 (tests) keeps the last candidate up to
      * that one that moved a conv, whatever its time */
     const char *env = getenv("INFER8_CUDA_OWN_CHOICE");
     const int forced = env ? atoi(env) : -1;
     /* a tactic kind forced by INFER8_CUDA_TACTIC is the user's choice, not a candidate's */
-    if (forced == 0 || c->force_kind || b->stats.graph_plain || !b->n_plans) return INFER8_OK;
+    if (forced == 0 || c->force_kind || b->stats.graph_plain || !b->n_plans || !b->exec) return INFER8_OK;
     i8_cuda_tactic *saved = i8_malloc(sizeof *saved * (size_t)b->n_plans, err);
     if (!saved) return err->code;
     infer8_status rc = INFER8_OK;
-    float best = 0.0f; /* the graph as chosen so far: timed once there is a candidate (restored tactics have none) */
-    int best_mode = 0, last_moved = -1;
-    cudaGraphExec_t best_exec = NULL;
-    for (int mode = 1; mode <= 2 && rc == INFER8_OK && best >= 0.0f; mode++) {
+    /* graphs[k]: as chosen so far (k 0), candidate mode k (1, 2); graphs[3 + k] the same with PDL */
+    cudaGraphExec_t graphs[6] = {b->exec, NULL, NULL, NULL, NULL, NULL};
+    int last_moved = -1;
+    for (int mode = 1; mode <= 2 && rc == INFER8_OK; mode++) {
         int moved = 0;
         rc = i8_cuda_conv_swap_own(c, b, mode, saved, &moved, err);
-        if (rc == INFER8_OK && moved > 0 && best == 0.0f) {
-            /* the graph as chosen so far, under its own tactics (its PDL form is captured from them) */
-            rc = i8_cuda_conv_restore(c, b, saved, err);
-            if (rc != INFER8_OK) break;
-            const float plain = base_ms > 0.0f ? base_ms : graph_ms(c, b->exec);
-            b->stats.graph_base_ms = plain;
-            best = launch_aware_ms(c, b, plain, &b->stats.graph_base_pdl_ms);
-            rc = i8_cuda_conv_swap_own(c, b, mode, saved, &moved, err);
-        }
         if (rc == INFER8_OK && moved > 0 && moved != last_moved) { /* mode 2 without halo convs: the same graph */
-            cudaGraphExec_t exec = best >= 0.0f ? capture(c, b, 0) : NULL;
-            const float plain = exec ? graph_ms(c, exec) : -1.0f;
-            const float ms = launch_aware_ms(c, b, plain, &b->stats.graph_own_pdl_ms[mode - 1]);
-            b->stats.graph_own_ms[mode - 1] = plain, b->stats.graph_own_convs[mode - 1] = moved;
-            if (getenv("INFER8_CUDA_DEBUG"))
-                fprintf(stderr, "cuda: batch %d: graph %.4f ms (PDL %.4f), with %d convs on own kernels%s %.4f ms (PDL %.4f)\n",
-                        b->n, (double)b->stats.graph_base_ms, (double)b->stats.graph_base_pdl_ms, moved,
-                        mode == 2 ? " without halo" : "", (double)plain, (double)b->stats.graph_own_pdl_ms[mode - 1]);
-            if (exec && ms >= 0.0f && (forced >= mode || (forced < 1 && ms < best))) {
-                if (best_exec) cudaGraphExecDestroy(best_exec);
-                best_exec = exec, best = ms, best_mode = mode;
-            } else if (exec) {
-                cudaGraphExecDestroy(exec);
+            graphs[mode] = capture(c, b, 0);
+            if (graphs[mode] && pdl_form_differs(c, b)) {
+                b->pdl = 1;
+                graphs[3 + mode] = capture(c, b, 0);
+                b->pdl = 0;
             }
+            b->stats.graph_own_convs[mode - 1] = moved;
         }
         last_moved = moved;
         if (rc == INFER8_OK) rc = i8_cuda_conv_restore(c, b, saved, err);
     }
-    if (rc == INFER8_OK && best_mode > 0) { /* the tactics of the graph kept */
+    int keep = 0;
+    if (rc == INFER8_OK && (graphs[1] || graphs[2])) {
+        if (pdl_form_differs(c, b)) { /* the graph as chosen so far, under its own tactics again */
+            b->pdl = 1;
+            graphs[3] = capture(c, b, 0);
+            b->pdl = 0;
+        }
+        float ms[6] = {-1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f}, judged[3];
+        graphs_ms(c, graphs, 6, ms);
+        for (int k = 0; k < 3; k++) {
+            judged[k] = graphs[k] ? launch_judged_ms(c, ms[k], ms[3 + k]) : -1.0f;
+            if (!k || !graphs[k]) continue;
+            if (forced >= k || (forced < 1 && judged[k] >= 0.0f && (judged[keep] < 0.0f || judged[k] < judged[keep])))
+                keep = k;
+        }
+        /* stats: 0 where a graph was not timed (the own-choice convention) */
+        b->stats.graph_base_ms = ms[0], b->stats.graph_base_pdl_ms = graphs[3] ? ms[3] : 0.0f;
+        for (int k = 1; k < 3; k++) {
+            b->stats.graph_own_ms[k - 1] = graphs[k] ? ms[k] : 0.0f;
+            b->stats.graph_own_pdl_ms[k - 1] = graphs[3 + k] ? ms[3 + k] : 0.0f;
+        }
+        if (getenv("INFER8_CUDA_DEBUG"))
+            fprintf(stderr,
+                    "cuda: batch %d: graph %.4f ms (PDL %.4f), with %d convs on own kernels %.4f ms (PDL %.4f), "
+                    "%d also without halo %.4f ms (PDL %.4f): %s kept\n",
+                    b->n, (double)ms[0], (double)ms[3], b->stats.graph_own_convs[0], (double)ms[1], (double)ms[4],
+                    b->stats.graph_own_convs[1], (double)ms[2], (double)ms[5],
+                    keep == 2 ? "the last" : keep == 1 ? "the second" : "the first");
+    }
+    if (rc == INFER8_OK && keep > 0) { /* the tactics of the graph kept */
         int moved = 0;
-        rc = i8_cuda_conv_swap_own(c, b, best_mode, saved, &moved, err);
+        rc = i8_cuda_conv_swap_own(c, b, keep, saved, &moved, err);
         if (rc == INFER8_OK) {
-            cudaGraphExecDestroy(b->exec);
-            b->exec = best_exec, best_exec = NULL;
-            b->stats.graph_own = best_mode;
+            b->exec = graphs[keep], graphs[keep] = NULL;
+            b->stats.graph_own = keep;
+        } else {
+            keep = 0;
         }
     }
-    if (best_exec) cudaGraphExecDestroy(best_exec);
+    for (int k = 1; k < 6; k++)
+        if (graphs[k]) cudaGraphExecDestroy(graphs[k]);
+    if (keep > 0) cudaGraphExecDestroy(graphs[0]); /* the graph as chosen before, replaced */
     free(saved);
     if (rc == INFER8_OK) CU_TRY(cudaStreamSynchronize(c->streams[0]));
     return rc;
@@ -802,7 +811,7 @@ static unsigned char *critical_path(const cu_ctx *c, cu_batch *b, i8_err *err) {
 static infer8_status choose_launch(cu_ctx *c, cu_batch *b, i8_err *err) {
     const int pmode = priority_mode(), lmode = c->pdl_mode, chosen = preset_chosen(c, b);
     const int own = b->stats.convs_per_kind[I8_CUDA_TACTIC_FP8]; /* node_take_plan keeps it per tactic */
-    const int can_prio = pmode > 0 && c->streams_hi[0] && c->streams_used >= 2, can_pdl = lmode > 0 && own > 0;
+    const int can_prio = pmode > 0 && c->streams_hi[0] && c->streams_used >= 2, can_pdl = lmode > 0 && pdl_form_differs(c, b);
     for (int k = 0; k < 4; k++) b->stats.launch_ms[k] = 0.0f;
     b->pdl = 0;
     if (!b->exec || (!can_prio && !can_pdl)) return INFER8_OK;
@@ -910,7 +919,7 @@ static infer8_status choose_merge(cu_ctx *c, cu_batch *b, i8_err *err) {
         for (int f = 0; f < forms; f++)
             for (int k = f ? 0 : 1; k < 3; k++) {
                 b->merge = k, b->pdl = f;
-                graphs[3 * f + k] = capture(c, b, 0);
+                if (!f || pdl_form_differs(c, b)) graphs[3 * f + k] = capture(c, b, 0); /* unmerged without own kernels: one form */
             }
         b->pdl = 0;
         float ms[6] = {-1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f}, judged[3];
@@ -1090,9 +1099,8 @@ static infer8_status choose_graph(cu_ctx *c, cu_batch *b, i8_err *err) {
     const char *choice = getenv("INFER8_CUDA_GRAPH_CHOICE");
     if (!b->exec || (choice && atoi(choice) <= 0)) return INFER8_OK;
     warm_before_choices(c, b);
-    float base_ms = 0.0f;
-    infer8_status rc = choose_plain(c, b, &base_ms, err);
-    if (rc == INFER8_OK) rc = choose_own(c, b, base_ms, err);
+    infer8_status rc = choose_plain(c, b, err);
+    if (rc == INFER8_OK) rc = choose_own(c, b, err);
     if (rc == INFER8_OK) rc = choose_merge(c, b, err);
     if (rc == INFER8_OK) rc = choose_pair(c, b, err);
     if (rc == INFER8_OK) rc = choose_launch(c, b, err);

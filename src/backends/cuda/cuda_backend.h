@@ -94,8 +94,9 @@ typedef struct i8_cuda_stats {
     /* the own-kernel choice (choose_own, after the above): the graph as chosen so far, with the
      * convs won by cuDNN e4m3 on their own kernel ([0]), and also the halo kernels' convs on their
      * fastest kernel without halo ([1]); ms 0 when not timed (nothing to move); graph_own: which
-     * runs (0 as before, 1 or 2 the candidates). The _pdl_ms: each graph with PDL (0: not timed,
-     * INFER8_CUDA_PDL=0), which counts in the choice where it is faster (choose_own) */
+     * runs (0 as before, 1 or 2 the candidates); all timed interleaved. The _pdl_ms: each graph
+     * with PDL (0: not timed: INFER8_CUDA_PDL=0, or that graph has no own FP8 kernel, so its PDL
+     * form is the plain one), which counts in the choice where it is faster (launch_judged_ms) */
     float graph_base_ms, graph_own_ms[2], graph_base_pdl_ms, graph_own_pdl_ms[2];
     int graph_own_convs[2], graph_own;
     /* the launch choice (choose_launch, last): the graph's replay time for each combination of
@@ -110,7 +111,8 @@ typedef struct i8_cuda_stats {
     /* the merge choice (choose_merge, before the launch one): sibling 1x1 groups (merge_groups),
      * the graph's replay time as chosen before and with them merged on the BN 64 / BN 128 kernel
      * (< 0 when not timed), and which one runs (graph_merge 0, 1 or 2); the _pdl_ms: each with
-     * PDL (< 0: not timed, INFER8_CUDA_PDL=0), which counts where it is faster (launch_judged_ms) */
+     * PDL (< 0: not timed: INFER8_CUDA_PDL=0, or the unmerged graph has no own FP8 kernel), which
+     * counts where it is faster (launch_judged_ms) */
     int merge_groups, graph_merge, merge_restored;
     float graph_nomerge_ms, graph_merge_ms[2], graph_nomerge_pdl_ms, graph_merge_pdl_ms[2];
     /* the pair choice (choose_pair, after the merge one): pairs found, pairs given a variant
