@@ -96,7 +96,10 @@ if [ "${HAVE_CUDA:?}" = 1 ]; then
   "$INFER8" inspect "$irv2" >"$WORK/irv2.txt"
   grep -Eq "^memory \(CUDA executor, max batch 32\): activation arena [0-9]+ bytes \(191\.6 MiB\)$" "$WORK/irv2.txt" ||
     fail "IRv2 fp16 arena: $(grep memory "$WORK/irv2.txt")"
-  "$INFER8" inspect "$(snapshot inception_v4 0)" | grep -q "activation arena [0-9]* bytes (283.9 MiB)" || fail "v4 fp16 arena"
+  # each listing captured before grep reads it: grep -q leaving early would break the pipe of a
+  # writer still writing, which pipefail then reports as a failure
+  out=$("$INFER8" inspect "$(snapshot inception_v4 0)") || fail "inspect v4"
+  grep -q "activation arena [0-9]* bytes (283.9 MiB)" <<<"$out" || fail "v4 fp16 arena"
   "$INFER8" inspect "$irv2" --json | /usr/bin/python3 -c '
 import json, sys
 m = json.load(sys.stdin)["memory"]["cuda"]
@@ -104,10 +107,10 @@ assert m["max_batch"] == 32 and round(m["activation_arena_bytes"] / 2**20, 1) ==
 print("ok: JSON memory.cuda", m)'
   "$INFER8" gen-images --count 2 -o "$WORK/img" >/dev/null
   "$INFER8" calibrate "$irv2" --images "$WORK/img" --count 2 -o "$WORK/irv2-scales.json" >/dev/null 2>&1 || fail "calibrate"
-  "$INFER8" inspect "$irv2" --precision fp8 --scales "$WORK/irv2-scales.json" | grep -q "max batch 32): activation arena [0-9]* bytes (167.6 MiB)" ||
-    fail "IRv2 FP8 arena at max batch 32"
-  "$INFER8" inspect "$irv2" --precision fp8 --scales "$WORK/irv2-scales.json" --max-batch 4 | grep -q "max batch 4): activation arena [0-9]* bytes (20.9 MiB)" ||
-    fail "IRv2 FP8 arena at max batch 4"
+  out=$("$INFER8" inspect "$irv2" --precision fp8 --scales "$WORK/irv2-scales.json") || fail "inspect IRv2 FP8"
+  grep -q "max batch 32): activation arena [0-9]* bytes (167.6 MiB)" <<<"$out" || fail "IRv2 FP8 arena at max batch 32"
+  out=$("$INFER8" inspect "$irv2" --precision fp8 --scales "$WORK/irv2-scales.json" --max-batch 4) || fail "inspect IRv2 FP8 max batch 4"
+  grep -q "max batch 4): activation arena [0-9]* bytes (20.9 MiB)" <<<"$out" || fail "IRv2 FP8 arena at max batch 4"
   echo "ok: CUDA activation arena as the H200 planned it (fp16, FP8, max batch 32 and 4)"
 else
   "$INFER8" inspect "$(snapshot inception_v3 0)" | grep -q "^memory (CUDA" && fail "a memory plan without the CUDA backend"

@@ -42,7 +42,8 @@ done
 /usr/bin/python3 -c "from PIL import Image; import sys, glob; im = Image.open(glob.glob(sys.argv[1] + '/*')[0]); assert im.size == (16384, 1), im.size" "$WORK/sz-ok" ||
   fail "gen-images --size 16384x1 did not write a 16384x1 image"
 # the bare file with --arch loads
-"$INFER8" inspect "$good/model.safetensors" --arch inception_v3 | grep -q "convolutions" || fail "bare safetensors with --arch"
+out=$("$INFER8" inspect "$good/model.safetensors" --arch inception_v3) || fail "bare safetensors with --arch: inspect failed"
+grep -q "convolutions" <<<"$out" || fail "bare safetensors with --arch"
 # a corrupt image among good ones: reported, named, exit 2, the good one still classified
 "$INFER8" gen-images --count 1 --seed 5 -o "$WORK/img" 2>/dev/null
 head -c 300 "$WORK/img/img_000005.png" > "$WORK/img/cut.png"

@@ -16,7 +16,7 @@ for c in $commands; do
     (cd "$WORK" && "$INFER8" "$c" "$o") >"$WORK/out.txt" 2>"$WORK/err.txt" || rc=$?
     [ "$rc" -eq 64 ] || fail "infer8 $c $o: exit $rc, not 64: $(head -c 300 "$WORK/err.txt")"
     tested=$((tested + 1))
-    if echo "$with_value" | grep -qx -- "$o"; then
+    if grep -qx -- "$o" <<<"$with_value"; then
       grep -qF -- "option $o needs a value" "$WORK/err.txt" ||
         fail "infer8 $c $o: no 'needs a value' message: $(head -c 300 "$WORK/err.txt")"
       valued=$((valued + 1))
