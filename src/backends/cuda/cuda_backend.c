@@ -1077,28 +1077,9 @@ static void record_merge_choice(const cu_ctx *c, cu_batch *b) {
                        (b->merge ? I8_CUDA_TACTIC_FLAG_MERGE : 0u) | (b->merge == 2 ? I8_CUDA_TACTIC_FLAG_MERGE_WIDE : 0u));
 }
 
-/* INFER8_CUDA_CHOICE_WARMUP_MS=N (an experiment, off by default): the graph as tuned replayed for
- * about N ms before the whole-graph choices time anything. At batch 1 the first graph timed after
- * the tuning measured 3-15 us above what the next choice measured of it (IRv2: 0.7657 -> 0.7512 ms
- * in session 61, 0.7841 -> 0.7738 in session 62); whether the GPU's state after the tuning's
- * host-bound stretches is the cause is what this tests. */
-static void warm_before_choices(cu_ctx *c, cu_batch *b) {
-    const char *env = getenv("INFER8_CUDA_CHOICE_WARMUP_MS");
-    const int want_ms = env ? atoi(env) : 0;
-    if (want_ms <= 0) return;
-    const float one = i8_cuda_replays_ms(c, c->streams[0], b->exec, 1);
-    if (one <= 0.0f) return;
-    const float n = (float)want_ms / one;
-    const int replays = n < 1.0f ? 1 : n > 10000.0f ? 10000 : (int)n;
-    const float took = i8_cuda_replays_ms(c, c->streams[0], b->exec, replays);
-    if (getenv("INFER8_CUDA_DEBUG"))
-        fprintf(stderr, "cuda: batch %d: %d warm-up replays before the graph choices, %.1f ms\n", b->n, replays, (double)took);
-}
-
 static infer8_status choose_graph(cu_ctx *c, cu_batch *b, i8_err *err) {
     const char *choice = getenv("INFER8_CUDA_GRAPH_CHOICE");
     if (!b->exec || (choice && atoi(choice) <= 0)) return INFER8_OK;
-    warm_before_choices(c, b);
     infer8_status rc = choose_plain(c, b, err);
     if (rc == INFER8_OK) rc = choose_own(c, b, err);
     if (rc == INFER8_OK) rc = choose_merge(c, b, err);
