@@ -540,8 +540,10 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
 
 /* AB (ablation, lab timing only; the outputs are not checked): 0 the real kernel; 1 no epilogue;
  * 2 the epilogue without its global stores; 3 no wgmma; 4 no TMA loads (the producer only
- * arrives, the consumers multiply whatever the stages hold). Cooperative kernels only. */
-enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS };
+ * arrives, the consumers multiply whatever the stages hold); 5 the epilogue without its channel
+ * scales' load and stage (tma_chan_load, tma_chan_stage's two barriers: it reads sMB as it is;
+ * session 63). Cooperative kernels only. */
+enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS, AB_NO_CHAN };
 template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
           int MIX = 0, int NC = 2>
 __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
@@ -755,7 +757,7 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
         }
         if constexpr (AB != AB_NO_EPILOGUE) {
             float *myMB = sMB + cw * (L::MB1 / 4);
-            tma_chan_stage<BN>(myMB, mb, 1 + cw);
+            if constexpr (AB != AB_NO_CHAN) tma_chan_stage<BN>(myMB, mb, 1 + cw);
             tma_epilogue<BN, AB != AB_NO_STORES, 0, MO>(p, acc, m0, n0, wrow, sY, sQ, sRes, myMB);
         }
         if (res_tma) mbar_arrive(&res_empty[t & 1]);
