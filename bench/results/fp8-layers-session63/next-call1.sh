@@ -6,7 +6,8 @@
 # 1. the lab at batch 1, e4m3-only output (FP8_LAB_MODE=6, "q->q": the epilogue most IRv2 branch
 #    1x1s run) next to the dual one (mode 0): session 63's graph-timed lab put the own TMA kernel at
 #    4.00 us (320->32) and 6.80 us (2080->192) in dual mode against cuDNN e4m3's 2.40 / 4.48 in
-#    fp8_bench's profile, and without its epilogue (abl-noepi) at 2.44 / 4.76;
+#    fp8_bench's profile, and without its epilogue (abl-noepi) at 2.44 / 4.76; both modes now also
+#    run abl-nochan (the epilogue without its channel scales' load and two-barrier stage, 775e434);
 # 2. every test_fp* and test_inception_v3_fp8* on the final code;
 # 3. IRv2 at batch 32 and batch 1, each with its torch.compile peer, if time is left.
 # next-call2.sh has the other rows.
@@ -17,6 +18,7 @@ call_setup
 lab_step lab-b1-qq.txt "320->32 @35 b1" FP8_LAB_MODE=6
 lab_step lab-b1-qq.txt "2080->192 @8 b1" FP8_LAB_MODE=6
 lab_step lab-b1-dual.txt "320->32 @35 b1"
+lab_step lab-b1-dual.txt "2080->192 @8 b1"
 fp8_tests_step fp8_all 230 'test_fp*'
 fp8_tests_step fp8_v3 110 'test_inception_v3_fp8*'
 bench_step irv2-b32 inception_resnet_v2 32 120
