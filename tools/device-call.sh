@@ -39,7 +39,10 @@
 #                                       names contain SHAPE (all without): appended to $OUT/pair_lab.txt
 #   ncu_step NAME SHAPE MODE VARIANT [KERNEL_REGEX]  Nsight Compute (speed of light, warp states, SASS stall samples)
 #                                       of one fp8_lab kernel (NCU_LAB=pair_lab: of pair_lab's, VARIANT its pair
-#                                       variant; NCU_SKIP=N: after N matching launches): $OUT/NAME.txt, $OUT/NAME-sass.csv.gz and
+#                                       variant; NCU_SKIP=N: after N matching launches; NCU_FLAGS: more ncu options,
+#                                       e.g. "--cache-control none --clock-control none --warp-sampling-interval 0"
+#                                       for a warm launch at the device's clocks with the densest stall sampling):
+#                                       $OUT/NAME.txt, $OUT/NAME-sass.csv.gz and
 #                                       bench/ncu_sass_stalls.py's top stalls
 #   pack_call NAME                      everything under $OUT into $OUT/NAME.tgz (the device returns
 #                                       at most 8 files)
@@ -196,7 +199,7 @@ ncu_step() {
   FP8_LAB_TIMING=launch FP8_LAB_SHAPE="$shape" FP8_LAB_MODE=$mode FP8_LAB_VARIANT=$variant PAIR_LAB_SHAPE="$shape" PAIR_LAB_VARIANT=$variant \
     timeout $(cap 90) "$ncu" --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section SourceCounters \
     --section LaunchStats --section Occupancy --import-source no -k "regex:$kernels" --launch-skip "${NCU_SKIP:-0}" \
-    --launch-count 1 -o "/tmp/$name" "build-device/bin/${NCU_LAB:-fp8_lab}" >"$OUT/$name.log" 2>&1
+    ${NCU_FLAGS:-} --launch-count 1 -o "/tmp/$name" "build-device/bin/${NCU_LAB:-fp8_lab}" >"$OUT/$name.log" 2>&1
   echo "ncu exit $?"
   "$ncu" -i "/tmp/$name.ncu-rep" >"$OUT/$name.txt" 2>&1
   "$ncu" -i "/tmp/$name.ncu-rep" --page source --print-source sass --csv 2>&1 | gzip >"$OUT/$name-sass.csv.gz"

@@ -86,6 +86,19 @@ grep -q '^peers inception_v3 b1 skipped: ' "$WORK/peers.txt" && ! grep -q 'arche
 (cd "$root" && OUT="$WORK/out2" CALL_SECONDS=20 bash -c '. tools/device-call.sh
   ncu_step ncu-late "320->32 @35 b1" 0 48') >"$WORK/ncu.txt" 2>&1 || fail "ncu_step failed: $(cat "$WORK/ncu.txt")"
 grep -q '^ncu-late skipped: [0-9]* s left$' "$WORK/ncu.txt" || fail "ncu_step ran without the time it needs: $(cat "$WORK/ncu.txt")"
+# ncu_step hands ncu the lab's shape, mode and variant, NCU_SKIP and the caller's NCU_FLAGS (a
+# stand-in ncu on PATH records its arguments and environment)
+mkdir -p "$WORK/ncu-bin"
+printf '#!/bin/sh\ncase " $* " in *" -i "*) echo "    Duration us 4.00";; *) echo "$* | mode=$FP8_LAB_MODE shape=$FP8_LAB_SHAPE variant=$FP8_LAB_VARIANT timing=$FP8_LAB_TIMING" >>"$NCU_ARGS";; esac\n' \
+  >"$WORK/ncu-bin/ncu"
+chmod +x "$WORK/ncu-bin/ncu"
+(cd "$root" && PATH="$WORK/ncu-bin:$PATH" NCU_ARGS="$WORK/ncu-args.txt" OUT="$WORK/out2" CALL_SECONDS=100 bash -c '. tools/device-call.sh
+  NCU_SKIP=20 NCU_FLAGS="--cache-control none --warp-sampling-interval 0" ncu_step ncu-warm "320->32 @35 b1" 6 48') \
+  >"$WORK/ncu-warm.txt" 2>&1 || fail "ncu_step failed: $(cat "$WORK/ncu-warm.txt")"
+grep -q -- '--launch-skip 20 --cache-control none --warp-sampling-interval 0 --launch-count 1 -o /tmp/ncu-warm ' "$WORK/ncu-args.txt" &&
+  grep -q 'mode=6 shape=320->32 @35 b1 variant=48 timing=launch$' "$WORK/ncu-args.txt" ||
+  fail "ncu_step's ncu call: $(cat "$WORK/ncu-args.txt")"
+grep -q 'Duration us 4.00' "$WORK/ncu-warm.txt" || fail "ncu_step printed no duration: $(cat "$WORK/ncu-warm.txt")"
 # a peer that outlives its cap says so (it printed nothing before: session 56's call 2); the call
 # has 10 s, so that a second ticking over before the check cannot leave it "1 s left" and skip the
 # step (a fresh clone's make test did, on 2 loaded cores, with 2 s)
@@ -129,4 +142,4 @@ grep -q '^capped: test_cuda_fp8 exit 124$' "$WORK/capped.txt" &&
   fp8_tests_step whole 60') >"$WORK/whole.txt" 2>&1 || fail "fp8_tests_step failed: $(cat "$WORK/whole.txt")"
 grep -q '^whole: test_cuda_fp8 exit 0$' "$WORK/whole.txt" && grep -q '^\[  PASSED  \] 3 test(s)\.$' "$WORK/whole.txt" &&
   ! grep -q 'stopped by' "$WORK/whole.txt" || fail "fp8_tests_step: $(cat "$WORK/whole.txt")"
-echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; stage_lab_step its environment and exit status; peers_step runs, skips and names its cap; ncu_step skips without time; suites_parts runs parts alone; fp8_tests_step names where its cap stopped it"
+echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; stage_lab_step its environment and exit status; peers_step runs, skips and names its cap; ncu_step skips without time and passes NCU_SKIP / NCU_FLAGS; suites_parts runs parts alone; fp8_tests_step names where its cap stopped it"
