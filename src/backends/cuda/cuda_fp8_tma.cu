@@ -353,7 +353,7 @@ __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a
  * channels past the tensor are clipped by TMA), else through 16- / 8-byte stores. PEND: bulk groups
  * this warp issued after the one that last read these rows (ping-pong: 1, its two 64-row halves
  * per tile use different rows), waited for before the rows are written again. */
-template <int BN, bool STORES = true, int PEND = 0, bool MO = false>
+template <int BN, bool STORES = true, int PEND = 0, bool MO = false, bool SKIP = false>
 __device__ __forceinline__ void tma_epilogue(const tma_params &p, const float *acc, int m0, int n0, int wrow,
                                              unsigned char *sY, unsigned char *sQ, const unsigned char *sRes,
                                              const float *sMB) {
@@ -366,10 +366,18 @@ __device__ __forceinline__ void tma_epilogue(const tma_params &p, const float *a
         if (lane == 0) bulk_wait_read<PEND>();
         __syncwarp();
     }
-    tma_epilogue_cols<BN, 0, 8, MO>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB, &p.outs);
-    if constexpr (G == 16) {
-        __syncwarp(); /* keeps the compiler from starting the second half's reads early (registers) */
-        tma_epilogue_cols<BN, 8, 8, MO>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB, &p.outs);
+    if constexpr (SKIP && G == 8) { /* SKIP (lab): the tile's second channel half only where it has a channel */
+        tma_epilogue_cols<BN, 0, 4, MO>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB, &p.outs);
+        if (n0 + BN / 2 < a.c_out) {
+            __syncwarp();
+            tma_epilogue_cols<BN, 4, 4, MO>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB, &p.outs);
+        }
+    } else {
+        tma_epilogue_cols<BN, 0, 8, MO>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB, &p.outs);
+        if constexpr (G == 16) {
+            __syncwarp(); /* keeps the compiler from starting the second half's reads early (registers) */
+            if (!SKIP || n0 + BN / 2 < a.c_out) tma_epilogue_cols<BN, 8, 8, MO>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB, &p.outs);
+        }
     }
     if (ts) {
         proxy_fence(); /* this thread's staging writes, to the async proxy the TMA store reads through */
@@ -542,8 +550,14 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
  * 2 the epilogue without its global stores; 3 no wgmma; 4 no TMA loads (the producer only
  * arrives, the consumers multiply whatever the stages hold); 5 the epilogue without its channel
  * scales' load and stage (tma_chan_load, tma_chan_stage's two barriers: it reads sMB as it is;
- * session 63). Cooperative kernels only. */
-enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS, AB_NO_CHAN };
+ * session 63). Cooperative kernels only. Not an ablation: AB_SKIP_IDLE, the real kernel whose
+ * warps skip the epilogue where all their 16 rows lie past M, and the tile's second channel half
+ * where it lies past c_out (their staging is never stored: TMA clips at the tensor's bounds, the
+ * generic stores check them). At batch 1 the epilogue is most of what the own TMA kernel loses to
+ * cuDNN (session 63's lab), and it is issue-bound (session 31: about 900 instructions a warp and
+ * tile); a 320 -> 32 conv fills half of a 64-wide tile, an 8x8 image half of a 128-row one. A lab
+ * variant first (tma128x64s4x), its outputs checked, for session 64 to time. */
+enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS, AB_NO_CHAN, AB_SKIP_IDLE };
 template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
           int MIX = 0, int NC = 2>
 __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
@@ -758,7 +772,8 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
         if constexpr (AB != AB_NO_EPILOGUE) {
             float *myMB = sMB + cw * (L::MB1 / 4);
             if constexpr (AB != AB_NO_CHAN) tma_chan_stage<BN>(myMB, mb, 1 + cw);
-            tma_epilogue<BN, AB != AB_NO_STORES, 0, MO>(p, acc, m0, n0, wrow, sY, sQ, sRes, myMB);
+            if (AB != AB_SKIP_IDLE || m0 + wrow < p.M) /* warp-uniform */
+                tma_epilogue<BN, AB != AB_NO_STORES, 0, MO, AB == AB_SKIP_IDLE>(p, acc, m0, n0, wrow, sY, sQ, sRes, myMB);
         }
         if (res_tma) mbar_arrive(&res_empty[t & 1]);
     }
