@@ -554,8 +554,9 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
  * warps skip the epilogue where all their 16 rows lie past M, and the tile's second channel half
  * where it lies past c_out (their staging is never stored: TMA clips at the tensor's bounds, the
  * generic stores check them). At batch 1 the epilogue is most of what the own TMA kernel loses to
- * cuDNN (session 63's lab), and it is issue-bound (session 31: about 900 instructions a warp and
- * tile); a 320 -> 32 conv fills half of a 64-wide tile, an 8x8 image half of a 128-row one. A lab
+ * cuDNN (session 63's lab), and it runs hundreds of instructions a warp and tile (734 on the
+ * residual up-projection, session 31); a 320 -> 32 conv fills half of a 64-wide tile, an 8x8
+ * image half of a 128-row one. A lab
  * variant first (tma128x64s4x), its outputs checked, for session 64 to time. */
 enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS, AB_NO_CHAN, AB_SKIP_IDLE };
 template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
