@@ -553,7 +553,8 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
  * session 63). Cooperative kernels only. Not an ablation: AB_SKIP_IDLE, the real kernel whose
  * warps skip the epilogue where all their 16 rows lie past M, and the tile's second channel half
  * where it lies past c_out (their staging is never stored: TMA clips at the tensor's bounds, the
- * generic stores check them). At batch 1 the epilogue is most of what the own TMA kernel loses to
+ * generic stores check them), and whose warpgroups skip their wgmma where all their 64 rows lie
+ * past M (their sums are never used). At batch 1 the epilogue is most of what the own TMA kernel loses to
  * cuDNN (session 63's lab), and it runs hundreds of instructions a warp and tile (734 on the
  * residual up-projection, session 31); a 320 -> 32 conv fills half of a 64-wide tile, an 8x8
  * image half of a 128-row one. A lab
@@ -568,6 +569,7 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
     constexpr int REST = MIX ? MIX : SW; /* the mixed stages' sub-slice width */
     static_assert(!MO || (!RT && !XH && !PP && AB == AB_NONE && !W1 && SW == FP8_BK), "sibling outputs: the plain 1x1 kernel");
     static_assert(NC == 2 || (NC == 3 && PP && !XH && BN == 64), "three consumers: the 64-wide ping-pong e4m3 kernels");
+    static_assert(AB != AB_SKIP_IDLE || (!XH && !PP && !W1 && !MO), "skipping idle rows: the plain cooperative kernel");
     typedef tma_smem<BN, S, RT, XH, PP, NC> L;
     extern __shared__ __align__(1024) unsigned char tma_raw[];
     unsigned char *smem = tma_raw + ((1024 - (__cvta_generic_to_shared(tma_raw) & 1023)) & 1023);
@@ -717,6 +719,8 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
 #pragma unroll
         for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
         const float2 mb = tma_chan_load<BN>(p.a, n0);
+        /* AB_SKIP_IDLE: a warpgroup whose 64 rows all lie past M issues no wgmma (warpgroup-uniform) */
+        const bool idle_wg = AB == AB_SKIP_IDLE && m0 + cw * 64 >= p.M;
         if constexpr (W1) {
             static_assert(!XH && AB == AB_NONE, "W1: e4m3 input, no ablation");
             float part2[BN / 2];
@@ -744,6 +748,12 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
         } else
         for (int kb = 0; kb < KB; kb++) {
             mbar_wait(&full[stage], phase);
+            if (idle_wg) { /* AB_SKIP_IDLE: rows all past M; the stage is released once full, as the
+                            * busy warpgroup's arrivals still complete each phase */
+                mbar_arrive(&empty[stage]);
+                if (++stage == S) stage = 0, phase ^= 1u;
+                continue;
+            }
             const unsigned char *tA = sA + stage * L::A + cw * 64 * SW, *tB = sB + stage * L::B;
             if (XH) {
                 wg_bar(1 + cw); /* the previous stage's wgmma is done with sA8 in every warp */
