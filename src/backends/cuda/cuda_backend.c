@@ -567,7 +567,7 @@ static float graph_ms(cu_ctx *c, cudaGraphExec_t exec) {
 }
 
 /* n candidate graphs timed interleaved, twice, each one's faster round kept (ms[k]; < 0 where a
- * graph is NULL or a replay failed): the merge, priority and launch choices compare so. */
+ * graph is NULL or a replay failed): every whole-graph choice compares its candidates so. */
 static void graphs_ms(cu_ctx *c, const cudaGraphExec_t *graphs, int n, float *ms) {
     for (int k = 0; k < n; k++) ms[k] = -1.0f;
     for (int round = 0; round < 2; round++)
@@ -653,6 +653,29 @@ static int pdl_form_differs(const cu_ctx *c, const cu_batch *b) {
     return c->pdl_mode > 0 && (b->stats.convs_per_kind[I8_CUDA_TACTIC_FP8] > 0 || b->merge > 0);
 }
 
+/* The graph as now set (tactics, merge) captured with PDL; NULL where that form does not differ
+ * from the plain one (pdl_form_differs) or the capture failed */
+static cudaGraphExec_t capture_pdl_form(cu_ctx *c, cu_batch *b) {
+    if (!pdl_form_differs(c, b)) return NULL;
+    b->pdl = 1;
+    cudaGraphExec_t exec = capture(c, b, 0);
+    b->pdl = 0;
+    return exec;
+}
+
+/* Of n whole-graph candidates timed plain (ms[k]) and with PDL (ms[n + k]; < 0: not timed or not
+ * captured), the fastest as launch_judged_ms judges them; 0, the graph as chosen so far, unless
+ * another was timed faster (choose_own, choose_merge) */
+static int fastest_judged(const cu_ctx *c, const float *ms, int n) {
+    int keep = 0;
+    float best = launch_judged_ms(c, ms[0], ms[n]);
+    for (int k = 1; k < n; k++) {
+        const float judged = launch_judged_ms(c, ms[k], ms[n + k]);
+        if (judged >= 0.0f && (best < 0.0f || judged < best)) keep = k, best = judged;
+    }
+    return keep;
+}
+
 /* Each conv's tactic was timed alone; in the forward, beside concurrent branches, another may
  * serve the whole graph better. inception_v4 at batch 32 ran 2.933 ms with every FP8 conv on the
  * own kernels and 3.011 ms as tuned, where 33 convs had cuDNN e4m3 configs that won alone by 1%
@@ -684,11 +707,7 @@ static infer8_status choose_own(cu_ctx *c, cu_batch *b, i8_err *err) {
         rc = i8_cuda_conv_swap_own(c, b, mode, saved, &moved, err);
         if (rc == INFER8_OK && moved > 0 && moved != last_moved) { /* mode 2 without halo convs: the same graph */
             graphs[mode] = capture(c, b, 0);
-            if (graphs[mode] && pdl_form_differs(c, b)) {
-                b->pdl = 1;
-                graphs[3 + mode] = capture(c, b, 0);
-                b->pdl = 0;
-            }
+            if (graphs[mode]) graphs[3 + mode] = capture_pdl_form(c, b);
             b->stats.graph_own_convs[mode - 1] = moved;
         }
         last_moved = moved;
@@ -696,18 +715,14 @@ static infer8_status choose_own(cu_ctx *c, cu_batch *b, i8_err *err) {
     }
     int keep = 0;
     if (rc == INFER8_OK && (graphs[1] || graphs[2])) {
-        if (pdl_form_differs(c, b)) { /* the graph as chosen so far, under its own tactics again */
-            b->pdl = 1;
-            graphs[3] = capture(c, b, 0);
-            b->pdl = 0;
-        }
-        float ms[6] = {-1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f}, judged[3];
+        graphs[3] = capture_pdl_form(c, b); /* the graph as chosen so far, under its own tactics again */
+        float ms[6];
         graphs_ms(c, graphs, 6, ms);
-        for (int k = 0; k < 3; k++) {
-            judged[k] = graphs[k] ? launch_judged_ms(c, ms[k], ms[3 + k]) : -1.0f;
-            if (!k || !graphs[k]) continue;
-            if (forced >= k || (forced < 1 && judged[k] >= 0.0f && (judged[keep] < 0.0f || judged[k] < judged[keep])))
-                keep = k;
+        if (forced >= 1) { /* the last candidate captured up to the one forced */
+            for (int k = 1; k <= forced && k < 3; k++)
+                if (graphs[k]) keep = k;
+        } else {
+            keep = fastest_judged(c, ms, 3);
         }
         /* stats: 0 where a graph was not timed (the own-choice convention) */
         b->stats.graph_base_ms = ms[0], b->stats.graph_base_pdl_ms = graphs[3] ? ms[3] : 0.0f;
@@ -914,21 +929,18 @@ static infer8_status choose_merge(cu_ctx *c, cu_batch *b, i8_err *err) {
          * run in (launch_judged_ms). Judged by their plain forms alone, as until session 62, IRv2 at
          * batch 32 kept BN 64 (3.032 ms against 3.075 unmerged) and then ran 2.992 with PDL, where
          * the unmerged graph had run 2.858 with PDL (choose_own's timing, the same call). */
-        const int forms = c->pdl_mode > 0 ? 2 : 1;
         cudaGraphExec_t graphs[6] = {b->exec, NULL, NULL, NULL, NULL, NULL};
-        for (int f = 0; f < forms; f++)
-            for (int k = f ? 0 : 1; k < 3; k++) {
-                b->merge = k, b->pdl = f;
-                if (!f || pdl_form_differs(c, b)) graphs[3 * f + k] = capture(c, b, 0); /* unmerged without own kernels: one form */
-            }
-        b->pdl = 0;
-        float ms[6] = {-1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f}, judged[3];
-        graphs_ms(c, graphs, 3 * forms, ms);
-        int keep = 0;
-        for (int k = 0; k < 3; k++) {
-            judged[k] = launch_judged_ms(c, ms[k], ms[3 + k]);
-            if (k && judged[k] >= 0.0f && (judged[keep] < 0.0f || judged[k] < judged[keep])) keep = k;
+        for (int k = 1; k < 3; k++) {
+            b->merge = k;
+            graphs[k] = capture(c, b, 0);
         }
+        for (int k = 0; k < 3; k++) {
+            b->merge = k;
+            graphs[3 + k] = capture_pdl_form(c, b);
+        }
+        float ms[6];
+        graphs_ms(c, graphs, 6, ms);
+        const int keep = fastest_judged(c, ms, 3);
         b->stats.graph_nomerge_ms = ms[0], b->stats.graph_merge_ms[0] = ms[1], b->stats.graph_merge_ms[1] = ms[2];
         b->stats.graph_nomerge_pdl_ms = ms[3], b->stats.graph_merge_pdl_ms[0] = ms[4], b->stats.graph_merge_pdl_ms[1] = ms[5];
         for (int k = 1; k < 6; k++)
