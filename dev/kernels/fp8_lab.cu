@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "backends/cuda/cuda_fp8.h"
+#include "backends/cuda/cuda_graph_timing.h"
 #include "lab_common.cuh"
 extern "C" {
 #include "quant/fp8.h" /* the tuner's far-code rule, i8_fp8_code_far */
@@ -123,6 +124,15 @@ static const shape shapes[] = {
  * capture stream while it captures */
 static cudaStream_t lab_stream = 0;
 
+/* fn(arg) 50 times: what time_us captures as one graph */
+typedef struct lab_launches { int (*fn)(void *); void *arg; } lab_launches;
+static int launch_50(void *p) {
+    const lab_launches *l = (const lab_launches *)p;
+    int rc = 0;
+    for (int i = 0; i < 50 && !rc; i++) rc = l->fn(l->arg);
+    return rc;
+}
+
 /* Microseconds a launch: by default 50 launches captured as one CUDA graph and replayed (the
  * fastest of 5 replays, after one), as the product's tuner times a conv, so that what is timed is
  * the GPU's work. FP8_LAB_TIMING=launch: 50 stream launches between events, as before session 62;
@@ -139,35 +149,24 @@ static float time_us(int (*fn)(void *), void *arg) {
     if (!timing || strcmp(timing, "launch")) {
         cudaStream_t st;
         CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-        cudaGraph_t graph = nullptr;
-        cudaGraphExec_t exec = nullptr;
         lab_stream = st;
-        CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed));
-        int rc = 0;
-        for (int i = 0; i < 50 && !rc; i++) rc = fn(arg);
-        const cudaError_t ce = cudaStreamEndCapture(st, &graph);
+        lab_launches launches = {fn, arg};
+        cudaGraphExec_t exec = i8_cuda_capture(st, launch_50, &launches, NULL, NULL, NULL);
         lab_stream = 0;
-        if (rc || ce != cudaSuccess || cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess) {
-            if (graph) cudaGraphDestroy(graph);
+        bool failed = !exec || cudaGraphLaunch(exec, st) != cudaSuccess; /* uploads the graph */
+        for (int r = 0; r < 5 && !failed; r++) {
+            const float ms = i8_cuda_replays_ms(t0, t1, st, exec, 1);
+            if (ms < 0.0f) failed = true;
+            else if (best < 0.0f || ms < best) best = ms;
+        }
+        if (exec) cudaGraphExecDestroy(exec);
+        cudaStreamDestroy(st);
+        if (failed) {
             cudaGetLastError();
-            cudaStreamDestroy(st);
             cudaEventDestroy(t0);
             cudaEventDestroy(t1);
             return -1.0f;
         }
-        CK(cudaGraphLaunch(exec, st)); /* uploads the graph */
-        for (int r = 0; r < 5; r++) {
-            CK(cudaEventRecord(t0, st));
-            CK(cudaGraphLaunch(exec, st));
-            CK(cudaEventRecord(t1, st));
-            CK(cudaEventSynchronize(t1));
-            float ms = 0;
-            CK(cudaEventElapsedTime(&ms, t0, t1));
-            if (best < 0.0f || ms < best) best = ms;
-        }
-        cudaGraphExecDestroy(exec);
-        cudaGraphDestroy(graph);
-        cudaStreamDestroy(st);
     } else {
         CK(cudaEventRecord(t0));
         for (int i = 0; i < 50; i++)

@@ -455,67 +455,6 @@ static int launch_all(cu_ctx *c, cu_batch *b, int u8, int *failed_node) {
     return rc;
 }
 
-/* The kernel nodes of graph and of its child graphs; -1 when a node could not be read. The count
- * tells how many kernels the forward launches (a library may launch several for one conv). */
-static int kernel_nodes_of(cudaGraph_t graph, int depth) {
-    size_t count = 0;
-    if (depth > 4 || cudaGraphGetNodes(graph, NULL, &count) != cudaSuccess) return -1;
-    if (count == 0) return 0;
-    cudaGraphNode_t *nodes = malloc(sizeof *nodes * count);
-    if (!nodes || cudaGraphGetNodes(graph, nodes, &count) != cudaSuccess) {
-        free(nodes);
-        return -1;
-    }
-    int kernels = 0;
-    for (size_t i = 0; i < count && kernels >= 0; i++) {
-        enum cudaGraphNodeType type;
-        if (cudaGraphNodeGetType(nodes[i], &type) != cudaSuccess) kernels = -1;
-        else if (type == cudaGraphNodeTypeKernel) kernels++;
-        else if (type == cudaGraphNodeTypeGraph) {
-            cudaGraph_t child = NULL;
-            const int in_child = cudaGraphChildGraphNodeGetGraph(nodes[i], &child) == cudaSuccess
-                                     ? kernel_nodes_of(child, depth + 1) : -1;
-            kernels = in_child < 0 ? -1 : kernels + in_child;
-        }
-    }
-    free(nodes);
-    return kernels;
-}
-
-cudaGraphExec_t i8_cuda_capture(cudaStream_t s, int (*launch)(void *arg), void *arg, int *launch_rc,
-                                cudaError_t *capture_err, int *kernel_nodes) {
-    cudaGraphExec_t exec = NULL;
-    cudaGraph_t graph = NULL;
-    int rc = -1;
-    if (kernel_nodes) *kernel_nodes = 0;
-    cudaError_t e = cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
-    if (e == cudaSuccess) {
-        rc = launch(arg);
-        e = cudaStreamEndCapture(s, &graph);
-        if (rc == 0 && e == cudaSuccess && graph && kernel_nodes) *kernel_nodes = kernel_nodes_of(graph, 0);
-        /* kernel nodes keep the priority of the stream they were captured on (launch_all) */
-        if (rc == 0 && e == cudaSuccess && graph &&
-            cudaGraphInstantiate(&exec, graph, cudaGraphInstantiateFlagUseNodePriority) != cudaSuccess)
-            exec = NULL;
-        if (graph) cudaGraphDestroy(graph);
-    }
-    if (launch_rc) *launch_rc = rc;
-    if (capture_err) *capture_err = e;
-    cudaGetLastError();
-    return exec;
-}
-
-float i8_cuda_replays_ms(cu_ctx *c, cudaStream_t s, cudaGraphExec_t exec, int replays) {
-    float ms = 0.0f;
-    if (cudaEventRecord(c->t0, s) != cudaSuccess) return -1.0f;
-    for (int i = 0; i < replays; i++)
-        if (cudaGraphLaunch(exec, s) != cudaSuccess) return -1.0f;
-    if (cudaEventRecord(c->t1, s) != cudaSuccess || cudaEventSynchronize(c->t1) != cudaSuccess ||
-        cudaEventElapsedTime(&ms, c->t0, c->t1) != cudaSuccess)
-        return -1.0f;
-    return ms;
-}
-
 int i8_cuda_captured_ms(cu_ctx *c, cudaStream_t s, int (*launch)(void *arg), void *arg, int replays, float *ms) {
     cudaGraphExec_t exec = i8_cuda_capture(s, launch, arg, NULL, NULL, NULL); /* the tuner's: uncounted */
     if (exec && cudaGraphLaunch(exec, s) != cudaSuccess) { /* warm-up replay (uploads the graph) */
@@ -524,7 +463,7 @@ int i8_cuda_captured_ms(cu_ctx *c, cudaStream_t s, int (*launch)(void *arg), voi
         exec = NULL;
     }
     if (!exec) return 1;
-    *ms = i8_cuda_replays_ms(c, s, exec, replays);
+    *ms = i8_cuda_replays_ms(c->t0, c->t1, s, exec, replays);
     cudaGraphExecDestroy(exec);
     return *ms < 0.0f ? -1 : 0;
 }
@@ -557,9 +496,9 @@ static cudaGraphExec_t capture(cu_ctx *c, cu_batch *b, int u8) {
  * negative on an error. */
 static float graph_ms(cu_ctx *c, cudaGraphExec_t exec) {
     float best = INFINITY;
-    if (i8_cuda_replays_ms(c, c->streams[0], exec, 3) < 0.0f) return -1.0f;
+    if (i8_cuda_replays_ms(c->t0, c->t1, c->streams[0], exec, 3) < 0.0f) return -1.0f;
     for (int r = 0; r < 5; r++) {
-        const float ms = i8_cuda_replays_ms(c, c->streams[0], exec, 10);
+        const float ms = i8_cuda_replays_ms(c->t0, c->t1, c->streams[0], exec, 10);
         if (ms < 0.0f) return -1.0f;
         if (ms / 10.0f < best) best = ms / 10.0f;
     }

@@ -10,6 +10,7 @@
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/cuda_cublaslt.h"
 #include "backends/cuda/cuda_fp8.h"
+#include "backends/cuda/cuda_graph_timing.h"
 #include "backends/cuda/cuda_kernels.h"
 
 #define CU_STREAMS 4
@@ -223,16 +224,6 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err);
  * (cuda_plan_memory); the device side is i8_cuda_fp8_setup, once prepare has planned: the FP8
  * kernels' shared-memory allowance, and the cuBLASLt e4m3 GEMMs' buffers (fp8_lt). */
 infer8_status i8_cuda_fp8_setup(cu_ctx *c, i8_err *err);
-/* What launch(arg) puts on stream s, captured (relaxed mode) as one CUDA graph and instantiated;
- * NULL when the capture, the launches (*launch_rc: their status) or the instantiation fail
- * (*capture_err: the capture's status; either pointer may be NULL). The errors an attempt left
- * are cleared. Shared by the forward's capture and the tuner's timing. *kernel_nodes (may be NULL:
- * not counted): the graph's kernel nodes, child graphs included, -1 unread. */
-cudaGraphExec_t i8_cuda_capture(cudaStream_t s, int (*launch)(void *arg), void *arg, int *launch_rc,
-                                cudaError_t *capture_err, int *kernel_nodes);
-/* Milliseconds of `replays` launches of exec back to back on s, between c's two timing events;
- * < 0 on an error */
-float i8_cuda_replays_ms(cu_ctx *c, cudaStream_t s, cudaGraphExec_t exec, int replays);
 /* launch(arg) captured as one graph, replayed once to warm up, then `replays` times: *ms their
  * milliseconds, return 0; 1 when it could not be captured or the warm-up failed (errors cleared:
  * time it otherwise); -1 when a timed replay failed (the error left for the caller to report).
