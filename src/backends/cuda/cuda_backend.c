@@ -635,6 +635,8 @@ static infer8_status choose_own(cu_ctx *c, cu_batch *b, i8_err *err) {
     const int forced = env ? atoi(env) : -1;
     /* a tactic kind forced by INFER8_CUDA_TACTIC is the user's choice, not a candidate's */
     if (forced == 0 || c->force_kind || b->stats.graph_plain || !b->n_plans || !b->exec) return INFER8_OK;
+    b->stats.graph_base_ms = b->stats.graph_own_ms[0] = b->stats.graph_own_ms[1] = -1.0f; /* not timed */
+    b->stats.graph_base_pdl_ms = b->stats.graph_own_pdl_ms[0] = b->stats.graph_own_pdl_ms[1] = -1.0f;
     i8_cuda_tactic *saved = i8_malloc(sizeof *saved * (size_t)b->n_plans, err);
     if (!saved) return err->code;
     infer8_status rc = INFER8_OK;
@@ -663,12 +665,8 @@ static infer8_status choose_own(cu_ctx *c, cu_batch *b, i8_err *err) {
         } else {
             keep = fastest_judged(c, ms, 3);
         }
-        /* stats: 0 where a graph was not timed (the own-choice convention) */
-        b->stats.graph_base_ms = ms[0], b->stats.graph_base_pdl_ms = graphs[3] ? ms[3] : 0.0f;
-        for (int k = 1; k < 3; k++) {
-            b->stats.graph_own_ms[k - 1] = graphs[k] ? ms[k] : 0.0f;
-            b->stats.graph_own_pdl_ms[k - 1] = graphs[3 + k] ? ms[3 + k] : 0.0f;
-        }
+        b->stats.graph_base_ms = ms[0], b->stats.graph_base_pdl_ms = ms[3]; /* < 0 where not captured (graphs_ms) */
+        for (int k = 1; k < 3; k++) b->stats.graph_own_ms[k - 1] = ms[k], b->stats.graph_own_pdl_ms[k - 1] = ms[3 + k];
         if (getenv("INFER8_CUDA_DEBUG"))
             fprintf(stderr,
                     "cuda: batch %d: graph %.4f ms (PDL %.4f), with %d convs on own kernels %.4f ms (PDL %.4f), "

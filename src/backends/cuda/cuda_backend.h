@@ -93,10 +93,11 @@ typedef struct i8_cuda_stats {
     int graph_plain, graph_swapped_convs;
     /* the own-kernel choice (choose_own, after the above): the graph as chosen so far, with the
      * convs won by cuDNN e4m3 on their own kernel ([0]), and also the halo kernels' convs on their
-     * fastest kernel without halo ([1]); ms 0 when not timed (nothing to move); graph_own: which
-     * runs (0 as before, 1 or 2 the candidates); all timed interleaved. The _pdl_ms: each graph
-     * with PDL (0: not timed: INFER8_CUDA_PDL=0, or that graph has no own FP8 kernel, so its PDL
-     * form is the plain one), which counts in the choice where it is faster (launch_judged_ms) */
+     * fastest kernel without halo ([1]); ms < 0 when not timed (nothing to move), 0 when the
+     * choice did not run, as the merge choice's; graph_own: which runs (0 as before, 1 or 2 the
+     * candidates); all timed interleaved. The _pdl_ms: each graph with PDL (< 0: not timed:
+     * INFER8_CUDA_PDL=0, or that graph has no own FP8 kernel, so its PDL form is the plain one),
+     * which counts in the choice where it is faster (launch_judged_ms) */
     float graph_base_ms, graph_own_ms[2], graph_base_pdl_ms, graph_own_pdl_ms[2];
     int graph_own_convs[2], graph_own;
     /* the launch choice (choose_launch, last): the graph's replay time for each combination of
