@@ -231,7 +231,7 @@ __device__ __forceinline__ int mo_range(const i8_cuda_fp8_outs &o, int co) {
  * 29.8 without, session 13). Same operations per value in the same order: the same bits.
  * tma_epilogue_cols: the first three phases for the channel chunks J0 .. J0 + JN - 1 (at most 8 at
  * a time: 64 values with their residuals spilled registers in the 128-wide kernel). */
-template <int BN, int J0, int JN, bool MO = false>
+template <int BN, int J0, int JN, bool MO = false, bool DIRECT = false>
 __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a, const float *acc, int m0, int n0,
                                                   int M, int wrow, unsigned char *sY, unsigned char *sQ,
                                                   const unsigned char *sRes, const float *sMB,
@@ -242,7 +242,15 @@ __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a
 #pragma unroll
     for (int i = 0; i < V; i += 2) {
         const int col = (J0 + i / 4) * 8 + 2 * tig;
-        const float2 mu = *(const float2 *)(sMB + col), bi = *(const float2 *)(sMB + BN + col);
+        float2 mu, bi;
+        if constexpr (DIRECT) { /* from global memory: the lines tma_chan_load brought into L1 */
+            const int co = n0 + col;
+            const bool in = co < a.c_out; /* c_out even: co + 1 too */
+            mu = in ? make_float2(__ldg(a.mult + co), __ldg(a.mult + co + 1)) : make_float2(0.0f, 0.0f);
+            bi = in && a.bias ? make_float2(__ldg(a.bias + co), __ldg(a.bias + co + 1)) : make_float2(0.0f, 0.0f);
+        } else {
+            mu = *(const float2 *)(sMB + col), bi = *(const float2 *)(sMB + BN + col);
+        }
         v[i] = acc[4 * J0 + i] * mu.x + bi.x, v[i + 1] = acc[4 * J0 + i + 1] * mu.y + bi.y;
     }
     if (res != I8_FP8_RES_NONE) {
@@ -314,12 +322,20 @@ __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a
                 const __half2 t = __floats2half2_rn(v[i], v[i + 1]);
                 h2[i / 2] = *(const unsigned *)&t;
             }
-        /* tma_stage_y with wrow % 16 == 0 spelled out: row % 8 == g, so one xor per chunk j */
-        unsigned char *yrow = sY + (wrow + g) * 128 + 4 * tig;
+        if constexpr (DIRECT) { /* each value pair to global memory, no staging */
 #pragma unroll
-        for (int i = 0; i < V; i += 2) {
-            const int j = J0 + i / 4, h = (i / 2) % 2;
-            *(unsigned *)(yrow + (j >> 3) * (TMA_BM * 128) + h * 8 * 128 + (((j & 7) ^ g) << 4)) = h2[i / 2];
+            for (int i = 0; i < V; i += 2) {
+                const int m = m0 + wrow + g + 8 * ((i / 2) % 2), co = n0 + (J0 + i / 4) * 8 + 2 * tig;
+                if (m < M && co < a.c_out) *(unsigned *)((__half *)a.y + (size_t)m * a.y_ld + co) = h2[i / 2];
+            }
+        } else {
+            /* tma_stage_y with wrow % 16 == 0 spelled out: row % 8 == g, so one xor per chunk j */
+            unsigned char *yrow = sY + (wrow + g) * 128 + 4 * tig;
+#pragma unroll
+            for (int i = 0; i < V; i += 2) {
+                const int j = J0 + i / 4, h = (i / 2) % 2;
+                *(unsigned *)(yrow + (j >> 3) * (TMA_BM * 128) + h * 8 * 128 + (((j & 7) ^ g) << 4)) = h2[i / 2];
+            }
         }
     }
     if (a.yq) {
@@ -337,6 +353,15 @@ __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a
         else
 #pragma unroll
             for (int i = 0; i < V; i += 2) q2[i / 2] = q_e4m3x2(__fmul_rn(v[i], a.y_inv), __fmul_rn(v[i + 1], a.y_inv));
+        if constexpr (DIRECT) {
+#pragma unroll
+            for (int i = 0; i < V; i += 2) {
+                const int m = m0 + wrow + g + 8 * ((i / 2) % 2), co = n0 + (J0 + i / 4) * 8 + 2 * tig;
+                if (m < M && co < a.c_out)
+                    *(unsigned short *)((unsigned char *)a.yq + (size_t)m * a.y_ld + co) = (unsigned short)q2[i / 2];
+            }
+            return;
+        }
         /* tma_stage_q<BN> spelled out: chunk j / 2 of row wrow + g (+ 8) xor g (128-byte rows) or
          * g / 2 % 4 (64-byte rows) */
         const int key = BN == 128 ? g : (g >> 1) & 3;
@@ -353,14 +378,20 @@ __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a
  * channels past the tensor are clipped by TMA), else through 16- / 8-byte stores. PEND: bulk groups
  * this warp issued after the one that last read these rows (ping-pong: 1, its two 64-row halves
  * per tile use different rows), waited for before the rows are written again. */
-template <int BN, bool STORES = true, int PEND = 0, bool MO = false, bool SKIP = false>
+template <int BN, bool STORES = true, int PEND = 0, bool MO = false, bool SKIP = false, bool DIRECT = false>
 __device__ __forceinline__ void tma_epilogue(const tma_params &p, const float *acc, int m0, int n0, int wrow,
                                              unsigned char *sY, unsigned char *sQ, const unsigned char *sRes,
                                              const float *sMB) {
     static_assert(BN == 64 || BN == 128, "channel chunks in groups of 8");
+    static_assert(!DIRECT || (STORES && !MO && !SKIP), "the direct epilogue: the plain kernel's outputs");
     constexpr int G = BN / 8;
     const i8_cuda_fp8_conv_args &a = p.a;
     const int lane = threadIdx.x % 32, M = p.M;
+    if constexpr (DIRECT) { /* (lab) registers to global memory: no staging, no TMA store to wait for */
+        tma_epilogue_cols<BN, 0, 8, false, true>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB);
+        if constexpr (G == 16) tma_epilogue_cols<BN, 8, 8, false, true>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB);
+        return;
+    }
     const bool ts = STORES && !MO && p.tma_store; /* MO: a box cannot span two siblings' outputs */
     if (ts) { /* issued a whole mainloop ago: done long since, as a rule */
         if (lane == 0) bulk_wait_read<PEND>();
@@ -558,8 +589,15 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
  * cuDNN (session 63's lab), and it runs hundreds of instructions a warp and tile (734 on the
  * residual up-projection, session 31); a 320 -> 32 conv fills half of a 64-wide tile, an 8x8
  * image half of a 128-row one. A lab
- * variant first (tma128x64s4x), its outputs checked, for session 64 to time. */
-enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS, AB_NO_CHAN, AB_SKIP_IDLE };
+ * variant first (tma128x64s4x), its outputs checked; session 64 timed it 3.53 against 3.66 us on
+ * 320 -> 32 and 6.86 against 6.58 on 2080 -> 192 at batch 1 (e4m3 output): not taken. Nor an
+ * ablation: AB_DIRECT (session 64), the real kernel whose epilogue stores each thread's value pairs
+ * straight to global memory (no staging, no TMA store, no wait for it at the block's end) and reads
+ * its channel scales from global memory (the lines tma_chan_load brought into L1), without
+ * tma_chan_stage's two barriers: session 64's lab at batch 1 put the stores and their staging at
+ * 0.34 / 0.19 us and the channel stage at 0.24 / 0.55 us (320 -> 32, 2080 -> 192). A lab variant
+ * (tma128x64s4d), its outputs checked, for session 65 to time. */
+enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS, AB_NO_CHAN, AB_SKIP_IDLE, AB_DIRECT };
 template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
           int MIX = 0, int NC = 2>
 __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
@@ -570,6 +608,7 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
     static_assert(!MO || (!RT && !XH && !PP && AB == AB_NONE && !W1 && SW == FP8_BK), "sibling outputs: the plain 1x1 kernel");
     static_assert(NC == 2 || (NC == 3 && PP && !XH && BN == 64), "three consumers: the 64-wide ping-pong e4m3 kernels");
     static_assert(AB != AB_SKIP_IDLE || (!XH && !PP && !W1 && !MO), "skipping idle rows: the plain cooperative kernel");
+    static_assert(AB != AB_DIRECT || (!XH && !PP && !W1 && !MO), "the direct epilogue: the plain cooperative kernel");
     typedef tma_smem<BN, S, RT, XH, PP, NC> L;
     extern __shared__ __align__(1024) unsigned char tma_raw[];
     unsigned char *smem = tma_raw + ((1024 - (__cvta_generic_to_shared(tma_raw) & 1023)) & 1023);
@@ -782,13 +821,17 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
         }
         if constexpr (AB != AB_NO_EPILOGUE) {
             float *myMB = sMB + cw * (L::MB1 / 4);
-            if constexpr (AB != AB_NO_CHAN) tma_chan_stage<BN>(myMB, mb, 1 + cw);
+            if constexpr (AB == AB_DIRECT)
+                asm volatile("" ::"f"(mb.x), "f"(mb.y)); /* keeps tma_chan_load's loads: they bring the lines into L1 */
+            else if constexpr (AB != AB_NO_CHAN)
+                tma_chan_stage<BN>(myMB, mb, 1 + cw);
             if (AB != AB_SKIP_IDLE || m0 + wrow < p.M) /* warp-uniform */
-                tma_epilogue<BN, AB != AB_NO_STORES, 0, MO, AB == AB_SKIP_IDLE>(p, acc, m0, n0, wrow, sY, sQ, sRes, myMB);
+                tma_epilogue<BN, AB != AB_NO_STORES, 0, MO, AB == AB_SKIP_IDLE, AB == AB_DIRECT>(p, acc, m0, n0, wrow, sY, sQ,
+                                                                                               sRes, myMB);
         }
         if (res_tma) mbar_arrive(&res_empty[t & 1]);
     }
-    if (p.tma_store && threadIdx.x % 32 == 0) tma_store_tail(p.a.tma_store_drain);
+    if (AB != AB_DIRECT && p.tma_store && threadIdx.x % 32 == 0) tma_store_tail(p.a.tma_store_drain);
 }
 
 typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
