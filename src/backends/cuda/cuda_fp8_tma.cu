@@ -596,7 +596,8 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
  * its channel scales from global memory (the lines tma_chan_load brought into L1), without
  * tma_chan_stage's two barriers: session 64's lab at batch 1 put the stores and their staging at
  * 0.34 / 0.19 us and the channel stage at 0.24 / 0.55 us (320 -> 32, 2080 -> 192). A lab variant
- * (tma128x64s4d), its outputs checked, for session 65 to time. */
+ * (tma128x64s4d), its outputs checked, for session 65 to time; then product variants 78-79 (the
+ * table's DIR column). */
 enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS, AB_NO_CHAN, AB_SKIP_IDLE, AB_DIRECT };
 template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
           int MIX = 0, int NC = 2>
@@ -1032,35 +1033,41 @@ extern "C" int i8_cuda_conv_fp8_tma_multi(const i8_cuda_fp8_conv_args *a, const 
  * The mixed kernels with 64-channel rests (session 57,
  * m64; c_in 192, 320, 448, ...: v4's 1x7 / 7x1 over 192 and 3x3 over 320, v3's 1x7 / 7x1 over 192,
  * 3x3 over 448): whole chunks, then the taps' rests in the 64-byte boxes that made 70-72 fast,
- * where the 32-channel rests of 63-65 and 69 lost to 55's zero-padded chunks. */
+ * where the 32-channel rests of 63-65 and 69 lost to 55's zero-padded chunks. DIR (session 64,
+ * d; 1x1 and im2col): the direct epilogue (AB_DIRECT): stores straight from registers and channel
+ * scales read from L1, without staging, TMA stores or the channel stage's barriers, which cost the
+ * own kernel 0.6-0.7 us of its 1.25-1.86 us epilogue at batch 1 (session 64's lab); the tuner
+ * keeps it where it wins. */
 #define TMA_VARIANTS(X) \
-    X("tma128x64s4", 64, 4, false, false, false, false, 128, 0, 2) \
-    X("tma128x128s3", 128, 3, false, false, false, false, 128, 0, 2) \
-    X("tma128x64s4r", 64, 4, true, false, false, false, 128, 0, 2) \
-    X("tma128x64s3h", 64, 3, false, true, false, false, 128, 0, 2) \
-    X("tma128x64s4p", 64, 4, false, false, true, false, 128, 0, 2) \
-    X("tma128x64s4pr", 64, 4, true, false, true, false, 128, 0, 2) \
-    X("tma128x64s4c", 64, 4, false, false, false, true, 128, 0, 2) \
-    X("tma128x128s3c", 128, 3, false, false, false, true, 128, 0, 2) \
-    X("tma128x64s4pc", 64, 4, false, false, true, true, 128, 0, 2) \
-    X("tma128x64s4c32", 64, 4, false, false, false, true, 32, 0, 2) \
-    X("tma128x64s4pcm", 64, 4, false, false, true, true, 128, 32, 2) \
-    X("tma128x64s4cm", 64, 4, false, false, false, true, 128, 32, 2) \
-    X("tma128x128s3cm", 128, 3, false, false, false, true, 128, 32, 2) \
-    X("tma128x64s4p3", 64, 4, false, false, true, false, 128, 0, 3) \
-    X("tma128x64s4p3r", 64, 4, true, false, true, false, 128, 0, 3) \
-    X("tma128x64s4p3c", 64, 4, false, false, true, true, 128, 0, 3) \
-    X("tma128x64s4p3cm", 64, 4, false, false, true, true, 128, 32, 3) \
-    X("tma128x64s4c64", 64, 4, false, false, false, true, 64, 0, 2) \
-    X("tma128x64s4pc64", 64, 4, false, false, true, true, 64, 0, 2) \
-    X("tma128x128s3c64", 128, 3, false, false, false, true, 64, 0, 2) \
-    X("tma128x64s4cm64", 64, 4, false, false, false, true, 128, 64, 2) \
-    X("tma128x128s3cm64", 128, 3, false, false, false, true, 128, 64, 2) \
-    X("tma128x64s4pcm64", 64, 4, false, false, true, true, 128, 64, 2) \
-    X("tma128x64s8", 64, 8, false, false, false, false, 128, 0, 2) \
-    X("tma128x64s8c", 64, 8, false, false, false, true, 128, 0, 2)
+    X("tma128x64s4", 64, 4, false, false, false, false, 128, 0, 2, false) \
+    X("tma128x128s3", 128, 3, false, false, false, false, 128, 0, 2, false) \
+    X("tma128x64s4r", 64, 4, true, false, false, false, 128, 0, 2, false) \
+    X("tma128x64s3h", 64, 3, false, true, false, false, 128, 0, 2, false) \
+    X("tma128x64s4p", 64, 4, false, false, true, false, 128, 0, 2, false) \
+    X("tma128x64s4pr", 64, 4, true, false, true, false, 128, 0, 2, false) \
+    X("tma128x64s4c", 64, 4, false, false, false, true, 128, 0, 2, false) \
+    X("tma128x128s3c", 128, 3, false, false, false, true, 128, 0, 2, false) \
+    X("tma128x64s4pc", 64, 4, false, false, true, true, 128, 0, 2, false) \
+    X("tma128x64s4c32", 64, 4, false, false, false, true, 32, 0, 2, false) \
+    X("tma128x64s4pcm", 64, 4, false, false, true, true, 128, 32, 2, false) \
+    X("tma128x64s4cm", 64, 4, false, false, false, true, 128, 32, 2, false) \
+    X("tma128x128s3cm", 128, 3, false, false, false, true, 128, 32, 2, false) \
+    X("tma128x64s4p3", 64, 4, false, false, true, false, 128, 0, 3, false) \
+    X("tma128x64s4p3r", 64, 4, true, false, true, false, 128, 0, 3, false) \
+    X("tma128x64s4p3c", 64, 4, false, false, true, true, 128, 0, 3, false) \
+    X("tma128x64s4p3cm", 64, 4, false, false, true, true, 128, 32, 3, false) \
+    X("tma128x64s4c64", 64, 4, false, false, false, true, 64, 0, 2, false) \
+    X("tma128x64s4pc64", 64, 4, false, false, true, true, 64, 0, 2, false) \
+    X("tma128x128s3c64", 128, 3, false, false, false, true, 64, 0, 2, false) \
+    X("tma128x64s4cm64", 64, 4, false, false, false, true, 128, 64, 2, false) \
+    X("tma128x128s3cm64", 128, 3, false, false, false, true, 128, 64, 2, false) \
+    X("tma128x64s4pcm64", 64, 4, false, false, true, true, 128, 64, 2, false) \
+    X("tma128x64s8", 64, 8, false, false, false, false, 128, 0, 2, false) \
+    X("tma128x64s8c", 64, 8, false, false, false, true, 128, 0, 2, false) \
+    X("tma128x64s4d", 64, 4, false, false, false, false, 128, 0, 2, true) \
+    X("tma128x64s4cd", 64, 4, false, false, false, true, 128, 0, 2, true)
 
-#define TMA_COUNT(name, bn, st, rt, xh, pp, ic, sw, mix, nc) +1
+#define TMA_COUNT(name, bn, st, rt, xh, pp, ic, sw, mix, nc, dir) +1
 /* the halo variants are numbered after the first I8_FP8_TMA_VARIANTS of these (cuda_fp8.h) */
 static_assert(0 TMA_VARIANTS(TMA_COUNT) == I8_FP8_TMA_VARIANTS + I8_FP8_TMA_LATE_VARIANTS,
               "I8_FP8_TMA_VARIANTS and I8_FP8_TMA_LATE_VARIANTS count the TMA variants");
@@ -1069,7 +1076,7 @@ extern "C" int i8_cuda_conv_fp8_tma_variants(void) { return 0 TMA_VARIANTS(TMA_C
 
 extern "C" const char *i8_cuda_conv_fp8_tma_name(int v) {
     static const char *const names[] = {
-#define TMA_NAME(name, bn, st, rt, xh, pp, ic, sw, mix, nc) name,
+#define TMA_NAME(name, bn, st, rt, xh, pp, ic, sw, mix, nc, dir) name,
         TMA_VARIANTS(TMA_NAME)
 #undef TMA_NAME
     };
@@ -1078,7 +1085,7 @@ extern "C" const char *i8_cuda_conv_fp8_tma_name(int v) {
 
 extern "C" int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int v) {
     int i = 0;
-#define TMA_FITS(name, bn, st, rt, xh, pp, ic, sw, mix, nc) \
+#define TMA_FITS(name, bn, st, rt, xh, pp, ic, sw, mix, nc, dir) \
     if (v == i++) return tma_fits(a, xh, ic) && (sw == FP8_BK || a->c_in <= 64) && (!mix || tma_mixed_fits(a, mix)); /* narrow: small c_in only */
     TMA_VARIANTS(TMA_FITS)
 #undef TMA_FITS
@@ -1088,7 +1095,7 @@ extern "C" int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int v) 
 extern "C" int i8_cuda_conv_fp8_im2col_span(int variant) {
     const int t = i8_cuda_conv_fp8_tma_index(variant);
     int i = 0;
-#define TMA_SPAN(name, bn, st, rt, xh, pp, ic, sw, mix, nc) \
+#define TMA_SPAN(name, bn, st, rt, xh, pp, ic, sw, mix, nc, dir) \
     if (t == i++) return ic ? sw : 0;
     TMA_VARIANTS(TMA_SPAN)
 #undef TMA_SPAN
@@ -1098,10 +1105,20 @@ extern "C" int i8_cuda_conv_fp8_im2col_span(int variant) {
 extern "C" int i8_cuda_conv_fp8_mixed_rest(int variant) {
     const int t = i8_cuda_conv_fp8_tma_index(variant);
     int i = 0;
-#define TMA_MIXED(name, bn, st, rt, xh, pp, ic, sw, mix, nc) \
+#define TMA_MIXED(name, bn, st, rt, xh, pp, ic, sw, mix, nc, dir) \
     if (t == i++) return mix;
     TMA_VARIANTS(TMA_MIXED)
 #undef TMA_MIXED
+    return 0;
+}
+
+extern "C" int i8_cuda_conv_fp8_is_direct(int variant) {
+    const int t = i8_cuda_conv_fp8_tma_index(variant);
+    int i = 0;
+#define TMA_DIRECT(name, bn, st, rt, xh, pp, ic, sw, mix, nc, dir) \
+    if (t == i++) return dir;
+    TMA_VARIANTS(TMA_DIRECT)
+#undef TMA_DIRECT
     return 0;
 }
 
@@ -1116,8 +1133,8 @@ extern "C" int i8_cuda_tma_driver(int *sm_count, void **encode_tiled, void **enc
 
 extern "C" int i8_cuda_conv_fp8_tma_setup(void) {
     int rc = 0;
-#define TMA_SET(name, bn, st, rt, xh, pp, ic, sw, mix, nc) \
-    if (!rc && (!ic || sw != FP8_BK || mix)) rc = tma_set_smem<bn, st, rt, xh, pp, AB_NONE, false, sw, false, mix, nc>(); \
+#define TMA_SET(name, bn, st, rt, xh, pp, ic, sw, mix, nc, dir) \
+    if (!rc && (!ic || sw != FP8_BK || mix)) rc = tma_set_smem<bn, st, rt, xh, pp, dir ? AB_DIRECT : AB_NONE, false, sw, false, mix, nc>(); \
     /* the plain 128-byte im2col variants: the pointwise ones' kernels */
     TMA_VARIANTS(TMA_SET)
 #undef TMA_SET
@@ -1129,8 +1146,8 @@ extern "C" int i8_cuda_conv_fp8_tma_setup(void) {
 extern "C" int i8_cuda_conv_fp8_tma(const i8_cuda_fp8_conv_args *a, int v, void *stream) {
     cudaStream_t s = (cudaStream_t)stream;
     int i = 0;
-#define TMA_LAUNCH(name, bn, st, rt, xh, pp, ic, sw, mix, nc) \
-    if (v == i++) return launch_tma<bn, st, rt, xh, pp, AB_NONE, false, sw, false, mix, nc>(a, s, ic);
+#define TMA_LAUNCH(name, bn, st, rt, xh, pp, ic, sw, mix, nc, dir) \
+    if (v == i++) return launch_tma<bn, st, rt, xh, pp, dir ? AB_DIRECT : AB_NONE, false, sw, false, mix, nc>(a, s, ic);
     TMA_VARIANTS(TMA_LAUNCH)
 #undef TMA_LAUNCH
     return (int)cudaErrorInvalidValue;
