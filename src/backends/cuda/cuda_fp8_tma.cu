@@ -1092,35 +1092,27 @@ extern "C" int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int v) 
     return 0;
 }
 
+/* The host-side columns of a product variant's row in the table (all 0 for a variant that is no
+ * TMA kernel), which the queries below read. */
+typedef struct tma_row { int ic, sw, mix, dir; } tma_row;
+static tma_row tma_row_of(int variant) {
+    const int t = i8_cuda_conv_fp8_tma_index(variant);
+    int i = 0;
+#define TMA_ROW(name, bn, st, rt, xh, pp, ic, sw, mix, nc, dir) \
+    if (t == i++) return tma_row{ic, sw, mix, dir};
+    TMA_VARIANTS(TMA_ROW)
+#undef TMA_ROW
+    return tma_row{0, 0, 0, 0};
+}
+
 extern "C" int i8_cuda_conv_fp8_im2col_span(int variant) {
-    const int t = i8_cuda_conv_fp8_tma_index(variant);
-    int i = 0;
-#define TMA_SPAN(name, bn, st, rt, xh, pp, ic, sw, mix, nc, dir) \
-    if (t == i++) return ic ? sw : 0;
-    TMA_VARIANTS(TMA_SPAN)
-#undef TMA_SPAN
-    return 0;
+    const tma_row r = tma_row_of(variant);
+    return r.ic ? r.sw : 0;
 }
 
-extern "C" int i8_cuda_conv_fp8_mixed_rest(int variant) {
-    const int t = i8_cuda_conv_fp8_tma_index(variant);
-    int i = 0;
-#define TMA_MIXED(name, bn, st, rt, xh, pp, ic, sw, mix, nc, dir) \
-    if (t == i++) return mix;
-    TMA_VARIANTS(TMA_MIXED)
-#undef TMA_MIXED
-    return 0;
-}
+extern "C" int i8_cuda_conv_fp8_mixed_rest(int variant) { return tma_row_of(variant).mix; }
 
-extern "C" int i8_cuda_conv_fp8_is_direct(int variant) {
-    const int t = i8_cuda_conv_fp8_tma_index(variant);
-    int i = 0;
-#define TMA_DIRECT(name, bn, st, rt, xh, pp, ic, sw, mix, nc, dir) \
-    if (t == i++) return dir;
-    TMA_VARIANTS(TMA_DIRECT)
-#undef TMA_DIRECT
-    return 0;
-}
+extern "C" int i8_cuda_conv_fp8_is_direct(int variant) { return tma_row_of(variant).dir; }
 
 extern "C" int i8_cuda_conv_fp8_is_im2col(int variant) { return i8_cuda_conv_fp8_im2col_span(variant) > 0; }
 
