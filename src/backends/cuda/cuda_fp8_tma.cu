@@ -387,7 +387,7 @@ __device__ __forceinline__ void tma_epilogue(const tma_params &p, const float *a
     constexpr int G = BN / 8;
     const i8_cuda_fp8_conv_args &a = p.a;
     const int lane = threadIdx.x % 32, M = p.M;
-    if constexpr (DIRECT) { /* (lab) registers to global memory: no staging, no TMA store to wait for */
+    if constexpr (DIRECT) { /* registers to global memory (variants 78-79): no staging, no TMA store to wait for */
         tma_epilogue_cols<BN, 0, 8, false, true>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB);
         if constexpr (G == 16) tma_epilogue_cols<BN, 8, 8, false, true>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB);
         return;
