@@ -763,7 +763,7 @@ static unsigned char *critical_path(const cu_ctx *c, cu_batch *b, i8_err *err) {
 static infer8_status choose_launch(cu_ctx *c, cu_batch *b, i8_err *err) {
     const int pmode = priority_mode(), lmode = c->pdl_mode, chosen = preset_chosen(c, b);
     const int own = b->stats.convs_per_kind[I8_CUDA_TACTIC_FP8]; /* node_take_plan keeps it per tactic */
-    const int can_prio = pmode > 0 && c->streams_hi[0] && c->streams_used >= 2, can_pdl = lmode > 0 && pdl_form_differs(c, b);
+    const int can_prio = pmode > 0 && c->streams_hi[0] && c->streams_used >= 2, can_pdl = pdl_form_differs(c, b);
     for (int k = 0; k < 4; k++) b->stats.launch_ms[k] = 0.0f;
     b->pdl = 0;
     if (!b->exec || (!can_prio && !can_pdl)) return INFER8_OK;

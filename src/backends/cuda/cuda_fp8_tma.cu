@@ -378,12 +378,12 @@ __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a
  * channels past the tensor are clipped by TMA), else through 16- / 8-byte stores. PEND: bulk groups
  * this warp issued after the one that last read these rows (ping-pong: 1, its two 64-row halves
  * per tile use different rows), waited for before the rows are written again. */
-template <int BN, bool STORES = true, int PEND = 0, bool MO = false, bool SKIP = false, bool DIRECT = false>
+template <int BN, bool STORES = true, int PEND = 0, bool MO = false, bool DIRECT = false>
 __device__ __forceinline__ void tma_epilogue(const tma_params &p, const float *acc, int m0, int n0, int wrow,
                                              unsigned char *sY, unsigned char *sQ, const unsigned char *sRes,
                                              const float *sMB) {
     static_assert(BN == 64 || BN == 128, "channel chunks in groups of 8");
-    static_assert(!DIRECT || (STORES && !MO && !SKIP), "the direct epilogue: the plain kernel's outputs");
+    static_assert(!DIRECT || (STORES && !MO), "the direct epilogue: the plain kernel's outputs");
     constexpr int G = BN / 8;
     const i8_cuda_fp8_conv_args &a = p.a;
     const int lane = threadIdx.x % 32, M = p.M;
@@ -397,18 +397,10 @@ __device__ __forceinline__ void tma_epilogue(const tma_params &p, const float *a
         if (lane == 0) bulk_wait_read<PEND>();
         __syncwarp();
     }
-    if constexpr (SKIP && G == 8) { /* SKIP (lab): the tile's second channel half only where it has a channel */
-        tma_epilogue_cols<BN, 0, 4, MO>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB, &p.outs);
-        if (n0 + BN / 2 < a.c_out) {
-            __syncwarp();
-            tma_epilogue_cols<BN, 4, 4, MO>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB, &p.outs);
-        }
-    } else {
-        tma_epilogue_cols<BN, 0, 8, MO>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB, &p.outs);
-        if constexpr (G == 16) {
-            __syncwarp(); /* keeps the compiler from starting the second half's reads early (registers) */
-            if (!SKIP || n0 + BN / 2 < a.c_out) tma_epilogue_cols<BN, 8, 8, MO>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB, &p.outs);
-        }
+    tma_epilogue_cols<BN, 0, 8, MO>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB, &p.outs);
+    if constexpr (G == 16) {
+        __syncwarp(); /* keeps the compiler from starting the second half's reads early (registers) */
+        tma_epilogue_cols<BN, 8, 8, MO>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB, &p.outs);
     }
     if (ts) {
         proxy_fence(); /* this thread's staging writes, to the async proxy the TMA store reads through */
@@ -581,24 +573,19 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
  * 2 the epilogue without its global stores; 3 no wgmma; 4 no TMA loads (the producer only
  * arrives, the consumers multiply whatever the stages hold); 5 the epilogue without its channel
  * scales' load and stage (tma_chan_load, tma_chan_stage's two barriers: it reads sMB as it is;
- * session 63). Cooperative kernels only. Not an ablation: AB_SKIP_IDLE, the real kernel whose
- * warps skip the epilogue where all their 16 rows lie past M, and the tile's second channel half
- * where it lies past c_out (their staging is never stored: TMA clips at the tensor's bounds, the
- * generic stores check them), and whose warpgroups skip their wgmma where all their 64 rows lie
- * past M (their sums are never used). At batch 1 the epilogue is most of what the own TMA kernel loses to
- * cuDNN (session 63's lab), and it runs hundreds of instructions a warp and tile (734 on the
- * residual up-projection, session 31); a 320 -> 32 conv fills half of a 64-wide tile, an 8x8
- * image half of a 128-row one. A lab
- * variant first (tma128x64s4x), its outputs checked; session 64 timed it 3.53 against 3.66 us on
- * 320 -> 32 and 6.86 against 6.58 on 2080 -> 192 at batch 1 (e4m3 output): not taken. Nor an
- * ablation: AB_DIRECT (session 64), the real kernel whose epilogue stores each thread's value pairs
+ * session 63). Cooperative kernels only. At batch 1 the epilogue is most of what the own TMA
+ * kernel loses to cuDNN (session 63's lab). Session 63's remedy, the real kernel whose warps skipped
+ * the epilogue where all their rows lay past M (and a tile's channel half past c_out) and whose
+ * warpgroups skipped their wgmma there (lab variant tma128x64s4x), ran 3.53 against 3.66 us on
+ * 320 -> 32 and 6.86 against 6.58 on 2080 -> 192 at batch 1 in session 64: not taken, removed
+ * (bench/results/fp8-layers-session64/call1). Not an ablation: AB_DIRECT (session 64), the real kernel whose epilogue stores each thread's value pairs
  * straight to global memory (no staging, no TMA store, no wait for it at the block's end) and reads
  * its channel scales from global memory (the lines tma_chan_load brought into L1), without
  * tma_chan_stage's two barriers: session 64's lab at batch 1 put the stores and their staging at
  * 0.34 / 0.19 us and the channel stage at 0.24 / 0.55 us (320 -> 32, 2080 -> 192). A lab variant
  * (tma128x64s4d), its outputs checked, for session 65 to time; then product variants 78-79 (the
  * table's DIR column). */
-enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS, AB_NO_CHAN, AB_SKIP_IDLE, AB_DIRECT };
+enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS, AB_NO_CHAN, AB_DIRECT };
 template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
           int MIX = 0, int NC = 2>
 __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
@@ -608,7 +595,6 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
     constexpr int REST = MIX ? MIX : SW; /* the mixed stages' sub-slice width */
     static_assert(!MO || (!RT && !XH && !PP && AB == AB_NONE && !W1 && SW == FP8_BK), "sibling outputs: the plain 1x1 kernel");
     static_assert(NC == 2 || (NC == 3 && PP && !XH && BN == 64), "three consumers: the 64-wide ping-pong e4m3 kernels");
-    static_assert(AB != AB_SKIP_IDLE || (!XH && !PP && !W1 && !MO), "skipping idle rows: the plain cooperative kernel");
     static_assert(AB != AB_DIRECT || (!XH && !PP && !W1 && !MO), "the direct epilogue: the plain cooperative kernel");
     typedef tma_smem<BN, S, RT, XH, PP, NC> L;
     extern __shared__ __align__(1024) unsigned char tma_raw[];
@@ -759,8 +745,6 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
 #pragma unroll
         for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
         const float2 mb = tma_chan_load<BN>(p.a, n0);
-        /* AB_SKIP_IDLE: a warpgroup whose 64 rows all lie past M issues no wgmma (warpgroup-uniform) */
-        const bool idle_wg = AB == AB_SKIP_IDLE && m0 + cw * 64 >= p.M;
         if constexpr (W1) {
             static_assert(!XH && AB == AB_NONE, "W1: e4m3 input, no ablation");
             float part2[BN / 2];
@@ -788,12 +772,6 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
         } else
         for (int kb = 0; kb < KB; kb++) {
             mbar_wait(&full[stage], phase);
-            if (idle_wg) { /* AB_SKIP_IDLE: rows all past M; the stage is released once full, as the
-                            * busy warpgroup's arrivals still complete each phase */
-                mbar_arrive(&empty[stage]);
-                if (++stage == S) stage = 0, phase ^= 1u;
-                continue;
-            }
             const unsigned char *tA = sA + stage * L::A + cw * 64 * SW, *tB = sB + stage * L::B;
             if (XH) {
                 wg_bar(1 + cw); /* the previous stage's wgmma is done with sA8 in every warp */
@@ -826,9 +804,7 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
                 asm volatile("" ::"f"(mb.x), "f"(mb.y)); /* keeps tma_chan_load's loads: they bring the lines into L1 */
             else if constexpr (AB != AB_NO_CHAN)
                 tma_chan_stage<BN>(myMB, mb, 1 + cw);
-            if (AB != AB_SKIP_IDLE || m0 + wrow < p.M) /* warp-uniform */
-                tma_epilogue<BN, AB != AB_NO_STORES, 0, MO, AB == AB_SKIP_IDLE, AB == AB_DIRECT>(p, acc, m0, n0, wrow, sY, sQ,
-                                                                                               sRes, myMB);
+            tma_epilogue<BN, AB != AB_NO_STORES, 0, MO, AB == AB_DIRECT>(p, acc, m0, n0, wrow, sY, sQ, sRes, myMB);
         }
         if (res_tma) mbar_arrive(&res_empty[t & 1]);
     }
