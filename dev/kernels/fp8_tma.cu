@@ -7,8 +7,8 @@
  * than the cooperative one everywhere in session 12, so not in the product). The lab numbers these
  * after the product's variants, from i8_cuda_conv_fp8_variants() on (FP8_LAB_VARIANT=63 ... 72 in
  * session 28, before the product's later variants; "abl-nochan" came last, in session 63; session
- * 64's direct epilogue, a lab variant at first, became product variants 78-79, which the lab times
- * with the others). Session 63's "tma128x64s4x" (the real kernel skipping its epilogue's idle rows
+ * 64's direct epilogue, a lab variant at first, was product variants 78-79 for one session: it
+ * lost in session 65's lab and was removed). Session 63's "tma128x64s4x" (the real kernel skipping its epilogue's idle rows
  * and channels) lost on 2080 -> 192 at batch 1 in session 64 and was removed.
  * History: sessions 11-12 built the kernel here; session 12 found it serialized by a printf
  * (tests/dev/wgmma_pipelined.sh) and session 13's ablations (abl-noepi 8.8 us, abl-nostore 36 us

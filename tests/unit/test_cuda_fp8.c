@@ -423,16 +423,16 @@ static void test_fp8_im2col(void **state) {
         }
     }
     assert_int_equal(failed, 0);
-    /* the six 128-channel kernels (one with three ping-pong consumers, one with eight stages,
-     * session 61, one with the direct epilogue, session 64) on all ten cases, the 32-channel one and the three 64-channel ones (session 56:
+    /* the five 128-channel kernels (one with three ping-pong consumers, one with eight stages,
+     * session 61) on all ten cases, the 32-channel one and the three 64-channel ones (session 56:
      * two taps a stage, c_in 32 and 48 a partly zero sub-slice, 9 and 7 taps a last stage of one)
      * on the five with c_in <= 64, the four mixed ones on c_in 160 (7 + 2 stages, the last with 1
      * sub-slice), 224 (7 + 6, three sub-slices a tap, taps straddling stages) and 288 (18 + 3,
      * stride 2); on the two cases of
      * rest64_cases (c_in 192: 7 + 4 stages with 64-channel rests, the last with one; 320: 18 + 5,
-     * stride 2, pad 1) the six 128-channel kernels, the four mixed ones (two 32-channel rests a
+     * stride 2, pad 1) the five 128-channel kernels, the four mixed ones (two 32-channel rests a
      * tap) and the three with 64-channel rests (session 57) */
-    assert_int_equal(tested, 6 * 10 + 4 * 5 + 4 * 3 + (6 + 4 + 3) * 2);
+    assert_int_equal(tested, 5 * 10 + 4 * 5 + 4 * 3 + (5 + 4 + 3) * 2);
 }
 
 /* A chain of seven FP8 convs, six of them spatial, e4m3 copies between them, every spatial conv
@@ -501,9 +501,9 @@ static void test_fp8_im2col_chain(void **state) {
             tested++;
         }
     }
-    /* the wide chain on the six 128-channel kernels, the narrow on those and the 32- and
+    /* the wide chain on the five 128-channel kernels, the narrow on those and the 32- and
      * 64-channel ones, the mixed on the four mixed ones, mixed64 on the three with 64-channel rests */
-    assert_int_equal(tested, 6 + 10 + 4 + 3);
+    assert_int_equal(tested, 5 + 9 + 4 + 3);
 }
 
 
@@ -607,11 +607,10 @@ static int variant_named(const char *name) {
  * blocks per SM; session 18 measured that graph slower and the option was removed.) */
 static void tma_loop_case(int residual) {
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-    /* tma128x64s8 (session 61): eight stages, whose barriers go through their phases over the tiles;
-     * tma128x64s4d (session 64): the direct epilogue, which also reads the residual from global memory */
-    const char *const plain[] = {"tma128x64s4", "tma128x64s4p", "tma128x64s4p3", "tma128x64s8", "tma128x64s4d"},
-                      *const with_res[] = {"tma128x64s4r", "tma128x64s4pr", "tma128x64s4p3r", "tma128x64s4d"};
-    const int kinds = residual ? 4 : 5;
+    /* tma128x64s8 (session 61): eight stages, whose barriers go through their phases over the tiles */
+    const char *const plain[] = {"tma128x64s4", "tma128x64s4p", "tma128x64s4p3", "tma128x64s8"},
+                      *const with_res[] = {"tma128x64s4r", "tma128x64s4pr", "tma128x64s4p3r"};
+    const int kinds = residual ? 3 : 4;
     for (int k = 0; k < 2 * kinds; k++) {
         const char *kernel = (residual ? with_res : plain)[k % kinds];
         if (k < kinds) assert_int_equal(unsetenv("INFER8_CUDA_TMA_GRID"), 0);
@@ -772,7 +771,6 @@ static void left_out_case(const char *forced_name, int (*in_family)(int), int c_
 static int is_c64(int v) { return i8_cuda_conv_fp8_im2col_span(v) == 64; }
 static int is_mixed(int v) { return i8_cuda_conv_fp8_mixed_rest(v) != 0; }
 static int is_m64(int v) { return i8_cuda_conv_fp8_mixed_rest(v) == 64; }
-static int is_direct(int v) { return i8_cuda_conv_fp8_is_direct(v); }
 
 /* INFER8_CUDA_FP8_MIXED=0 leaves the mixed-width im2col kernels out (session 51): tma128x64s4cm on
  * a 7x1 160 -> 192 (c_in a 128-channel chunk and a 32-channel rest, the mixed kernels' range) */
@@ -795,13 +793,6 @@ static void test_fp8_m64_off(void **state) {
     left_out_case("tma128x64s4cm64", is_m64, 192, "INFER8_CUDA_FP8_M64", "0");
 }
 
-/* INFER8_CUDA_FP8_DIRECT=0 leaves the direct-epilogue kernels out (session 64, their A/B):
- * tma128x64s4cd on a 7x1 192 -> 192 (their outputs: test_fp8_im2col, test_fp8_tma_tile_loop) */
-static void test_fp8_direct_off(void **state) {
-    (void)state;
-    left_out_case("tma128x64s4cd", is_direct, 192, "INFER8_CUDA_FP8_DIRECT", "0");
-}
-
 /* The TMA kernels' two ways out (session 32): TMA stores from the staging tiles where the output's
  * base and row stride are 16-byte aligned and its rows whole 16-byte chunks
  * (i8_cuda_conv_fp8_tma_store_fits), else 16- / 8-byte stores (also forced with
@@ -811,13 +802,12 @@ static void test_fp8_direct_off(void **state) {
  * in session 32's first run of this test (max rel 0.127), so it takes the stores; so does the
  * e4m3 slice at channel 40 (8 bytes off alignment); the 144-channel one at 112 takes TMA stores
  * and leaves a part tile past c_out. Batch 3 at 17x17 leaves a part tile of rows. Each TMA kernel
- * (64 and 128 wide, plain and ping-pong with two and three consumers, eight stages, the direct
- * epilogue, which stores from registers in either mode; the fp16-input one for the first conv) in
- * both modes against the emulation. */
+ * (64 and 128 wide, plain and ping-pong with two and three consumers, eight stages; the fp16-input
+ * one for the first conv) in both modes against the emulation. */
 static void test_fp8_tma_store_paths(void **state) {
     (void)state;
     assert_int_equal(setenv("INFER8_CUDA_FP8_DNN", "0", 1), 0);
-    const char *const kernels[] = {"tma128x64s4", "tma128x128s3", "tma128x64s4p", "tma128x64s4p3", "tma128x64s8", "tma128x64s4d"};
+    const char *const kernels[] = {"tma128x64s4", "tma128x128s3", "tma128x64s4p", "tma128x64s4p3", "tma128x64s8"};
     enum { KERNELS = sizeof kernels / sizeof kernels[0] };
     int wrong = 0; /* every case reported before the verdict: which kernels and which path */
     for (int k = 0; k < 2 * KERNELS; k++) {
@@ -1938,7 +1928,6 @@ int main(void) {
         cmocka_unit_test_teardown(test_fp8_mixed_off, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_c64_off, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_m64_off, im2col_teardown),
-        cmocka_unit_test_teardown(test_fp8_direct_off, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_tma_store_paths, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_priority, im2col_teardown),
         cmocka_unit_test_teardown(test_fp8_pdl, im2col_teardown),

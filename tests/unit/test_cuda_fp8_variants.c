@@ -23,10 +23,9 @@
 
 enum { TMA_S4 = I8_FP8_TMA_FIRST, TMA_128, TMA_S4R, TMA_S3H, TMA_S4P, TMA_S4PR, TMA_S4C, TMA_128C, TMA_S4PC, TMA_S4C32 };
 /* after the halo kernels: the mixed-width im2col kernels (session 50), three ping-pong consumers (51),
- * 64-channel im2col sub-slices (56), mixed-width ones with 64-channel rests (57), eight stages (61),
- * the direct epilogue (64) */
+ * 64-channel im2col sub-slices (56), mixed-width ones with 64-channel rests (57), eight stages (61) */
 enum { TMA_S4PCM = I8_FP8_TMA_LATE_FIRST, TMA_S4CM, TMA_128CM, TMA_S4P3, TMA_S4P3R, TMA_S4P3C, TMA_S4P3CM, TMA_S4C64, TMA_S4PC64,
-       TMA_128C64, TMA_S4CM64, TMA_128CM64, TMA_S4PCM64, TMA_S8, TMA_S8C, TMA_S4D, TMA_S4CD };
+       TMA_128C64, TMA_S4CM64, TMA_128CM64, TMA_S4PCM64, TMA_S8, TMA_S8C };
 /* the mixed kernels' rest sub-slice width (0: not mixed) */
 static int mixed_rest(int v) {
     return v == TMA_S4PCM || v == TMA_S4CM || v == TMA_128CM || v == TMA_S4P3CM ? 32
@@ -36,17 +35,17 @@ static int mixed_rest(int v) {
 static int is_mixed(int v) { return mixed_rest(v) != 0; }
 static int is_c64(int v) { return v == TMA_S4C64 || v == TMA_S4PC64 || v == TMA_128C64; }
 static int is_narrow(int v) { return v == TMA_S4C32 || is_c64(v); } /* c_in up to 64 */
-static int is_late_tma(int v) { return v >= I8_FP8_TMA_LATE_FIRST && v <= TMA_S4CD; }
+static int is_late_tma(int v) { return v >= I8_FP8_TMA_LATE_FIRST && v <= TMA_S8C; }
 
 static void test_numbering_and_names(void **state) {
     (void)state;
     assert_int_equal(I8_FP8_TMA_FIRST, 48);
-    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 27);
+    assert_int_equal(i8_cuda_conv_fp8_tma_variants(), 25);
     assert_int_equal(I8_FP8_HALO_FIRST, 58);
     assert_int_equal(i8_cuda_conv_fp8_halo_variants(), 5);
     assert_int_equal(I8_FP8_TMA_LATE_FIRST, 63);
     const int n = i8_cuda_conv_fp8_variants();
-    assert_int_equal(n, 80);
+    assert_int_equal(n, 78);
     assert_true(n <= 64 * I8_FP8_VARIANT_SET_WORDS); /* INFER8_CUDA_FP8_VARIANT's set holds them all */
     /* the names stored tactics and reports refer to, in place */
     assert_string_equal(i8_cuda_conv_fp8_name(0), "qmma64x64");
@@ -77,9 +76,6 @@ static void test_numbering_and_names(void **state) {
     assert_int_equal(TMA_S8, 76);
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S8), "tma128x64s8");
     assert_string_equal(i8_cuda_conv_fp8_name(TMA_S8C), "tma128x64s8c");
-    assert_int_equal(TMA_S4D, 78);
-    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4D), "tma128x64s4d");
-    assert_string_equal(i8_cuda_conv_fp8_name(TMA_S4CD), "tma128x64s4cd");
     assert_string_equal(i8_cuda_conv_fp8_name(n), "?");
     assert_string_equal(i8_cuda_conv_fp8_name(-1), "?");
     /* within a family a name repeats once per split-K factor; across tiles and families never */
@@ -97,7 +93,7 @@ static void test_numbering_and_names(void **state) {
         assert_int_equal(i8_cuda_conv_fp8_is_tma(v), (v >= I8_FP8_TMA_FIRST && v < I8_FP8_HALO_FIRST) || is_late_tma(v));
         assert_int_equal(i8_cuda_conv_fp8_is_halo(v), v >= I8_FP8_HALO_FIRST && v < I8_FP8_HALO_END);
         assert_int_equal(i8_cuda_conv_fp8_is_im2col(v),
-                         v == TMA_S4C || v == TMA_128C || v == TMA_S4PC || v == TMA_S4P3C || v == TMA_S8C || v == TMA_S4CD || is_narrow(v) ||
+                         v == TMA_S4C || v == TMA_128C || v == TMA_S4PC || v == TMA_S4P3C || v == TMA_S8C || is_narrow(v) ||
                              is_mixed(v));
         assert_int_equal(i8_cuda_conv_fp8_tma_index(v),
                          v >= I8_FP8_TMA_FIRST && v < I8_FP8_HALO_FIRST ? v - I8_FP8_TMA_FIRST
@@ -110,7 +106,6 @@ static void test_numbering_and_names(void **state) {
                                                           : v >= 0 && v < n && i8_cuda_conv_fp8_is_im2col(v) ? 128
                                                                                                             : 0);
         assert_int_equal(i8_cuda_conv_fp8_mixed_rest(v), mixed_rest(v));
-        assert_int_equal(i8_cuda_conv_fp8_is_direct(v), v == TMA_S4D || v == TMA_S4CD);
     }
     assert_false(i8_cuda_conv_fp8_is_im2col(n));
     assert_false(i8_cuda_conv_fp8_is_im2col(-1));

@@ -125,15 +125,12 @@ infer8_status i8_cuda_fp8_plan(cu_ctx *c, i8_err *err) {
      * INFER8_CUDA_FP8_M64=0 the mixed kernels with 64-channel rests (73-75), both tuned by default
      * since session 57, when they passed their GPU tests and took v4's and v3's 3x3 64 -> 96
      * (70-72) and v4's convs over 192 and 448 channels (73-75) */
-    /* INFER8_CUDA_FP8_DIRECT=0 the direct-epilogue kernels (78-79, session 64: the A/B of their
-     * batch-1 gain, and a way around them) */
     const char *mixed = getenv("INFER8_CUDA_FP8_MIXED"), *c64 = getenv("INFER8_CUDA_FP8_C64"),
-               *m64 = getenv("INFER8_CUDA_FP8_M64"), *direct = getenv("INFER8_CUDA_FP8_DIRECT");
-    const int mixed_off = mixed && atoi(mixed) <= 0, c64_off = c64 && atoi(c64) <= 0, m64_off = m64 && atoi(m64) <= 0,
-              direct_off = direct && atoi(direct) <= 0;
+               *m64 = getenv("INFER8_CUDA_FP8_M64");
+    const int mixed_off = mixed && atoi(mixed) <= 0, c64_off = c64 && atoi(c64) <= 0, m64_off = m64 && atoi(m64) <= 0;
     for (int v = 0; v < i8_cuda_conv_fp8_variants(); v++)
         if ((mixed_off && i8_cuda_conv_fp8_mixed_rest(v)) || (c64_off && i8_cuda_conv_fp8_im2col_span(v) == 64) ||
-            (m64_off && i8_cuda_conv_fp8_mixed_rest(v) == 64) || (direct_off && i8_cuda_conv_fp8_is_direct(v)))
+            (m64_off && i8_cuda_conv_fp8_mixed_rest(v) == 64))
             i8_fp8_variant_set_add(&c->fp8_skip, v);
     /* INFER8_CUDA_FP8_LT (cuBLASLt e4m3 GEMMs for the 1x1 convs; buffers: i8_cuda_fp8_setup) */
     const char *lt = getenv("INFER8_CUDA_FP8_LT");

@@ -108,10 +108,10 @@ enum { I8_FP8_HALO_VARIANTS = 5, I8_FP8_HALO_END = I8_FP8_HALO_FIRST + I8_FP8_HA
 /* From I8_FP8_TMA_LATE_FIRST on: TMA kernels added after the halo ones, numbered on from there
  * (63-65 the mixed-width im2col ones, session 50; 66-69 three ping-pong consumers, session 51;
  * 70-72 im2col with 64-channel sub-slices, session 56; 73-75 mixed-width im2col with
- * 64-channel rests, session 57; 76-77 eight stages, 1x1 and im2col, session 61; 78-79 the direct
- * epilogue, 1x1 and im2col, session 64);
+ * 64-channel rests, session 57; 76-77 eight stages, 1x1 and im2col, session 61; session 64's
+ * 78-79, the direct epilogue, lost in session 65's lab and were removed, never stored by a tuner);
  * the TMA table of cuda_fp8_tma.cu lists them after its first I8_FP8_TMA_VARIANTS. */
-enum { I8_FP8_TMA_LATE_FIRST = I8_FP8_HALO_END, I8_FP8_TMA_LATE_VARIANTS = 17 };
+enum { I8_FP8_TMA_LATE_FIRST = I8_FP8_HALO_END, I8_FP8_TMA_LATE_VARIANTS = 15 };
 enum { I8_FP8_VARIANTS = I8_FP8_TMA_LATE_FIRST + I8_FP8_TMA_LATE_VARIANTS };
 static inline int i8_cuda_conv_fp8_is_halo(int variant) {
     return variant >= I8_FP8_HALO_FIRST && variant < I8_FP8_HALO_END;
@@ -151,8 +151,6 @@ int i8_cuda_conv_fp8_im2col_span(int variant);
  * rest of every tap in narrower sub-slices; c_in > 128, a multiple of them), the rest's sub-slice
  * width: 32 or 64 channels; 0 for the others */
 int i8_cuda_conv_fp8_mixed_rest(int variant);
-/* 1 for the TMA variants with the direct epilogue (78-79, session 64), 0 for the others */
-int i8_cuda_conv_fp8_is_direct(int variant);
 int i8_cuda_conv_fp8_tma_setup(void);
 /* The current device's SM count (asked only when *sm_count < 1) and the driver's
  * cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col (NULL where the driver lacks one), for

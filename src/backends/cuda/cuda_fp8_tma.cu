@@ -231,7 +231,7 @@ __device__ __forceinline__ int mo_range(const i8_cuda_fp8_outs &o, int co) {
  * 29.8 without, session 13). Same operations per value in the same order: the same bits.
  * tma_epilogue_cols: the first three phases for the channel chunks J0 .. J0 + JN - 1 (at most 8 at
  * a time: 64 values with their residuals spilled registers in the 128-wide kernel). */
-template <int BN, int J0, int JN, bool MO = false, bool DIRECT = false>
+template <int BN, int J0, int JN, bool MO = false>
 __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a, const float *acc, int m0, int n0,
                                                   int M, int wrow, unsigned char *sY, unsigned char *sQ,
                                                   const unsigned char *sRes, const float *sMB,
@@ -242,15 +242,7 @@ __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a
 #pragma unroll
     for (int i = 0; i < V; i += 2) {
         const int col = (J0 + i / 4) * 8 + 2 * tig;
-        float2 mu, bi;
-        if constexpr (DIRECT) { /* from global memory: the lines tma_chan_load brought into L1 */
-            const int co = n0 + col;
-            const bool in = co < a.c_out; /* c_out even: co + 1 too */
-            mu = in ? make_float2(__ldg(a.mult + co), __ldg(a.mult + co + 1)) : make_float2(0.0f, 0.0f);
-            bi = in && a.bias ? make_float2(__ldg(a.bias + co), __ldg(a.bias + co + 1)) : make_float2(0.0f, 0.0f);
-        } else {
-            mu = *(const float2 *)(sMB + col), bi = *(const float2 *)(sMB + BN + col);
-        }
+        const float2 mu = *(const float2 *)(sMB + col), bi = *(const float2 *)(sMB + BN + col);
         v[i] = acc[4 * J0 + i] * mu.x + bi.x, v[i + 1] = acc[4 * J0 + i + 1] * mu.y + bi.y;
     }
     if (res != I8_FP8_RES_NONE) {
@@ -322,20 +314,12 @@ __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a
                 const __half2 t = __floats2half2_rn(v[i], v[i + 1]);
                 h2[i / 2] = *(const unsigned *)&t;
             }
-        if constexpr (DIRECT) { /* each value pair to global memory, no staging */
+        /* tma_stage_y with wrow % 16 == 0 spelled out: row % 8 == g, so one xor per chunk j */
+        unsigned char *yrow = sY + (wrow + g) * 128 + 4 * tig;
 #pragma unroll
-            for (int i = 0; i < V; i += 2) {
-                const int m = m0 + wrow + g + 8 * ((i / 2) % 2), co = n0 + (J0 + i / 4) * 8 + 2 * tig;
-                if (m < M && co < a.c_out) *(unsigned *)((__half *)a.y + (size_t)m * a.y_ld + co) = h2[i / 2];
-            }
-        } else {
-            /* tma_stage_y with wrow % 16 == 0 spelled out: row % 8 == g, so one xor per chunk j */
-            unsigned char *yrow = sY + (wrow + g) * 128 + 4 * tig;
-#pragma unroll
-            for (int i = 0; i < V; i += 2) {
-                const int j = J0 + i / 4, h = (i / 2) % 2;
-                *(unsigned *)(yrow + (j >> 3) * (TMA_BM * 128) + h * 8 * 128 + (((j & 7) ^ g) << 4)) = h2[i / 2];
-            }
+        for (int i = 0; i < V; i += 2) {
+            const int j = J0 + i / 4, h = (i / 2) % 2;
+            *(unsigned *)(yrow + (j >> 3) * (TMA_BM * 128) + h * 8 * 128 + (((j & 7) ^ g) << 4)) = h2[i / 2];
         }
     }
     if (a.yq) {
@@ -353,15 +337,6 @@ __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a
         else
 #pragma unroll
             for (int i = 0; i < V; i += 2) q2[i / 2] = q_e4m3x2(__fmul_rn(v[i], a.y_inv), __fmul_rn(v[i + 1], a.y_inv));
-        if constexpr (DIRECT) {
-#pragma unroll
-            for (int i = 0; i < V; i += 2) {
-                const int m = m0 + wrow + g + 8 * ((i / 2) % 2), co = n0 + (J0 + i / 4) * 8 + 2 * tig;
-                if (m < M && co < a.c_out)
-                    *(unsigned short *)((unsigned char *)a.yq + (size_t)m * a.y_ld + co) = (unsigned short)q2[i / 2];
-            }
-            return;
-        }
         /* tma_stage_q<BN> spelled out: chunk j / 2 of row wrow + g (+ 8) xor g (128-byte rows) or
          * g / 2 % 4 (64-byte rows) */
         const int key = BN == 128 ? g : (g >> 1) & 3;
@@ -378,20 +353,14 @@ __device__ __forceinline__ void tma_epilogue_cols(const i8_cuda_fp8_conv_args &a
  * channels past the tensor are clipped by TMA), else through 16- / 8-byte stores. PEND: bulk groups
  * this warp issued after the one that last read these rows (ping-pong: 1, its two 64-row halves
  * per tile use different rows), waited for before the rows are written again. */
-template <int BN, bool STORES = true, int PEND = 0, bool MO = false, bool DIRECT = false>
+template <int BN, bool STORES = true, int PEND = 0, bool MO = false>
 __device__ __forceinline__ void tma_epilogue(const tma_params &p, const float *acc, int m0, int n0, int wrow,
                                              unsigned char *sY, unsigned char *sQ, const unsigned char *sRes,
                                              const float *sMB) {
     static_assert(BN == 64 || BN == 128, "channel chunks in groups of 8");
-    static_assert(!DIRECT || (STORES && !MO), "the direct epilogue: the plain kernel's outputs");
     constexpr int G = BN / 8;
     const i8_cuda_fp8_conv_args &a = p.a;
     const int lane = threadIdx.x % 32, M = p.M;
-    if constexpr (DIRECT) { /* registers to global memory (variants 78-79): no staging, no TMA store to wait for */
-        tma_epilogue_cols<BN, 0, 8, false, true>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB);
-        if constexpr (G == 16) tma_epilogue_cols<BN, 8, 8, false, true>(a, acc, m0, n0, M, wrow, sY, sQ, sRes, sMB);
-        return;
-    }
     const bool ts = STORES && !MO && p.tma_store; /* MO: a box cannot span two siblings' outputs */
     if (ts) { /* issued a whole mainloop ago: done long since, as a rule */
         if (lane == 0) bulk_wait_read<PEND>();
@@ -578,14 +547,15 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
  * the epilogue where all their rows lay past M (and a tile's channel half past c_out) and whose
  * warpgroups skipped their wgmma there (lab variant tma128x64s4x), ran 3.53 against 3.66 us on
  * 320 -> 32 and 6.86 against 6.58 on 2080 -> 192 at batch 1 in session 64: not taken, removed
- * (bench/results/fp8-layers-session64/call1). Not an ablation: AB_DIRECT (session 64), the real kernel whose epilogue stores each thread's value pairs
- * straight to global memory (no staging, no TMA store, no wait for it at the block's end) and reads
- * its channel scales from global memory (the lines tma_chan_load brought into L1), without
- * tma_chan_stage's two barriers: session 64's lab at batch 1 put the stores and their staging at
- * 0.34 / 0.19 us and the channel stage at 0.24 / 0.55 us (320 -> 32, 2080 -> 192). A lab variant
- * (tma128x64s4d), its outputs checked, for session 65 to time; then product variants 78-79 (the
- * table's DIR column). */
-enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS, AB_NO_CHAN, AB_DIRECT };
+ * (bench/results/fp8-layers-session64/call1). Session 64's second remedy, the direct epilogue
+ * (stores from registers, channel scales from L1, no staging, no TMA store, no channel-stage
+ * barriers; product variants 78-79 for one session), lost on both shapes: 3.88 against 3.61 us and
+ * 7.24 against 6.56 (e4m3 output; 4.24 / 7.61 against 3.92 / 6.78 dual), its scalar scale loads (64
+ * a thread and tile) and per-pair addresses adding 40% warp instructions (73.8k against 52.8k on
+ * 320 -> 32, Nsight Compute), and
+ * the tuner never chose it on IRv2 or v4 at batch 1 or 32: removed
+ * (bench/results/fp8-layers-session65/call1). */
+enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS, AB_NO_CHAN };
 template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
           int MIX = 0, int NC = 2>
 __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const __grid_constant__ tma_params p) {
@@ -595,7 +565,6 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
     constexpr int REST = MIX ? MIX : SW; /* the mixed stages' sub-slice width */
     static_assert(!MO || (!RT && !XH && !PP && AB == AB_NONE && !W1 && SW == FP8_BK), "sibling outputs: the plain 1x1 kernel");
     static_assert(NC == 2 || (NC == 3 && PP && !XH && BN == 64), "three consumers: the 64-wide ping-pong e4m3 kernels");
-    static_assert(AB != AB_DIRECT || (!XH && !PP && !W1 && !MO), "the direct epilogue: the plain cooperative kernel");
     typedef tma_smem<BN, S, RT, XH, PP, NC> L;
     extern __shared__ __align__(1024) unsigned char tma_raw[];
     unsigned char *smem = tma_raw + ((1024 - (__cvta_generic_to_shared(tma_raw) & 1023)) & 1023);
@@ -800,15 +769,12 @@ __global__ void __launch_bounds__(tma_threads<PP, NC>(), 1) tma_fp8_kernel(const
         }
         if constexpr (AB != AB_NO_EPILOGUE) {
             float *myMB = sMB + cw * (L::MB1 / 4);
-            if constexpr (AB == AB_DIRECT)
-                asm volatile("" ::"f"(mb.x), "f"(mb.y)); /* keeps tma_chan_load's loads: they bring the lines into L1 */
-            else if constexpr (AB != AB_NO_CHAN)
-                tma_chan_stage<BN>(myMB, mb, 1 + cw);
-            tma_epilogue<BN, AB != AB_NO_STORES, 0, MO, AB == AB_DIRECT>(p, acc, m0, n0, wrow, sY, sQ, sRes, myMB);
+            if constexpr (AB != AB_NO_CHAN) tma_chan_stage<BN>(myMB, mb, 1 + cw);
+            tma_epilogue<BN, AB != AB_NO_STORES, 0, MO>(p, acc, m0, n0, wrow, sY, sQ, sRes, myMB);
         }
         if (res_tma) mbar_arrive(&res_empty[t & 1]);
     }
-    if (AB != AB_DIRECT && p.tma_store && threadIdx.x % 32 == 0) tma_store_tail(p.a.tma_store_drain);
+    if (p.tma_store && threadIdx.x % 32 == 0) tma_store_tail(p.a.tma_store_drain);
 }
 
 typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
@@ -1009,41 +975,37 @@ extern "C" int i8_cuda_conv_fp8_tma_multi(const i8_cuda_fp8_conv_args *a, const 
  * The mixed kernels with 64-channel rests (session 57,
  * m64; c_in 192, 320, 448, ...: v4's 1x7 / 7x1 over 192 and 3x3 over 320, v3's 1x7 / 7x1 over 192,
  * 3x3 over 448): whole chunks, then the taps' rests in the 64-byte boxes that made 70-72 fast,
- * where the 32-channel rests of 63-65 and 69 lost to 55's zero-padded chunks. DIR (session 64,
- * d; 1x1 and im2col): the direct epilogue (AB_DIRECT): stores straight from registers and channel
- * scales read from L1, without staging, TMA stores or the channel stage's barriers, which cost the
- * own kernel 0.6-0.7 us of its 1.25-1.86 us epilogue at batch 1 (session 64's lab); the tuner
- * keeps it where it wins. */
+ * where the 32-channel rests of 63-65 and 69 lost to 55's zero-padded chunks. Session 64's
+ * 78-79 (the direct epilogue) lost and were removed in session 65 (see AB below): the next row
+ * added takes number 78. */
 #define TMA_VARIANTS(X) \
-    X("tma128x64s4", 64, 4, false, false, false, false, 128, 0, 2, false) \
-    X("tma128x128s3", 128, 3, false, false, false, false, 128, 0, 2, false) \
-    X("tma128x64s4r", 64, 4, true, false, false, false, 128, 0, 2, false) \
-    X("tma128x64s3h", 64, 3, false, true, false, false, 128, 0, 2, false) \
-    X("tma128x64s4p", 64, 4, false, false, true, false, 128, 0, 2, false) \
-    X("tma128x64s4pr", 64, 4, true, false, true, false, 128, 0, 2, false) \
-    X("tma128x64s4c", 64, 4, false, false, false, true, 128, 0, 2, false) \
-    X("tma128x128s3c", 128, 3, false, false, false, true, 128, 0, 2, false) \
-    X("tma128x64s4pc", 64, 4, false, false, true, true, 128, 0, 2, false) \
-    X("tma128x64s4c32", 64, 4, false, false, false, true, 32, 0, 2, false) \
-    X("tma128x64s4pcm", 64, 4, false, false, true, true, 128, 32, 2, false) \
-    X("tma128x64s4cm", 64, 4, false, false, false, true, 128, 32, 2, false) \
-    X("tma128x128s3cm", 128, 3, false, false, false, true, 128, 32, 2, false) \
-    X("tma128x64s4p3", 64, 4, false, false, true, false, 128, 0, 3, false) \
-    X("tma128x64s4p3r", 64, 4, true, false, true, false, 128, 0, 3, false) \
-    X("tma128x64s4p3c", 64, 4, false, false, true, true, 128, 0, 3, false) \
-    X("tma128x64s4p3cm", 64, 4, false, false, true, true, 128, 32, 3, false) \
-    X("tma128x64s4c64", 64, 4, false, false, false, true, 64, 0, 2, false) \
-    X("tma128x64s4pc64", 64, 4, false, false, true, true, 64, 0, 2, false) \
-    X("tma128x128s3c64", 128, 3, false, false, false, true, 64, 0, 2, false) \
-    X("tma128x64s4cm64", 64, 4, false, false, false, true, 128, 64, 2, false) \
-    X("tma128x128s3cm64", 128, 3, false, false, false, true, 128, 64, 2, false) \
-    X("tma128x64s4pcm64", 64, 4, false, false, true, true, 128, 64, 2, false) \
-    X("tma128x64s8", 64, 8, false, false, false, false, 128, 0, 2, false) \
-    X("tma128x64s8c", 64, 8, false, false, false, true, 128, 0, 2, false) \
-    X("tma128x64s4d", 64, 4, false, false, false, false, 128, 0, 2, true) \
-    X("tma128x64s4cd", 64, 4, false, false, false, true, 128, 0, 2, true)
+    X("tma128x64s4", 64, 4, false, false, false, false, 128, 0, 2) \
+    X("tma128x128s3", 128, 3, false, false, false, false, 128, 0, 2) \
+    X("tma128x64s4r", 64, 4, true, false, false, false, 128, 0, 2) \
+    X("tma128x64s3h", 64, 3, false, true, false, false, 128, 0, 2) \
+    X("tma128x64s4p", 64, 4, false, false, true, false, 128, 0, 2) \
+    X("tma128x64s4pr", 64, 4, true, false, true, false, 128, 0, 2) \
+    X("tma128x64s4c", 64, 4, false, false, false, true, 128, 0, 2) \
+    X("tma128x128s3c", 128, 3, false, false, false, true, 128, 0, 2) \
+    X("tma128x64s4pc", 64, 4, false, false, true, true, 128, 0, 2) \
+    X("tma128x64s4c32", 64, 4, false, false, false, true, 32, 0, 2) \
+    X("tma128x64s4pcm", 64, 4, false, false, true, true, 128, 32, 2) \
+    X("tma128x64s4cm", 64, 4, false, false, false, true, 128, 32, 2) \
+    X("tma128x128s3cm", 128, 3, false, false, false, true, 128, 32, 2) \
+    X("tma128x64s4p3", 64, 4, false, false, true, false, 128, 0, 3) \
+    X("tma128x64s4p3r", 64, 4, true, false, true, false, 128, 0, 3) \
+    X("tma128x64s4p3c", 64, 4, false, false, true, true, 128, 0, 3) \
+    X("tma128x64s4p3cm", 64, 4, false, false, true, true, 128, 32, 3) \
+    X("tma128x64s4c64", 64, 4, false, false, false, true, 64, 0, 2) \
+    X("tma128x64s4pc64", 64, 4, false, false, true, true, 64, 0, 2) \
+    X("tma128x128s3c64", 128, 3, false, false, false, true, 64, 0, 2) \
+    X("tma128x64s4cm64", 64, 4, false, false, false, true, 128, 64, 2) \
+    X("tma128x128s3cm64", 128, 3, false, false, false, true, 128, 64, 2) \
+    X("tma128x64s4pcm64", 64, 4, false, false, true, true, 128, 64, 2) \
+    X("tma128x64s8", 64, 8, false, false, false, false, 128, 0, 2) \
+    X("tma128x64s8c", 64, 8, false, false, false, true, 128, 0, 2)
 
-#define TMA_COUNT(name, bn, st, rt, xh, pp, ic, sw, mix, nc, dir) +1
+#define TMA_COUNT(name, bn, st, rt, xh, pp, ic, sw, mix, nc) +1
 /* the halo variants are numbered after the first I8_FP8_TMA_VARIANTS of these (cuda_fp8.h) */
 static_assert(0 TMA_VARIANTS(TMA_COUNT) == I8_FP8_TMA_VARIANTS + I8_FP8_TMA_LATE_VARIANTS,
               "I8_FP8_TMA_VARIANTS and I8_FP8_TMA_LATE_VARIANTS count the TMA variants");
@@ -1052,7 +1014,7 @@ extern "C" int i8_cuda_conv_fp8_tma_variants(void) { return 0 TMA_VARIANTS(TMA_C
 
 extern "C" const char *i8_cuda_conv_fp8_tma_name(int v) {
     static const char *const names[] = {
-#define TMA_NAME(name, bn, st, rt, xh, pp, ic, sw, mix, nc, dir) name,
+#define TMA_NAME(name, bn, st, rt, xh, pp, ic, sw, mix, nc) name,
         TMA_VARIANTS(TMA_NAME)
 #undef TMA_NAME
     };
@@ -1061,7 +1023,7 @@ extern "C" const char *i8_cuda_conv_fp8_tma_name(int v) {
 
 extern "C" int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int v) {
     int i = 0;
-#define TMA_FITS(name, bn, st, rt, xh, pp, ic, sw, mix, nc, dir) \
+#define TMA_FITS(name, bn, st, rt, xh, pp, ic, sw, mix, nc) \
     if (v == i++) return tma_fits(a, xh, ic) && (sw == FP8_BK || a->c_in <= 64) && (!mix || tma_mixed_fits(a, mix)); /* narrow: small c_in only */
     TMA_VARIANTS(TMA_FITS)
 #undef TMA_FITS
@@ -1070,15 +1032,15 @@ extern "C" int i8_cuda_conv_fp8_tma_fits(const i8_cuda_fp8_conv_args *a, int v) 
 
 /* The host-side columns of a product variant's row in the table (all 0 for a variant that is no
  * TMA kernel), which the queries below read. */
-typedef struct tma_row { int ic, sw, mix, dir; } tma_row;
+typedef struct tma_row { int ic, sw, mix; } tma_row;
 static tma_row tma_row_of(int variant) {
     const int t = i8_cuda_conv_fp8_tma_index(variant);
     int i = 0;
-#define TMA_ROW(name, bn, st, rt, xh, pp, ic, sw, mix, nc, dir) \
-    if (t == i++) return tma_row{ic, sw, mix, dir};
+#define TMA_ROW(name, bn, st, rt, xh, pp, ic, sw, mix, nc) \
+    if (t == i++) return tma_row{ic, sw, mix};
     TMA_VARIANTS(TMA_ROW)
 #undef TMA_ROW
-    return tma_row{0, 0, 0, 0};
+    return tma_row{0, 0, 0};
 }
 
 extern "C" int i8_cuda_conv_fp8_im2col_span(int variant) {
@@ -1087,8 +1049,6 @@ extern "C" int i8_cuda_conv_fp8_im2col_span(int variant) {
 }
 
 extern "C" int i8_cuda_conv_fp8_mixed_rest(int variant) { return tma_row_of(variant).mix; }
-
-extern "C" int i8_cuda_conv_fp8_is_direct(int variant) { return tma_row_of(variant).dir; }
 
 extern "C" int i8_cuda_conv_fp8_is_im2col(int variant) { return i8_cuda_conv_fp8_im2col_span(variant) > 0; }
 
@@ -1101,8 +1061,8 @@ extern "C" int i8_cuda_tma_driver(int *sm_count, void **encode_tiled, void **enc
 
 extern "C" int i8_cuda_conv_fp8_tma_setup(void) {
     int rc = 0;
-#define TMA_SET(name, bn, st, rt, xh, pp, ic, sw, mix, nc, dir) \
-    if (!rc && (!ic || sw != FP8_BK || mix)) rc = tma_set_smem<bn, st, rt, xh, pp, dir ? AB_DIRECT : AB_NONE, false, sw, false, mix, nc>(); \
+#define TMA_SET(name, bn, st, rt, xh, pp, ic, sw, mix, nc) \
+    if (!rc && (!ic || sw != FP8_BK || mix)) rc = tma_set_smem<bn, st, rt, xh, pp, AB_NONE, false, sw, false, mix, nc>(); \
     /* the plain 128-byte im2col variants: the pointwise ones' kernels */
     TMA_VARIANTS(TMA_SET)
 #undef TMA_SET
@@ -1114,8 +1074,8 @@ extern "C" int i8_cuda_conv_fp8_tma_setup(void) {
 extern "C" int i8_cuda_conv_fp8_tma(const i8_cuda_fp8_conv_args *a, int v, void *stream) {
     cudaStream_t s = (cudaStream_t)stream;
     int i = 0;
-#define TMA_LAUNCH(name, bn, st, rt, xh, pp, ic, sw, mix, nc, dir) \
-    if (v == i++) return launch_tma<bn, st, rt, xh, pp, dir ? AB_DIRECT : AB_NONE, false, sw, false, mix, nc>(a, s, ic);
+#define TMA_LAUNCH(name, bn, st, rt, xh, pp, ic, sw, mix, nc) \
+    if (v == i++) return launch_tma<bn, st, rt, xh, pp, AB_NONE, false, sw, false, mix, nc>(a, s, ic);
     TMA_VARIANTS(TMA_LAUNCH)
 #undef TMA_LAUNCH
     return (int)cudaErrorInvalidValue;
