@@ -8,8 +8,9 @@
  * after the product's variants, from i8_cuda_conv_fp8_variants() on (FP8_LAB_VARIANT=63 ... 72 in
  * session 28, before the product's later variants; "abl-nochan" came last, in session 63; session
  * 64's direct epilogue, a lab variant at first, was product variants 78-79 for one session: it
- * lost in session 65's lab and was removed). Session 63's "tma128x64s4x" (the real kernel skipping its epilogue's idle rows
- * and channels) lost on 2080 -> 192 at batch 1 in session 64 and was removed.
+ * lost in session 65's lab and was removed). Session 63's "tma128x64s4x" (the real kernel
+ * skipping its epilogue's idle rows and channels) lost on 2080 -> 192 at batch 1 in session 64
+ * and was removed.
  * History: sessions 11-12 built the kernel here; session 12 found it serialized by a printf
  * (tests/dev/wgmma_pipelined.sh) and session 13's ablations (abl-noepi 8.8 us, abl-nostore 36 us
  * on the batch-32 Block17 up-projection) showed the epilogue waiting on its channel scales, which

@@ -1572,9 +1572,11 @@ static void assert_own_choice_launch_aware(const char *arch, const i8_cuda_stats
         /* no own-kernel choice ran (choose_plain kept the graph without TMA kernels, or no conv had
          * an own kernel to move to): then nothing of it was timed */
         fprintf(stderr, "  %s: no own-kernel choice ran (%s)\n", arch, s->graph_plain ? "plain graph kept" : "nothing to move");
-        assert_true(s->graph_base_ms <= 0.0f && s->graph_base_pdl_ms <= 0.0f); /* 0: not run, < 0: not timed */
-        assert_true(s->graph_own_ms[0] <= 0.0f && s->graph_own_pdl_ms[0] <= 0.0f);
-        assert_true(s->graph_own_ms[1] <= 0.0f && s->graph_own_pdl_ms[1] <= 0.0f);
+        /* the stats' convention (cuda_backend.h): 0 where the choice did not run (the plain graph
+         * kept), < 0 where it ran and timed nothing */
+        const float *const ms[] = {&s->graph_base_ms, &s->graph_base_pdl_ms, &s->graph_own_ms[0],
+                                   &s->graph_own_pdl_ms[0], &s->graph_own_ms[1], &s->graph_own_pdl_ms[1]};
+        for (int i = 0; i < 6; i++) assert_true(s->graph_plain ? *ms[i] == 0.0f : *ms[i] < 0.0f);
         return;
     }
     assert_true(s->graph_base_ms > 0.0f && s->graph_base_pdl_ms != 0.0f); /* the PDL form: timed, or < 0 */

@@ -552,8 +552,7 @@ __device__ __forceinline__ void tma_pingpong(const tma_params &p, int c, unsigne
  * barriers; product variants 78-79 for one session), lost on both shapes: 3.88 against 3.61 us and
  * 7.24 against 6.56 (e4m3 output; 4.24 / 7.61 against 3.92 / 6.78 dual), its scalar scale loads (64
  * a thread and tile) and per-pair addresses adding 40% warp instructions (73.8k against 52.8k on
- * 320 -> 32, Nsight Compute), and
- * the tuner never chose it on IRv2 or v4 at batch 1 or 32: removed
+ * 320 -> 32, Nsight Compute), and the tuner never chose it on IRv2 or v4 at batch 1 or 32: removed
  * (bench/results/fp8-layers-session65/call1). */
 enum { AB_NONE, AB_NO_EPILOGUE, AB_NO_STORES, AB_NO_MMA, AB_NO_LOADS, AB_NO_CHAN };
 template <int BN, int S, bool RT, bool XH, bool PP, int AB = AB_NONE, bool W1 = false, int SW = FP8_BK, bool MO = false,
