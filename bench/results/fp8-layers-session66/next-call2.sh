@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# For session 67 (prepared in session 66), after next-call1.sh on the same warm machine: v3 at batch
+# 32 and 1 (last timed in session 63) and v4 at batch 32, each with its torch.compile peer.
+cd "$(dirname "$0")/../../.."
+CALL_SECONDS=${CALL_SECONDS:-560}
+. tools/device-call.sh
+call_setup
+bench_step v3-b32 inception_v3 32 70
+PEER_MODES=compile peers_step inception_v3 32 80
+bench_step v3-b1 inception_v3 1 45
+PEER_MODES=compile peers_step inception_v3 1 75
+bench_step v4-b32 inception_v4 32 100
+PEER_MODES=compile peers_step inception_v4 32 85
+pack_call next2
