@@ -19,6 +19,10 @@
 #   peers_step ARCH BATCH NEED          peers_torch.py (tools/gpu-check bench_peers) on ARCH's snapshot at
 #                                       BATCH when more than NEED seconds are left, capped at NEED: its
 #                                       figures (peers-ARCH-bBATCH.json) in the same call as infer8's
+#   row_step NAME ARCH BATCH NEED PEER_NEED  one row of issue 5's table: bench_step NAME ARCH BATCH NEED,
+#                                       then peers_step ARCH BATCH PEER_NEED with torch.compile alone
+#                                       (PEER_MODES, unless the caller sets it): the pair every rows call
+#                                       repeated by hand
 #   check_step STEP CAP                 tools/gpu-check STEP (cuda_tests, calib_tests, ...) at a 4 s
 #                                       cuDNN budget, and its verdict lines (and the profile's agreement
 #                                       with the tuner, which test_cuda_backend prints)
@@ -131,6 +135,10 @@ peers_step() {
   rc=${PIPESTATUS[0]}
   # a peer killed by its cap printed nothing (session 56's call 2: IRv2's torch.compile at 80 s)
   [ "$rc" -eq 0 ] || echo "peers $arch b$batch: exit $rc after $((SECONDS - t0)) s$([ "$rc" -eq 124 ] && echo " (the ${limit} s cap)")"
+}
+row_step() {
+  bench_step "$1" "$2" "$3" "$4"
+  PEER_MODES=${PEER_MODES:-compile} peers_step "$2" "$3" "$5"
 }
 check_step() {
   stamp "$1"

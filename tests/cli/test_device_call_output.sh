@@ -82,6 +82,19 @@ chmod +x "$WORK/gpu-check"
 grep -q '^bench_peers arches=inception_v4 batches=32$' "$WORK/peers.txt" || fail "peers_step did not run bench_peers: $(cat "$WORK/peers.txt")"
 grep -q '^peers inception_v3 b1 skipped: ' "$WORK/peers.txt" && ! grep -q 'arches=inception_v3' "$WORK/peers.txt" ||
   fail "peers_step ran without the time it needs: $(cat "$WORK/peers.txt")"
+# row_step runs the bench and then the torch.compile peer on the same model and batch, and skips
+# the peer when the time it needs is not left (the stand-in gpu-check prints what it was given)
+printf '#!/bin/sh\necho "$1 arches=${BENCH_ARCHES:-$INFER8_FP8_BENCH_ARCHES} batches=${BENCH_BATCHES:-$INFER8_FP8_BENCH_BATCHES} into=${FP8_BENCH_INTO-} modes=${PEER_MODES-unset}"\n' \
+  >"$WORK/gpu-check-row"
+chmod +x "$WORK/gpu-check-row"
+(cd "$root" && GPU_CHECK="$WORK/gpu-check-row" OUT="$WORK/out2" CALL_SECONDS=100 bash -c '. tools/device-call.sh
+  row_step irv2-b32 inception_resnet_v2 32 20 30
+  row_step v3-b1 inception_v3 1 20 150') >"$WORK/row.txt" 2>&1 || fail "row_step failed: $(cat "$WORK/row.txt")"
+grep -q '^fp8_bench arches=inception_resnet_v2 batches=32 into=irv2-b32 modes=unset$' "$WORK/row.txt" &&
+  grep -q '^bench_peers arches=inception_resnet_v2 batches=32 into= modes=compile$' "$WORK/row.txt" &&
+  grep -q '^fp8_bench arches=inception_v3 batches=1 into=v3-b1 modes=unset$' "$WORK/row.txt" &&
+  grep -q '^peers inception_v3 b1 skipped: ' "$WORK/row.txt" && ! grep -q 'bench_peers arches=inception_v3' "$WORK/row.txt" ||
+  fail "row_step: $(cat "$WORK/row.txt")"
 # ncu_step skips a profile it has no time for (session 61's next-call1.sh ends with two)
 (cd "$root" && OUT="$WORK/out2" CALL_SECONDS=20 bash -c '. tools/device-call.sh
   ncu_step ncu-late "320->32 @35 b1" 0 48') >"$WORK/ncu.txt" 2>&1 || fail "ncu_step failed: $(cat "$WORK/ncu.txt")"
@@ -142,4 +155,4 @@ grep -q '^capped: test_cuda_fp8 exit 124$' "$WORK/capped.txt" &&
   fp8_tests_step whole 60') >"$WORK/whole.txt" 2>&1 || fail "fp8_tests_step failed: $(cat "$WORK/whole.txt")"
 grep -q '^whole: test_cuda_fp8 exit 0$' "$WORK/whole.txt" && grep -q '^\[  PASSED  \] 3 test(s)\.$' "$WORK/whole.txt" &&
   ! grep -q 'stopped by' "$WORK/whole.txt" || fail "fp8_tests_step: $(cat "$WORK/whole.txt")"
-echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; stage_lab_step its environment and exit status; peers_step runs, skips and names its cap; ncu_step skips without time and passes NCU_SKIP / NCU_FLAGS; suites_parts runs parts alone; fp8_tests_step names where its cap stopped it"
+echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; stage_lab_step its environment and exit status; peers_step runs, skips and names its cap; row_step runs a bench and its torch.compile peer; ncu_step skips without time and passes NCU_SKIP / NCU_FLAGS; suites_parts runs parts alone; fp8_tests_step names where its cap stopped it"

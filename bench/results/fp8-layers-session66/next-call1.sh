@@ -9,8 +9,6 @@ cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-560}
 . tools/device-call.sh
 call_setup
-bench_step irv2-b32 inception_resnet_v2 32 120
-PEER_MODES=compile peers_step inception_resnet_v2 32 95
-bench_step irv2-b1 inception_resnet_v2 1 75
-PEER_MODES=compile peers_step inception_resnet_v2 1 150
+row_step irv2-b32 inception_resnet_v2 32 120 95
+row_step irv2-b1 inception_resnet_v2 1 75 150
 pack_call next1

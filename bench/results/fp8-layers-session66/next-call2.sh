@@ -5,10 +5,7 @@ cd "$(dirname "$0")/../../.."
 CALL_SECONDS=${CALL_SECONDS:-560}
 . tools/device-call.sh
 call_setup
-bench_step v3-b32 inception_v3 32 70
-PEER_MODES=compile peers_step inception_v3 32 80
-bench_step v3-b1 inception_v3 1 45
-PEER_MODES=compile peers_step inception_v3 1 75
-bench_step v4-b32 inception_v4 32 100
-PEER_MODES=compile peers_step inception_v4 32 85
+row_step v3-b32 inception_v3 32 70 80
+row_step v3-b1 inception_v3 1 45 75
+row_step v4-b32 inception_v4 32 100 85
 pack_call next2
