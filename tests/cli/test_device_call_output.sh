@@ -155,4 +155,26 @@ grep -q '^capped: test_cuda_fp8 exit 124$' "$WORK/capped.txt" &&
   fp8_tests_step whole 60') >"$WORK/whole.txt" 2>&1 || fail "fp8_tests_step failed: $(cat "$WORK/whole.txt")"
 grep -q '^whole: test_cuda_fp8 exit 0$' "$WORK/whole.txt" && grep -q '^\[  PASSED  \] 3 test(s)\.$' "$WORK/whole.txt" &&
   ! grep -q 'stopped by' "$WORK/whole.txt" || fail "fp8_tests_step: $(cat "$WORK/whole.txt")"
-echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; stage_lab_step its environment and exit status; peers_step runs, skips and names its cap; row_step runs a bench and its torch.compile peer; ncu_step skips without time and passes NCU_SKIP / NCU_FLAGS; suites_parts runs parts alone; fp8_tests_step names where its cap stopped it"
+# issue5_rows runs the rows named in the table's order (IRv2 batch 32 first, whatever order they are
+# named in) and no others; without names, all six
+(cd "$root" && GPU_CHECK="$WORK/gpu-check-row" OUT="$WORK/out2" CALL_SECONDS=1000 bash -c '. tools/device-call.sh
+  issue5_rows v3-b1 irv2-b32') >"$WORK/rows.txt" 2>&1 || fail "issue5_rows failed: $(cat "$WORK/rows.txt")"
+[ "$(grep -E '^(fp8_bench|bench_peers) ' "$WORK/rows.txt" | cut -d' ' -f1-3)" = "fp8_bench arches=inception_resnet_v2 batches=32
+bench_peers arches=inception_resnet_v2 batches=32
+fp8_bench arches=inception_v3 batches=1
+bench_peers arches=inception_v3 batches=1" ] || fail "issue5_rows v3-b1 irv2-b32: $(cat "$WORK/rows.txt")"
+(cd "$root" && GPU_CHECK="$WORK/gpu-check-row" OUT="$WORK/out2" CALL_SECONDS=1000 bash -c '. tools/device-call.sh
+  issue5_rows') >"$WORK/rows-all.txt" 2>&1 || fail "issue5_rows (all) failed: $(cat "$WORK/rows-all.txt")"
+[ "$(grep '^fp8_bench ' "$WORK/rows-all.txt" | sed 's/.*into=\([^ ]*\).*/\1/' | tr '\n' ' ')" = "irv2-b32 irv2-b1 v3-b32 v3-b1 v4-b32 v4-b1 " ] &&
+  [ "$(grep -c '^bench_peers .* modes=compile$' "$WORK/rows-all.txt")" -eq 6 ] || fail "issue5_rows (all): $(cat "$WORK/rows-all.txt")"
+# issue5_check_call: the two test parts, then the rows, all in one archive
+rm -rf "$WORK/out3" && mkdir -p "$WORK/out3"
+(cd "$root" && GPU_CHECK="$WORK/gpu-check-row" OUT="$WORK/out3" TMPDIR="$WORK/tmp" CALL_SECONDS=1000 bash -c '. tools/device-call.sh
+  issue5_check_call checkx v4-b1') >"$WORK/check-call.txt" 2>&1 || fail "issue5_check_call failed: $(cat "$WORK/check-call.txt")"
+mkdir -p "$WORK/y" && tar -xzf "$WORK/out3/checkx.tgz" -C "$WORK/y" || fail "issue5_check_call made no archive: $(ls "$WORK/out3")"
+grep -q '^fp8_all: test_cuda_fp8 exit 0$' "$WORK/y/fp8_all.summary" && grep -q '^fp8_v3: test_cuda_fp8 exit 0$' "$WORK/y/fp8_v3.summary" ||
+  fail "issue5_check_call's test parts: $(cat "$WORK/y"/*.summary)"
+[ "$(grep -E '^(== suites done|fp8_bench|bench_peers)' "$WORK/y/output.txt" | cut -d' ' -f1-3)" = "== suites done
+fp8_bench arches=inception_v4 batches=1
+bench_peers arches=inception_v4 batches=1" ] || fail "issue5_check_call's output: $(cat "$WORK/y/output.txt")"
+echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; stage_lab_step its environment and exit status; peers_step runs, skips and names its cap; row_step runs a bench and its torch.compile peer; issue5_rows runs the rows named in the table's order; issue5_check_call runs the tests then the rows in one archive; ncu_step skips without time and passes NCU_SKIP / NCU_FLAGS; suites_parts runs parts alone; fp8_tests_step names where its cap stopped it"
