@@ -26,10 +26,11 @@
 #   issue5_rows [NAME...]               row_step for each row of issue 5's table named (all six without:
 #                                       irv2-b32, irv2-b1, v3-b32, v3-b1, v4-b32, v4-b1), always in that
 #                                       order, with the bench and peer needs sessions 65-67 measured;
-#                                       a row the time left cannot hold is skipped, as row_step skips it
+#                                       a row the time left cannot hold is skipped, as row_step skips it;
+#                                       a name it does not know: a message and status 2, no row run
 #   issue5_check_call NAME [ROW...]     the whole owed check in one call: call_setup, every test_fp* and
 #                                       test_inception_v3_fp8* side by side (suites_parts), then
-#                                       issue5_rows ROW..., then pack_call NAME
+#                                       issue5_rows ROW..., then pack_call NAME (an unknown ROW: nothing runs)
 #   check_step STEP CAP                 tools/gpu-check STEP (cuda_tests, calib_tests, ...) at a 4 s
 #                                       cuDNN budget, and its verdict lines (and the profile's agreement
 #                                       with the tuner, which test_cuda_backend prints)
@@ -159,8 +160,16 @@ ISSUE5_ROWS=(
   "v4-b32 inception_v4 32 100 85"
   "v4-b1 inception_v4 1 60 80"
 )
+issue5_rows_known() { # a misspelt row would otherwise run nothing, silently
+  local row name known=" "
+  for row in "${ISSUE5_ROWS[@]}"; do known+="${row%% *} "; done
+  for name in "$@"; do
+    if [[ "$known" != *" $name "* ]]; then echo "issue5_rows: no row '$name' (rows:$known)" >&2; return 2; fi
+  done
+}
 issue5_rows() {
   local row name arch batch need peer_need
+  issue5_rows_known "$@" || return
   for row in "${ISSUE5_ROWS[@]}"; do
     read -r name arch batch need peer_need <<<"$row"
     if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then continue; fi
@@ -170,9 +179,10 @@ issue5_rows() {
 issue5_check_call() {
   local name=$1
   shift
+  issue5_rows_known "$@" || return # before the tests, not after them
   call_setup
-  # test_inception_v3_fp8 and its own-choice test took 88 + 39 s alone in session 67 and more beside
-  # the other part (a 120 s cap stopped the second); test_fp* took 179 s
+  # session 67: beside test_fp* (179 s), test_inception_v3_fp8 took 88 s and a 120 s cap stopped the
+  # own-choice test after it, which then took 39 s alone
   suites_parts 0 4 "fp8_all 240 test_fp*" "fp8_v3 200 test_inception_v3_fp8*"
   stamp "suites done"
   issue5_rows "$@"

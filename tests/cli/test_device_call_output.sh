@@ -167,6 +167,15 @@ bench_peers arches=inception_v3 batches=1" ] || fail "issue5_rows v3-b1 irv2-b32
   issue5_rows') >"$WORK/rows-all.txt" 2>&1 || fail "issue5_rows (all) failed: $(cat "$WORK/rows-all.txt")"
 [ "$(grep '^fp8_bench ' "$WORK/rows-all.txt" | sed 's/.*into=\([^ ]*\).*/\1/' | tr '\n' ' ')" = "irv2-b32 irv2-b1 v3-b32 v3-b1 v4-b32 v4-b1 " ] &&
   [ "$(grep -c '^bench_peers .* modes=compile$' "$WORK/rows-all.txt")" -eq 6 ] || fail "issue5_rows (all): $(cat "$WORK/rows-all.txt")"
+# a row name it does not know stops it before any row runs
+(cd "$root" && GPU_CHECK="$WORK/gpu-check-row" OUT="$WORK/out2" CALL_SECONDS=1000 bash -c '. tools/device-call.sh
+  issue5_rows irv2-b32 v4-b23') >"$WORK/rows-bad.txt" 2>&1 && fail "issue5_rows accepted an unknown row: $(cat "$WORK/rows-bad.txt")"
+grep -q "^issue5_rows: no row 'v4-b23' (rows: irv2-b32 irv2-b1 v3-b32 v3-b1 v4-b32 v4-b1 )$" "$WORK/rows-bad.txt" &&
+  ! grep -q '^fp8_bench ' "$WORK/rows-bad.txt" || fail "issue5_rows with an unknown row: $(cat "$WORK/rows-bad.txt")"
+(cd "$root" && GPU_CHECK="$WORK/gpu-check-row" OUT="$WORK/out2" TMPDIR="$WORK/tmp" CALL_SECONDS=1000 bash -c '. tools/device-call.sh
+  issue5_check_call checkbad v3b1') >"$WORK/check-bad.txt" 2>&1 && fail "issue5_check_call accepted an unknown row: $(cat "$WORK/check-bad.txt")"
+grep -q "^issue5_rows: no row 'v3b1' " "$WORK/check-bad.txt" && ! grep -qE 'PASSED|^fp8_bench ' "$WORK/check-bad.txt" ||
+  fail "issue5_check_call ran with an unknown row: $(cat "$WORK/check-bad.txt")"
 # issue5_check_call: the two test parts, then the rows, all in one archive
 rm -rf "$WORK/out3" && mkdir -p "$WORK/out3"
 (cd "$root" && GPU_CHECK="$WORK/gpu-check-row" OUT="$WORK/out3" TMPDIR="$WORK/tmp" CALL_SECONDS=1000 bash -c '. tools/device-call.sh
