@@ -200,8 +200,7 @@ infer8_status i8_checkpoint_load(const char *path, const char *arch, const i8_li
         }
     }
     if (optimize & I8_CKPT_OPTIMIZE) {
-        s = i8_pass_fold_batchnorm(graph, err);
-        if (!s) s = i8_pass_fuse(graph, err);
+        s = i8_pass_optimize(graph, NULL, err);
         if (s) goto fail_graph;
     }
     free(src.used);

@@ -104,7 +104,7 @@ infer8_status i8_graph_describe_text(const i8_graph *g, char **out, i8_err *err)
         const char *op = i8_op_name(n->op);
         char opx[32];
         if (n->op == I8_OP_AVGPOOL) {
-            snprintf(opx, sizeof opx, "%s%s", op, n->count_include_pad ? "(incl)" : "(excl)");
+            snprintf(opx, sizeof opx, "%s%s%s", op, n->count_include_pad ? "(incl)" : "(excl)", n->bias >= 0 ? "+bias" : "");
             op = opx;
         }
         i8_strbuf_printf(&s, "%5d  %-34s %-14s %-6s %-6s %-6s %-26s %-12s %-5s %-22s %s\n", i, n->name, op, k, st, pd, in, outs,
@@ -177,7 +177,9 @@ static cJSON *layer_json(const i8_graph *g, int i) {
         ok = s && k && cJSON_AddItemToArray(ins, s) && cJSON_AddItemToArray(idx, k);
     }
     ok = ok && add(o, "out", shape(n)) && add(o, "act", cJSON_CreateString(n->act == I8_ACT_RELU ? "relu" : "none"));
-    if (n->op == I8_OP_AVGPOOL) ok = ok && add(o, "count_include_pad", cJSON_CreateBool(n->count_include_pad));
+    if (n->op == I8_OP_AVGPOOL)
+        ok = ok && add(o, "count_include_pad", cJSON_CreateBool(n->count_include_pad)) &&
+             add(o, "bias", cJSON_CreateBool(n->bias >= 0)); /* moved below its 1x1 conv */
     if (n->op == I8_OP_RESIDUAL) ok = ok && add(o, "scale", cJSON_CreateNumber(n->residual_scale));
     if (n->residual >= 0 && n->residual < g->n_nodes) {
         cJSON *r = cJSON_CreateObject();

@@ -297,6 +297,14 @@ static infer8_status validate_node(const i8_graph *g, int idx, i8_err *err) {
                        n->w);
     if (n->act != I8_ACT_NONE && n->act != I8_ACT_RELU)
         return i8_fail(err, INFER8_E_INTERNAL, "%s: node '%s' has invalid act %d", a, n->name, (int)n->act);
+    /* executors apply an act only where one can be fused: convs, residual adds, and average pools
+     * moved below their 1x1 conv (i8_pass_sink_avgpool), which take its bias too */
+    if (n->act != I8_ACT_NONE && n->op != I8_OP_CONV && n->op != I8_OP_RESIDUAL && n->op != I8_OP_AVGPOOL)
+        return i8_fail(err, INFER8_E_INTERNAL, "%s: node '%s' (%s) has an act, which only conv, residual and avgpool take",
+                       a, n->name, i8_op_name(n->op));
+    if (n->bias >= 0 && n->op != I8_OP_CONV && n->op != I8_OP_LINEAR && n->op != I8_OP_AVGPOOL)
+        return i8_fail(err, INFER8_E_INTERNAL, "%s: node '%s' (%s) has a bias, which only conv, linear and avgpool take", a,
+                       n->name, i8_op_name(n->op));
 
     int want_inputs = 1;
     switch (n->op) {
@@ -374,6 +382,11 @@ static infer8_status validate_node(const i8_graph *g, int idx, i8_err *err) {
         if (n->c != in->c || oh != n->h || ow != n->w)
             return i8_fail(err, INFER8_E_SHAPE, "%s: pool '%s' output %dx%dx%d, expected %dx%lldx%lld from input %dx%dx%d",
                            a, n->name, n->c, n->h, n->w, in->c, (long long)oh, (long long)ow, in->c, in->h, in->w);
+        if (n->bias >= 0) {
+            int64_t bs[1] = {n->c};
+            infer8_status st = check_weight(g, n, "bias", n->bias, 1, bs, err);
+            if (st) return st;
+        }
         break;
     }
     case I8_OP_CONCAT: {

@@ -11,6 +11,7 @@
  *   i8_pass_fuse:           conv -> relu       becomes conv with act = RELU
  *                           1x1 conv (+bias) -> residual(x, conv) becomes conv with a residual
  *                           epilogue: out = act(x + scale * (conv + bias))
+ *   i8_pass_sink_avgpool:   avgpool -> 1x1 conv becomes 1x1 conv -> avgpool with bias and act
  * Removed nodes are dropped and indices renumbered by i8_graph_compact.
  */
 #ifndef I8_GRAPH_H
@@ -177,6 +178,14 @@ int i8_node_read_slot(const i8_node *nd, int slot);
 /* Passes (each validates its result). */
 infer8_status i8_pass_fold_batchnorm(i8_graph *g, i8_err *err);
 infer8_status i8_pass_fuse(i8_graph *g, i8_err *err);
+/* After fuse, before any quantization: each average pool whose only reader is a 1x1 stride-1
+ * conv runs after it instead, on the conv's narrower output, taking the conv's bias and act
+ * (sink_avgpool.c says why it is exact). *n_sunk: pools moved. */
+infer8_status i8_pass_sink_avgpool(i8_graph *g, int *n_sunk, i8_err *err);
+/* What a loaded checkpoint goes through (api/checkpoint.c; tests that build a family's graph
+ * directly call it to run what users run): fold_batchnorm, fuse, sink_avgpool (unless the
+ * environment sets INFER8_SINK_AVGPOOL=0). *n_sunk (may be NULL): pools moved. */
+infer8_status i8_pass_optimize(i8_graph *g, int *n_sunk, i8_err *err);
 /* Splits each conv k with select[k] (select: g->n_nodes flags) into two whose weights sum to its
  * own: a new conv "<name>.lo" with W - fp16(W) (no bias, no act), inserted before it, and the
  * conv itself with fp16(W), its bias and act, reading "<name>.lo" as a fused residual of scale 1

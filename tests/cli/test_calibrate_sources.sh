@@ -44,7 +44,9 @@ def scales(name):
     t = d["tensors"] if isinstance(d.get("tensors"), dict) else {e["name"]: e for e in d["tensors"]}
     return d, {k: (v["amax"], v["scale"]) for k, v in t.items()}
 base, ref = scales("flat")
-assert base["images"] == 6 and len(ref) == 70, (base["images"], len(ref))
+# inception_v3's tensors read as FP8: 70 until session 68, when its 9 pool branches' pools moved
+# below their 1x1 convs (i8_pass_sink_avgpool), which now read the block input instead
+assert base["images"] == 6 and len(ref) == 61, (base["images"], len(ref))
 for name in ("classes", "list", "tar", "tarall"):
     d, s = scales(name)
     assert d["images"] == 6 and s == ref, name

@@ -69,7 +69,6 @@ infer8_status i8_test_model_graph(const char *model, i8_graph *g, i8_err *err) {
     if (!fam) return i8_fail(err, INFER8_E_UNSUPPORTED, "unknown arch '%s'", model + 7);
     i8_weight_source src = {NULL, i8_test_random_weight};
     infer8_status st = fam->build(g, &src, 1000, fam->default_size, fam->default_size, err);
-    if (!st) st = i8_pass_fold_batchnorm(g, err);
-    if (!st) st = i8_pass_fuse(g, err);
+    if (!st) st = i8_pass_optimize(g, NULL, err); /* as i8_checkpoint_load */
     return st;
 }

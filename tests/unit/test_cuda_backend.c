@@ -482,8 +482,7 @@ static void check_family(const char *arch)
     infer8_status st = fam->build(&t.g, &src, 1000, 299, 299, &t.err);
     if (st) fprintf(stderr, "%s build: %s\n", arch, t.err.msg);
     assert_int_equal(st, INFER8_OK);
-    assert_int_equal(i8_pass_fold_batchnorm(&t.g, &t.err), INFER8_OK);
-    assert_int_equal(i8_pass_fuse(&t.g, &t.err), INFER8_OK);
+    assert_int_equal(i8_pass_optimize(&t.g, NULL, &t.err), INFER8_OK); /* as checkpoints load */
     static const int ns[] = {1, 4};
     check_graph_b(&t, ns, 2, 1e-2, NULL, 1);
     /* the arena reuses memory: far below one buffer per node */
@@ -515,8 +514,7 @@ static void test_priority_restored(void **state) {
     i8_rng_seed(&t.rng, 7);
     i8_weight_source src = {NULL, i8_test_random_weight};
     assert_int_equal(fam->build(&t.g, &src, 1000, 299, 299, &t.err), INFER8_OK);
-    assert_int_equal(i8_pass_fold_batchnorm(&t.g, &t.err), INFER8_OK);
-    assert_int_equal(i8_pass_fuse(&t.g, &t.err), INFER8_OK);
+    assert_int_equal(i8_pass_optimize(&t.g, NULL, &t.err), INFER8_OK);
     enum { N = 2 };
     const int nn = t.g.n_nodes;
     const size_t per = (size_t)3 * 299 * 299, outc = 1000;
@@ -609,8 +607,7 @@ static int bench_main(void)
         memset(&g, 0, sizeof g);
         i8_err err = {0};
         i8_weight_source src = {NULL, i8_test_random_weight};
-        if (fam->build(&g, &src, 1000, 299, 299, &err) || i8_pass_fold_batchnorm(&g, &err) ||
-            i8_pass_fuse(&g, &err)) {
+        if (fam->build(&g, &src, 1000, 299, 299, &err) || i8_pass_optimize(&g, NULL, &err)) {
             printf("%s: build failed: %s\n", archs[a], err.msg);
             continue;
         }

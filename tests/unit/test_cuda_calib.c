@@ -114,8 +114,7 @@ static void test_inception_v3_agreement(void **state) {
     i8_err err = {0};
     i8_weight_source src = {NULL, i8_test_random_weight};
     assert_int_equal(fam->build(&g, &src, 1000, 299, 299, &err), INFER8_OK);
-    assert_int_equal(i8_pass_fold_batchnorm(&g, &err), INFER8_OK);
-    assert_int_equal(i8_pass_fuse(&g, &err), INFER8_OK);
+    assert_int_equal(i8_pass_optimize(&g, NULL, &err), INFER8_OK);
     const int images = 8, B = 4;
     float *in = i8_gpu_test_inputs(images, 100);
     float *logits = malloc(sizeof(float) * 1000 * B);

@@ -244,6 +244,29 @@ static void check_family(const expect *e) {
     assert_true(find_node(&g, "global_pool") != NULL);
     assert_int_equal(g.nodes[g.output].op, I8_OP_LINEAR);
 
+    /* sink avgpool: every pool branch's pool moves below its 1x1 conv (all of them are pool ->
+     * 1x1), taking the conv's bias and relu; convs and MACs stay as they were */
+    int n_sunk = -1;
+    st = i8_pass_sink_avgpool(&g, &n_sunk, &err);
+    if (st != INFER8_OK) fail_msg("%s: sink avgpool: %s", e->arch, err.msg);
+    assert_int_equal(n_sunk, e->avgpools);
+    i8_graph_compute_stats(&g, &s);
+    assert_int_equal(s.convolutions, e->convs);
+    assert_int_equal(s.count_per_op[I8_OP_AVGPOOL], e->avgpools);
+    assert_true(s.macs == macs_before);
+    int pools_checked = 0;
+    for (int i = 0; i < g.n_nodes; i++) {
+        const i8_node *n = &g.nodes[i];
+        if (n->op != I8_OP_AVGPOOL) continue;
+        const i8_node *conv = &g.nodes[n->inputs[0]];
+        assert_int_equal(conv->op, I8_OP_CONV);
+        assert_true(conv->kh == 1 && conv->kw == 1 && conv->bias < 0 && conv->act == I8_ACT_NONE);
+        assert_true(n->bias >= 0 && n->act == I8_ACT_RELU && n->c == conv->c);
+        pools_checked++;
+    }
+    assert_int_equal(pools_checked, e->avgpools);
+    assert_int_equal(g.n_weights, 2 * e->convs + 2); /* the biases moved, none added */
+
     char *json = NULL;
     assert_int_equal(i8_graph_describe_text(&g, &json, &err), INFER8_OK);
     char gm[32];

@@ -276,6 +276,11 @@ static void check_family(const char *arch)
     assert_int_equal(st, INFER8_OK);
     assert_int_equal(i8_pass_fold_batchnorm(&t.g, &t.err), INFER8_OK);
     assert_int_equal(i8_pass_fuse(&t.g, &t.err), INFER8_OK);
+    /* as checkpoints load: the pool branches' pools below their 1x1 convs, with bias and relu as
+     * oneDNN post-ops (v3's pools count padding, v4's and IRv2's do not) */
+    int n_sunk = 0;
+    assert_int_equal(i8_pass_sink_avgpool(&t.g, &n_sunk, &t.err), INFER8_OK);
+    assert_true(n_sunk > 0);
     static const int ns[] = {1};
     check_graph_b(&t, ns, 1, 0, 1e-4, 1);
     /* bf16 (8-bit mantissa) through ~100 layers: measured about 5e-3 here; 3e-2 bounds it

@@ -503,6 +503,91 @@ static void test_f16_activations(void **state) {
     i8_graph_free(&t.g);
 }
 
+/* i8_pass_sink_avgpool on the fused form of a net whose pool branch is avgpool -> 1x1 conv:
+ * stem 6 x 5 (every 3x3 window but the centre ones crosses the border, so the include-pad
+ * divisor differs from the tap count), the pool counting padding or not. The pool moves below
+ * the conv, takes its bias and relu, and the logits stay those of the graph without the pass. */
+static void build_pool_net(tb *t, int include_pad) {
+    memset(t, 0, sizeof *t);
+    t->fused = 1;
+    i8_rng_seed(&t->rng, 31);
+    assert_int_equal(i8_graph_init(&t->g, "test-net", 3, 13, 11, &t->err), INFER8_OK);
+    int stem = cbr(t, "stem", 0, 16, 3, 3, 2, 2, 0, 0);
+    int b0 = cbr(t, "b0", stem, 8, 1, 1, 1, 1, 0, 0);
+    int b1 = pool(t, I8_OP_AVGPOOL, stem, 3, 1, 1, include_pad);
+    b1 = cbr(t, "b1", b1, 8, 1, 1, 1, 1, 0, 0);
+    i8_node cat = i8_node_blank(I8_OP_CONCAT, "cat");
+    cat.n_inputs = 2, cat.inputs[0] = b0, cat.inputs[1] = b1;
+    cat.c = 16, cat.h = t->g.nodes[stem].h, cat.w = t->g.nodes[stem].w;
+    int c = add_node(t, &cat);
+    i8_node gap = unary_node(t, I8_OP_GLOBAL_AVGPOOL, "gap", c);
+    gap.h = gap.w = 1;
+    int gi = add_node(t, &gap);
+    i8_node fc = unary_node(t, I8_OP_LINEAR, "fc", gi);
+    fc.c = 10;
+    fc.weight = add_weight(t, "fc.w", 2, 10, 16, 0, 0, rand_array(&t->rng, 160, -0.5, 0.5));
+    fc.bias = add_weight(t, "fc.b", 1, 10, 0, 0, 0, rand_array(&t->rng, 10, -0.1, 0.1));
+    t->g.output = add_node(t, &fc);
+    t->g.num_classes = 10;
+}
+
+static void test_sink_avgpool(void **state) {
+    (void)state;
+    for (int include_pad = 0; include_pad < 2; include_pad++) {
+        tb *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+        build_pool_net(a, include_pad);
+        build_pool_net(b, include_pad);
+        i8_err err = {0};
+        const int pool_at = 3, conv_at = 4, bias = b->g.nodes[conv_at].bias;
+        int n_sunk = -1;
+        assert_int_equal(i8_pass_sink_avgpool(&b->g, &n_sunk, &err), INFER8_OK);
+        assert_int_equal(n_sunk, 1);
+        const i8_node *conv = &b->g.nodes[pool_at], *avg = &b->g.nodes[conv_at];
+        assert_int_equal(conv->op, I8_OP_CONV);
+        assert_string_equal(conv->name, "b1");
+        assert_int_equal(conv->inputs[0], 1); /* the stem */
+        assert_int_equal(conv->bias, -1);
+        assert_int_equal(conv->act, I8_ACT_NONE);
+        assert_int_equal(conv->c, 8);
+        assert_int_equal(avg->op, I8_OP_AVGPOOL);
+        assert_int_equal(avg->inputs[0], pool_at);
+        assert_int_equal(avg->c, 8);
+        assert_int_equal(avg->bias, bias);
+        assert_int_equal(avg->act, I8_ACT_RELU);
+        assert_int_equal(avg->count_include_pad, include_pad);
+        assert_int_equal(b->g.nodes[5].inputs[1], conv_at); /* the concat reads the pool */
+        /* a second run finds nothing left to move */
+        assert_int_equal(i8_pass_sink_avgpool(&b->g, &n_sunk, &err), INFER8_OK);
+        assert_int_equal(n_sunk, 0);
+
+        float *in = net_input(2, 5), ya[20], yb[20];
+        void *ca = prepare(&a->g, 2, 0, 0), *cb = prepare(&b->g, 2, 0, 0);
+        run(ca, 2, in, ya);
+        run(cb, 2, in, yb);
+        double d = rel_diff(yb, ya, 20);
+        print_message("count_include_pad %d: pool below its conv vs above: max rel %.3g\n", include_pad, d);
+        assert_true(d <= 1e-5);
+        assert_true(fabs((double)ya[0] - ya[1]) > 1e-4);
+        i8_backend_cpu_reference.destroy(ca), i8_backend_cpu_reference.destroy(cb);
+        i8_graph_free(&a->g), i8_graph_free(&b->g);
+        free(a), free(b), free(in);
+    }
+    /* not moved: a conv that already reads FP8 (its input scale is the pool's), a 3x3 conv */
+    tb *t = malloc(sizeof *t);
+    i8_err err = {0};
+    int n_sunk = -1;
+    build_pool_net(t, 1);
+    t->g.nodes[4].precision = I8_PREC_FP8;
+    assert_int_equal(i8_pass_sink_avgpool(&t->g, &n_sunk, &err), INFER8_OK);
+    assert_int_equal(n_sunk, 0);
+    i8_graph_free(&t->g);
+    build_net(t, 1, 7); /* its include-pad pool feeds a 3x3 conv, the other a 1x1 */
+    assert_int_equal(i8_pass_sink_avgpool(&t->g, &n_sunk, &err), INFER8_OK);
+    assert_int_equal(n_sunk, 1);
+    i8_graph_free(&t->g);
+    free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unfused_equals_fused),
@@ -512,6 +597,7 @@ int main(void) {
         cmocka_unit_test(test_hook_changes_conv),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_f16_activations),
+        cmocka_unit_test(test_sink_avgpool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -233,17 +233,28 @@ static void test_avgpool(void **state) {
     float x[16][2], y[16][2];
     for (int i = 0; i < 16; i++) x[i][0] = 1, x[i][1] = (float)(i + 1);
     i8_ref_conv_shape s = {1, 4, 4, 2, 4, 4, 2, 3, 3, 1, 1, 1, 1};
-    i8_ref_avgpool(&s, 1, &x[0][0], &y[0][0]);
+    i8_ref_avgpool(&s, 1, &x[0][0], NULL, I8_ACT_NONE, &y[0][0]);
     assert_float_equal(y[0][0], 4.0f / 9.0f, 1e-7);  /* corner: 4 of 9 taps real */
     assert_float_equal(y[1][0], 6.0f / 9.0f, 1e-7);  /* edge */
     assert_float_equal(y[5][0], 1.0f, 0);            /* interior */
     assert_float_equal(y[0][1], 14.0f / 9.0f, 1e-6); /* (1+2+5+6)/9 */
-    i8_ref_avgpool(&s, 0, &x[0][0], &y[0][0]);
+    i8_ref_avgpool(&s, 0, &x[0][0], NULL, I8_ACT_NONE, &y[0][0]);
     for (int i = 0; i < 16; i++) assert_float_equal(y[i][0], 1.0f, 0);
     assert_float_equal(y[0][1], 3.5f, 0);  /* (1+2+5+6)/4 */
     assert_float_equal(y[1][1], 4.0f, 0);  /* (1+2+3+5+6+7)/6 */
     assert_float_equal(y[15][1], 13.5f, 0); /* (11+12+15+16)/4 */
     assert_float_equal(y[5][1], 6.0f, 0);  /* 54/9 */
+    /* with a pool moved below its conv's bias and relu: + bias per channel after the division,
+     * then relu */
+    const float bias[2] = {-0.5f, -5.0f};
+    i8_ref_avgpool(&s, 1, &x[0][0], bias, I8_ACT_NONE, &y[0][0]);
+    assert_float_equal(y[0][0], 4.0f / 9.0f - 0.5f, 1e-7);
+    assert_float_equal(y[0][1], 14.0f / 9.0f - 5.0f, 1e-6);
+    i8_ref_avgpool(&s, 1, &x[0][0], bias, I8_ACT_RELU, &y[0][0]);
+    assert_float_equal(y[0][0], 0.0f, 0);            /* 4/9 - 0.5 < 0 */
+    assert_float_equal(y[5][0], 0.5f, 0);            /* 1 - 0.5 */
+    assert_float_equal(y[0][1], 0.0f, 0);            /* 14/9 - 5 < 0 */
+    assert_float_equal(y[5][1], 1.0f, 0);            /* 6 - 5 */
 }
 
 /* ---- the rest ----------------------------------------------------------------------------------- */

@@ -161,6 +161,7 @@ static infer8_status check_node(const i8_graph *g, int k, i8_err *err) {
     case I8_OP_MAXPOOL:
     case I8_OP_AVGPOOL:
         if (in->c != nd->c) break;
+        if (nd->bias >= 0 && (st = check_vec(g, nd, "bias", nd->bias, nd->c, err))) return st;
         return check_window(nd, in, 1, err);
     case I8_OP_CONCAT: {
         long sum = 0;
@@ -431,7 +432,7 @@ static void run_node(ref_ctx *x, int k, int n, const float *input_nchw) {
         break;
     case I8_OP_AVGPOOL:
         window_shape(nd, in, n, &s);
-        i8_ref_avgpool(&s, nd->count_include_pad, a, y);
+        i8_ref_avgpool(&s, nd->count_include_pad, a, nd->bias >= 0 ? wdata(g, nd->bias) : NULL, nd->act, y);
         break;
     case I8_OP_CONCAT: {
         const float *xs[I8_MAX_INPUTS];

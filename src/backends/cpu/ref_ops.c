@@ -218,7 +218,8 @@ void i8_ref_maxpool(const i8_ref_conv_shape *s, const float *x, float *y) {
     }
 }
 
-void i8_ref_avgpool(const i8_ref_conv_shape *s, int count_include_pad, const float *x, float *y) {
+void i8_ref_avgpool(const i8_ref_conv_shape *s, int count_include_pad, const float *x, const float *bias, i8_act act,
+                    float *y) {
     const int c = s->in_c;
     const long rows = (long)s->n * s->out_h;
 #ifdef _OPENMP
@@ -242,6 +243,10 @@ void i8_ref_avgpool(const i8_ref_conv_shape *s, int count_include_pad, const flo
                     for (int k = 0; k < c; k++) out[k] += in[k];
                 }
             for (int k = 0; k < c; k++) out[k] /= (float)divisor;
+            if (bias)
+                for (int k = 0; k < c; k++) out[k] += bias[k];
+            if (act != I8_ACT_NONE)
+                for (int k = 0; k < c; k++) out[k] = act_apply(act, out[k]);
         }
     }
 }

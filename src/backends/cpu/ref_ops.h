@@ -69,8 +69,10 @@ void i8_ref_maxpool(const i8_ref_conv_shape *s, const float *x, float *y);
 
 /* Average pool as PyTorch: sum of the in-bounds taps in float (ky, kx order) divided by the
  * window size counted up to the padded border (count_include_pad = 1) or by the number of
- * in-bounds taps (count_include_pad = 0). Shapes as i8_ref_maxpool. */
-void i8_ref_avgpool(const i8_ref_conv_shape *s, int count_include_pad, const float *x, float *y);
+ * in-bounds taps (count_include_pad = 0); then, for a pool moved below its 1x1 conv
+ * (i8_pass_sink_avgpool), + bias[c] (NULL: none) and the act. Shapes as i8_ref_maxpool. */
+void i8_ref_avgpool(const i8_ref_conv_shape *s, int count_include_pad, const float *x, const float *bias, i8_act act,
+                    float *y);
 
 /* Concatenation along channels: input k, xs[k] of shape [pixels][cs[k]], is copied into
  * channels [off_k, off_k + cs[k]) of y[pixels][sum cs] (off_k = sum of earlier cs). */

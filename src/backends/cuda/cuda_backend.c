@@ -309,6 +309,9 @@ static infer8_status upload_node(cu_ctx *c, int i, i8_err *err) {
         if ((rc = upload(&rt->w16, w16, count * 2, err)) || (rc = upload((void **)&rt->b32, b32, (size_t)nd->c * 4, err)))
             goto out;
         c->weight_bytes += count * 2 + (size_t)nd->c * 4;
+    } else if (nd->op == I8_OP_AVGPOOL && nd->bias >= 0) { /* a pool moved below its 1x1 conv */
+        if ((rc = upload((void **)&rt->b32, g->weights[nd->bias].data, (size_t)nd->c * 4, err))) goto out;
+        c->weight_bytes += (size_t)nd->c * 4;
     } else if (nd->op == I8_OP_BATCHNORM) {
         int ch = nd->c;
         al = i8_malloc((size_t)ch * 4, err);
@@ -362,7 +365,7 @@ static int launch_node(cu_ctx *c, cu_batch *b, int i, cudaStream_t s, int ws_ind
         const cu_storage *st = &c->stor[c->views[i].storage];
         return i8_cuda_pool(x, n, in->h, in->w, in->c, x_ld, st->no_f16 ? NULL : y, i8_cuda_view_qptr(c, i),
                             st->q ? i8_fp8_inv_scale(st->q_scale) : 1.0f, nd->h, nd->w, y_ld, nd->kh, nd->kw, nd->sh,
-                            nd->sw, nd->ph, nd->pw, mode, s);
+                            nd->sw, nd->ph, nd->pw, mode, c->rt[i].b32, nd->act == I8_ACT_RELU, s);
     }
     case I8_OP_CONCAT: {
         int off = 0;

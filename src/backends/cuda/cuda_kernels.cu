@@ -482,18 +482,25 @@ __device__ __forceinline__ void store_pool(const __half *o, __half *y, unsigned 
 }
 
 /* The V results of a window in fp16: the maximum, or the sum over the window's count, divided as
- * the CPU reference divides (count_division.h) */
+ * the CPU reference divides (count_division.h); then, for an average pool moved below its 1x1 conv
+ * (i8_pass_sink_avgpool), + bias (the V channels' own; NULL: none) and relu, in float as the CPU
+ * reference does, rounded to fp16 once */
 template <int V, int MODE>
-__device__ __forceinline__ void pool_result(const float *acc, int count, __half *o) {
+__device__ __forceinline__ void pool_result(const float *acc, int count, const float *bias, int relu, __half *o) {
     const float d = (float)count, r = MODE == 0 ? 0.0f : __frcp_rn(d);
 #pragma unroll
-    for (int e = 0; e < V; e++) o[e] = __float2half_rn(MODE == 0 ? acc[e] : i8_div_by_count(acc[e], d, r));
+    for (int e = 0; e < V; e++) {
+        float v = MODE == 0 ? acc[e] : i8_div_by_count(acc[e], d, r);
+        if (bias) v = __fadd_rn(v, __ldg(bias + e));
+        o[e] = __float2half_rn(relu ? relu_f32(v) : v);
+    }
 }
 
 /* Any pool: one thread per output pixel and group of V channels (V = 8: 16-byte accesses). */
 template <int V, int MODE>
 __global__ void pool_kernel(const __half *x, int n, int h, int w, int c, int x_ld, __half *y, unsigned char *yq,
-                            float y_inv, int ho, int wo, int y_ld, int kh, int kw, int sh, int sw, int ph, int pw) {
+                            float y_inv, int ho, int wo, int y_ld, int kh, int kw, int sh, int sw, int ph, int pw,
+                            const float *bias, int relu) {
     int groups = c / V;
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (size_t)n * ho * wo * groups) return;
@@ -519,7 +526,7 @@ __global__ void pool_kernel(const __half *x, int n, int h, int w, int c, int x_l
             for (int e = 0; e < V; e++) acc[e] = pool_step<MODE>(acc[e], __half2float(v[e]));
         }
     __half o[V];
-    pool_result<V, MODE>(acc, MODE == 2 ? pool_size : (ye - ys) * (xe - xs), o);
+    pool_result<V, MODE>(acc, MODE == 2 ? pool_size : (ye - ys) * (xe - xs), bias ? bias + g * V : NULL, relu, o);
     store_pool<V>(o, y, yq, p * y_ld + g * V, y_inv);
 }
 
@@ -536,7 +543,7 @@ __global__ void pool_kernel(const __half *x, int n, int h, int w, int c, int x_l
 template <int S, int MODE>
 __global__ void __launch_bounds__(128) pool3_kernel(const __half *x, unsigned threads, int h, int w, int c, int x_ld,
                                                     __half *y, unsigned char *yq, float y_inv, int ho, int wo,
-                                                    int y_ld, int ph, int pw) {
+                                                    int y_ld, int ph, int pw, const float *bias, int relu) {
     const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= threads) return;
     const unsigned groups = (unsigned)c / 8, g = t % groups, p = t / groups;
@@ -568,25 +575,27 @@ __global__ void __launch_bounds__(128) pool3_kernel(const __half *x, unsigned th
     const int rows = MODE == 2 ? min(y0 + 3, h + ph) - y0 : min(y0 + 3, h) - max(y0, 0);
     const int cols = MODE == 2 ? min(x0 + 3, w + pw) - x0 : min(x0 + 3, w) - max(x0, 0);
     half8 o;
-    pool_result<8, MODE>(acc, rows * cols, o.h);
+    pool_result<8, MODE>(acc, rows * cols, bias ? bias + g * 8 : NULL, relu, o.h);
     store_pool<8>(o.h, y, yq, (size_t)p * y_ld + g * 8, y_inv);
 }
 
 template <int S, int MODE>
 static void launch_pool3(const void *x, unsigned threads, int h, int w, int c, int x_ld, void *y, void *yq,
-                         float y_inv, int ho, int wo, int y_ld, int ph, int pw, cudaStream_t s) {
+                         float y_inv, int ho, int wo, int y_ld, int ph, int pw, const float *bias, int relu,
+                         cudaStream_t s) {
     pool3_kernel<S, MODE><<<blocks_for(threads, 128), 128, 0, s>>>((const __half *)x, threads, h, w, c, x_ld,
                                                                    (__half *)y, (unsigned char *)yq, y_inv, ho, wo,
-                                                                   y_ld, ph, pw);
+                                                                   y_ld, ph, pw, bias, relu);
 }
 
 template <int V, int MODE>
 static void launch_pool(const void *x, int n, int h, int w, int c, int x_ld, void *y, void *yq, float y_inv, int ho,
-                        int wo, int y_ld, int kh, int kw, int sh, int sw, int ph, int pw, cudaStream_t s) {
+                        int wo, int y_ld, int kh, int kw, int sh, int sw, int ph, int pw, const float *bias, int relu,
+                        cudaStream_t s) {
     const size_t threads = (size_t)n * ho * wo * (c / V);
     pool_kernel<V, MODE><<<blocks_for(threads, 128), 128, 0, s>>>((const __half *)x, n, h, w, c, x_ld, (__half *)y,
                                                                   (unsigned char *)yq, y_inv, ho, wo, y_ld, kh, kw,
-                                                                  sh, sw, ph, pw);
+                                                                  sh, sw, ph, pw, bias, relu);
 }
 
 /* the pool of mode 0 (max), 1 (average, padding excluded) or 2 (included) on the kernel that
@@ -594,28 +603,30 @@ static void launch_pool(const void *x, int n, int h, int w, int c, int x_ld, voi
 template <int MODE>
 static void launch_pool_mode(const void *x, int n, int h, int w, int c, int x_ld, void *y, void *yq, float y_inv,
                              int ho, int wo, int y_ld, int kh, int kw, int sh, int sw, int ph, int pw, bool vec,
-                             cudaStream_t s) {
+                             const float *bias, int relu, cudaStream_t s) {
     const size_t threads = (size_t)n * ho * wo * (c / 8);
     if (vec && kh == 3 && kw == 3 && sh == sw && (sh == 1 || sh == 2) && threads <= 0xffffffffu - 1024 &&
         (size_t)h * w * x_ld <= 0x7fffffffu) {
-        if (sh == 1) launch_pool3<1, MODE>(x, (unsigned)threads, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, ph, pw, s);
-        else launch_pool3<2, MODE>(x, (unsigned)threads, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, ph, pw, s);
+        if (sh == 1)
+            launch_pool3<1, MODE>(x, (unsigned)threads, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, ph, pw, bias, relu, s);
+        else launch_pool3<2, MODE>(x, (unsigned)threads, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, ph, pw, bias, relu, s);
     } else if (vec)
-        launch_pool<8, MODE>(x, n, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, kh, kw, sh, sw, ph, pw, s);
+        launch_pool<8, MODE>(x, n, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, kh, kw, sh, sw, ph, pw, bias, relu, s);
     else
-        launch_pool<1, MODE>(x, n, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, kh, kw, sh, sw, ph, pw, s);
+        launch_pool<1, MODE>(x, n, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, kh, kw, sh, sw, ph, pw, bias, relu, s);
 }
 
 extern "C" int i8_cuda_pool(const void *x, int n, int h, int w, int c, int x_ld, void *y, void *yq, float y_inv,
                             int ho, int wo, int y_ld, int kh, int kw, int sh, int sw, int ph, int pw, int mode,
-                            void *stream) {
+                            const float *bias, int relu, void *stream) {
     cudaStream_t s = (cudaStream_t)stream;
     const bool vec = c % 8 == 0 && x_ld % 8 == 0 && y_ld % 8 == 0 && ((uintptr_t)x & 15) == 0 &&
                      ((uintptr_t)y & 15) == 0 && ((uintptr_t)yq & 7) == 0;
-    if (mode == 0) launch_pool_mode<0>(x, n, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, kh, kw, sh, sw, ph, pw, vec, s);
+    if (mode == 0)
+        launch_pool_mode<0>(x, n, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, kh, kw, sh, sw, ph, pw, vec, bias, relu, s);
     else if (mode == 1)
-        launch_pool_mode<1>(x, n, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, kh, kw, sh, sw, ph, pw, vec, s);
-    else launch_pool_mode<2>(x, n, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, kh, kw, sh, sw, ph, pw, vec, s);
+        launch_pool_mode<1>(x, n, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, kh, kw, sh, sw, ph, pw, vec, bias, relu, s);
+    else launch_pool_mode<2>(x, n, h, w, c, x_ld, y, yq, y_inv, ho, wo, y_ld, kh, kw, sh, sw, ph, pw, vec, bias, relu, s);
     return launch_status();
 }
 

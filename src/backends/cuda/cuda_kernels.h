@@ -67,9 +67,12 @@ int i8_cuda_input_u8_to_nhwc(const uint8_t *x, int n, int h, int w, const float 
 /* Max (mode 0), average excluding padding (mode 1) or including it (mode 2) pooling,
  * floor rounding; padded taps are never max candidates. x: [n][h][w] stride x_ld; y (fp16) and
  * yq (its e4m3 twin, e4m3_satfinite_rne(fp16 value * y_inv), same stride y_ld) each may be
- * NULL: a pool writing into a storage read as FP8 writes the twin itself (cuda_fp8.c). */
+ * NULL: a pool writing into a storage read as FP8 writes the twin itself (cuda_fp8.c).
+ * bias (float [c], device; NULL: none) and relu: the epilogue of an average pool moved below
+ * its 1x1 conv (i8_pass_sink_avgpool), applied in float before the one fp16 rounding. */
 int i8_cuda_pool(const void *x, int n, int h, int w, int c, int x_ld, void *y, void *yq, float y_inv, int ho, int wo,
-                 int y_ld, int kh, int kw, int sh, int sw, int ph, int pw, int mode, void *stream);
+                 int y_ld, int kh, int kw, int sh, int sw, int ph, int pw, int mode, const float *bias, int relu,
+                 void *stream);
 
 /* Global average pool: fp16 [n][hw] stride x_ld -> float32 y[n][c]. */
 int i8_cuda_global_avgpool(const void *x, int n, int hw, int c, int x_ld, float *y, void *stream);

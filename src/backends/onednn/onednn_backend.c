@@ -880,6 +880,13 @@ static infer8_status build_conv(ctx *c, plan *p, int i, i8_err *err)
     return add_prim(p, pd, i, has_bias ? 4 : 3, a, err);
 }
 
+/* The bias of an average pool, [1][c][1][1] f32, broadcast over batch and pixels. */
+static dnnl_status_t pool_bias_md(const i8_node *nd, dnnl_memory_desc_t *md)
+{
+    dnnl_dims_t dims = {1, nd->c, 1, 1};
+    return dnnl_memory_desc_init_by_tag(md, 4, dims, dnnl_f32, dnnl_nchw);
+}
+
 static infer8_status pool_pd(ctx *c, int i, const dnnl_memory_desc_t *src, const dnnl_memory_desc_t *dst,
                              dnnl_primitive_desc_t *pd, i8_err *err)
 {
@@ -900,7 +907,28 @@ static infer8_status pool_pd(ctx *c, int i, const dnnl_memory_desc_t *src, const
     dnnl_pooling_v2_desc_t pdsc;
     DNN(dnnl_pooling_v2_forward_desc_init(&pdsc, dnnl_forward_inference, alg, src, dst, strides, kernel, dil, pl, pr),
         "pooling desc", nd);
-    DNN(dnnl_primitive_desc_create(pd, &pdsc, NULL, c->engine, NULL), "pooling primitive desc", nd);
+    /* an average pool moved below its 1x1 conv (i8_pass_sink_avgpool) adds the conv's bias (a
+     * per-channel binary post-op, pool_bias_md) and applies its act */
+    dnnl_primitive_attr_t attr = NULL;
+    if (nd->bias >= 0 || nd->act != I8_ACT_NONE) {
+        dnnl_post_ops_t po = NULL;
+        dnnl_memory_desc_t bmd;
+        int ok = dnnl_primitive_attr_create(&attr) == dnnl_success && dnnl_post_ops_create(&po) == dnnl_success;
+        if (ok && nd->bias >= 0)
+            ok = pool_bias_md(nd, &bmd) == dnnl_success &&
+                 dnnl_post_ops_append_binary(po, dnnl_binary_add, &bmd) == dnnl_success;
+        if (ok && nd->act == I8_ACT_RELU)
+            ok = dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f) == dnnl_success;
+        ok = ok && dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
+        if (po) dnnl_post_ops_destroy(po);
+        if (!ok) {
+            if (attr) dnnl_primitive_attr_destroy(attr);
+            return i8_fail(err, INFER8_E_DEVICE, "onednn: node %s: pooling post-ops (bias, act) not built", nd->name);
+        }
+    }
+    dnnl_status_t ds = dnnl_primitive_desc_create(pd, &pdsc, attr, c->engine, NULL);
+    if (attr) dnnl_primitive_attr_destroy(attr);
+    DNN(ds, "pooling primitive desc", nd);
     return INFER8_OK;
 }
 
@@ -910,8 +938,21 @@ static infer8_status build_pool(ctx *c, plan *p, int i, i8_err *err)
     dnnl_primitive_desc_t pd;
     infer8_status st = pool_pd(c, i, &p->node_md[nd->inputs[0]], &p->node_md[i], &pd, err);
     if (st) return st;
-    dnnl_exec_arg_t a[2] = {{DNNL_ARG_SRC, read_mem(c, p, i, 0)}, {DNNL_ARG_DST, p->node_mem[i]}};
-    return add_prim(p, pd, i, 2, a, err);
+    dnnl_memory_t bmem = NULL;
+    if (nd->bias >= 0) {
+        dnnl_memory_desc_t bmd;
+        if (pool_bias_md(nd, &bmd) != dnnl_success)
+            st = i8_fail(err, INFER8_E_DEVICE, "onednn: node %s: bias memory descriptor", nd->name);
+        if (!st) st = new_mem(p, c, &bmd, c->g->weights[nd->bias].data, &bmem, err);
+        if (st) {
+            dnnl_primitive_desc_destroy(pd);
+            return st;
+        }
+    }
+    dnnl_exec_arg_t a[3] = {{DNNL_ARG_SRC, read_mem(c, p, i, 0)},
+                            {DNNL_ARG_DST, p->node_mem[i]},
+                            {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, bmem}};
+    return add_prim(p, pd, i, bmem ? 3 : 2, a, err);
 }
 
 static infer8_status build_linear(ctx *c, plan *p, int i, i8_err *err)
