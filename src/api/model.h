@@ -42,8 +42,9 @@ infer8_status i8_ctx_bad_arg(infer8_context *ctx, const char *what);
 void i8_ctx_log(infer8_context *ctx, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Opens a checkpoint (snapshot folder or bare .safetensors) into a graph. `optimize` is a set of
- * flags: I8_CKPT_OPTIMIZE (fold batchnorm, fuse), I8_CKPT_ALLOW_NONFINITE (accept NaN/Inf
- * weights; by default the first one is INFER8_E_FORMAT naming the tensor and element index). */
+ * flags: I8_CKPT_OPTIMIZE (i8_pass_optimize: fold batchnorm, fuse, sink avgpool),
+ * I8_CKPT_ALLOW_NONFINITE (accept NaN/Inf weights; by default the first one is INFER8_E_FORMAT
+ * naming the tensor and element index). */
 #define I8_CKPT_OPTIMIZE 1
 #define I8_CKPT_ALLOW_NONFINITE 2
 infer8_status i8_checkpoint_load(const char *path, const char *arch, const i8_limits *limits, i8_model_config *cfg,
