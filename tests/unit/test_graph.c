@@ -194,6 +194,29 @@ static void test_rejects_huge_padding(void **state) {
     expect_invalid(&g, INFER8_E_SHAPE, "'stem' output 4x4, expected 2147483651x2147483651");
 }
 
+/* A bias and an act only where an executor applies them: conv, linear (bias), residual (act) and
+ * the average pools i8_pass_sink_avgpool moves below their 1x1 conv (both); a bundle that sets
+ * them elsewhere would otherwise have them ignored. */
+static void test_bias_and_act_placement(void **state) {
+    (void)state;
+    i8_graph g = {0};
+    build_small(&g);
+    g.nodes[4].act = I8_ACT_RELU; /* the max pool */
+    expect_invalid(&g, INFER8_E_INTERNAL, "'pool' (maxpool) has an act");
+    build_small(&g);
+    g.nodes[6].bias = g.nodes[5].bias; /* the concat */
+    expect_invalid(&g, INFER8_E_INTERNAL, "'mix' (concat) has a bias");
+    build_small(&g);
+    g.nodes[4].op = I8_OP_AVGPOOL, g.nodes[4].bias = g.nodes[5].bias; /* 6 values for 4 channels */
+    expect_invalid(&g, INFER8_E_SHAPE, "'pool' bias weight 'side.bias': expected shape [4], found [6]");
+    build_small(&g);
+    int64_t four[1] = {4};
+    g.nodes[4].op = I8_OP_AVGPOOL, g.nodes[4].bias = add_w(&g, "pool.bias", 1, four), g.nodes[4].act = I8_ACT_RELU;
+    i8_err err = {0};
+    assert_int_equal(i8_graph_validate(&g, &err), INFER8_OK);
+    i8_graph_free(&g);
+}
+
 static void test_rejects_input_count(void **state) {
     (void)state;
     i8_graph g = {0};
@@ -289,6 +312,7 @@ int main(void) {
         cmocka_unit_test(test_rejects_conv_size),
         cmocka_unit_test(test_rejects_pool_size),
         cmocka_unit_test(test_rejects_huge_padding),
+        cmocka_unit_test(test_bias_and_act_placement),
         cmocka_unit_test(test_rejects_input_count),
         cmocka_unit_test(test_rejects_bad_output),
         cmocka_unit_test(test_rejects_bad_residual),

@@ -122,6 +122,19 @@ static int pool(tb *t, i8_op op, int in, int k, int s, int p, int include_pad) {
     return add_node(t, &n);
 }
 
+/* GAP + linear 16 -> 10 on node `in` (16 channels): the graph's output. */
+static void add_head(tb *t, int in) {
+    i8_node gap = unary_node(t, I8_OP_GLOBAL_AVGPOOL, "gap", in);
+    gap.h = gap.w = 1;
+    int gi = add_node(t, &gap);
+    i8_node fc = unary_node(t, I8_OP_LINEAR, "fc", gi);
+    fc.c = 10;
+    fc.weight = add_weight(t, "fc.w", 2, 10, 16, 0, 0, rand_array(&t->rng, 160, -0.5, 0.5));
+    fc.bias = add_weight(t, "fc.b", 1, 10, 0, 0, 0, rand_array(&t->rng, 10, -0.1, 0.1));
+    t->g.output = add_node(t, &fc);
+    t->g.num_classes = 10;
+}
+
 /* A small Inception-ResNet: stem, a Block35-like block with avg-pool branches, a max pool, a
  * final no-relu residual, GAP + linear. Input 3 x 13 x 11 (non-square on purpose). */
 static void build_net(tb *t, int fused, uint64_t seed) {
@@ -145,15 +158,7 @@ static void build_net(tb *t, int fused, uint64_t seed) {
     int r = residual(t, "block", stem, c, 0.17f, I8_ACT_RELU);
     int mp = pool(t, I8_OP_MAXPOOL, r, 3, 2, 0, 0); /* 2 x 2 */
     int r2 = residual(t, "final", mp, mp, 1.0f, I8_ACT_NONE);
-    i8_node gap = unary_node(t, I8_OP_GLOBAL_AVGPOOL, "gap", r2);
-    gap.h = gap.w = 1;
-    int gi = add_node(t, &gap);
-    i8_node fc = unary_node(t, I8_OP_LINEAR, "fc", gi);
-    fc.c = 10;
-    fc.weight = add_weight(t, "fc.w", 2, 10, 16, 0, 0, rand_array(&t->rng, 160, -0.5, 0.5));
-    fc.bias = add_weight(t, "fc.b", 1, 10, 0, 0, 0, rand_array(&t->rng, 10, -0.1, 0.1));
-    t->g.output = add_node(t, &fc);
-    t->g.num_classes = 10;
+    add_head(t, r2);
 }
 
 /* ---- running -------------------------------------------------------------------------------- */
@@ -520,15 +525,7 @@ static void build_pool_net(tb *t, int include_pad) {
     cat.n_inputs = 2, cat.inputs[0] = b0, cat.inputs[1] = b1;
     cat.c = 16, cat.h = t->g.nodes[stem].h, cat.w = t->g.nodes[stem].w;
     int c = add_node(t, &cat);
-    i8_node gap = unary_node(t, I8_OP_GLOBAL_AVGPOOL, "gap", c);
-    gap.h = gap.w = 1;
-    int gi = add_node(t, &gap);
-    i8_node fc = unary_node(t, I8_OP_LINEAR, "fc", gi);
-    fc.c = 10;
-    fc.weight = add_weight(t, "fc.w", 2, 10, 16, 0, 0, rand_array(&t->rng, 160, -0.5, 0.5));
-    fc.bias = add_weight(t, "fc.b", 1, 10, 0, 0, 0, rand_array(&t->rng, 10, -0.1, 0.1));
-    t->g.output = add_node(t, &fc);
-    t->g.num_classes = 10;
+    add_head(t, c);
 }
 
 static void test_sink_avgpool(void **state) {
