@@ -76,7 +76,7 @@ static void put_fp8_scales(i8_strbuf *s, const i8_graph *g) {
 infer8_status i8_graph_describe_text(const i8_graph *g, char **out, i8_err *err) {
     i8_strbuf s = {0};
     i8_strbuf_printf(&s, "%s: %d nodes, input %dx%dx%d\n", g->arch, g->n_nodes, g->input_c, g->input_h, g->input_w);
-    i8_strbuf_printf(&s, "%5s  %-34s %-14s %-6s %-6s %-6s %-26s %-12s %-5s %-22s %s\n", "#", "name", "op", "kernel", "stride", "pad",
+    i8_strbuf_printf(&s, "%5s  %-34s %-18s %-6s %-6s %-6s %-26s %-12s %-5s %-22s %s\n", "#", "name", "op", "kernel", "stride", "pad",
         "input", "output", "act", "residual", "prec");
     for (int i = 0; i < g->n_nodes; i++) {
         const i8_node *n = &g->nodes[i];
@@ -107,7 +107,7 @@ infer8_status i8_graph_describe_text(const i8_graph *g, char **out, i8_err *err)
             snprintf(opx, sizeof opx, "%s%s%s", op, n->count_include_pad ? "(incl)" : "(excl)", n->bias >= 0 ? "+bias" : "");
             op = opx;
         }
-        i8_strbuf_printf(&s, "%5d  %-34s %-14s %-6s %-6s %-6s %-26s %-12s %-5s %-22s %s\n", i, n->name, op, k, st, pd, in, outs,
+        i8_strbuf_printf(&s, "%5d  %-34s %-18s %-6s %-6s %-6s %-26s %-12s %-5s %-22s %s\n", i, n->name, op, k, st, pd, in, outs,
             n->act == I8_ACT_RELU ? "relu" : "-", res, i8_precision_name(n->precision));
     }
     i8_graph_stats stats;
