@@ -142,14 +142,18 @@ void tg_case_spatial(tg *t, int c5x5_out) {
 
 void tg_case_pool(tg *t, int k) {
     static const int sizes[][2] = {{17, 17}, {16, 15}};
-    const int s = k / 6, variant = k % 6;
+    const int s = k / 8, variant = k % 8;
     tg_init(t, 3, sizes[s][0], sizes[s][1], 3 + (uint64_t)variant);
     /* 16 channels: the GPU's 8-channel-group pool kernels; 12: its scalar one */
     int a = tg_conv(t, "c", 0, variant & 1 || variant == 4 ? 16 : 12, 3, 3, 1, 1, 1, 1, 1, I8_ACT_NONE, -1, 1);
     int p;
     if (variant < 2) p = tg_pool(t, "maxpool", I8_OP_MAXPOOL, a, 3, 2, 0, 0);
     else if (variant < 4) p = tg_pool(t, "avgpool", I8_OP_AVGPOOL, a, 3, variant == 2 ? 1 : 2, 1, variant == 3);
-    else p = tg_pool(t, "avgpool", I8_OP_AVGPOOL, a, 3, 1, 1, variant == 5); /* the blocks' pools (v4: excl., v3: incl.) */
+    else p = tg_pool(t, "avgpool", I8_OP_AVGPOOL, a, 3, 1, 1, variant & 1); /* the blocks' pools (v4: excl., v3: incl.) */
+    if (variant >= 6) { /* as i8_pass_sink_avgpool leaves them: the 1x1 conv's bias and relu after the pool */
+        const int bias = tg_weight(t, "avgpool.bias", 1, t->g.nodes[a].c, 1, 1, 1, 0.5);
+        t->g.nodes[p].bias = bias, t->g.nodes[p].act = I8_ACT_RELU;
+    }
     tg_finish(t, p);
 }
 
@@ -223,8 +227,10 @@ const char *tg_case_build(tg *t, int i, int c5x5_out) {
     static const char *const pool_names[TG_POOL_CASES] = {
         "pool 17x17 max", "pool 17x17 max (16 ch)", "pool 17x17 avg excl. pad", "pool 17x17 avg incl. pad s2",
         "pool 17x17 avg excl. pad (16 ch)", "pool 17x17 avg incl. pad s1 (16 ch)",
+        "pool 17x17 avg excl. pad + bias, relu", "pool 17x17 avg incl. pad s1 + bias, relu (16 ch)",
         "pool 16x15 max", "pool 16x15 max (16 ch)", "pool 16x15 avg excl. pad", "pool 16x15 avg incl. pad s2",
-        "pool 16x15 avg excl. pad (16 ch)", "pool 16x15 avg incl. pad s1 (16 ch)"};
+        "pool 16x15 avg excl. pad (16 ch)", "pool 16x15 avg incl. pad s1 (16 ch)",
+        "pool 16x15 avg excl. pad + bias, relu", "pool 16x15 avg incl. pad s1 + bias, relu (16 ch)"};
     switch (i) {
     case 0: tg_case_stem(t); return "stem";
     case 1: tg_case_spatial(t, c5x5_out); return "spatial 5x5 / 1x7 / 7x1 / 3x3s2";

@@ -37,17 +37,19 @@ void tg_finish(tg *t, int output);
  * backend's test, each compared with the reference executor):
  *   stem            3x19x17 input: 3x3/2 conv + relu, then a 3x3 conv without bias;
  *   spatial         5x5 (c5x5_out channels), 1x7, 7x1, 3x3/2;
- *   pool k (0..11)  a conv then max pool (stride 2), average pool excluding padding (stride 1)
+ *   pool k (0..15)  a conv then max pool (stride 2), average pool excluding padding (stride 1)
  *                   or including it (stride 2) over 12 or 16 channels, and the Inception blocks'
  *                   stride-1 average pools over 16 channels (excluding and including padding),
- *                   on 17x17 (k < 6) or 16x15 inputs;
+ *                   without and with the bias and relu i8_pass_sink_avgpool gives them (12
+ *                   channels excluding padding, the GPU's scalar kernel; 16 including it), on
+ *                   17x17 (k < 8) or 16x15 inputs;
  *   concat          Inception-style block: branches written into their concat slices, the input
  *                   read by two concat positions (copied), a nested concat and a pool branch;
  *   fused_residual  fused residual convs (relu and none) in place and copied, chained as IRv2
  *                   repeats them, then a head;
  *   unfused         conv -> batchnorm -> relu and a residual node, as families build them
  *                   before the passes. */
-#define TG_POOL_CASES 12
+#define TG_POOL_CASES 16
 void tg_case_stem(tg *t);
 void tg_case_spatial(tg *t, int c5x5_out);
 void tg_case_pool(tg *t, int k);
