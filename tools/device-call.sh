@@ -29,7 +29,7 @@
 #                                       a row the time left cannot hold is skipped, as row_step skips it;
 #                                       a name it does not know: a message and status 2, no row run
 #   issue5_check_call NAME [ROW...]     the whole owed check in one call: call_setup, every test_fp* and
-#                                       test_inception_v3_fp8* side by side (suites_parts), then
+#                                       test_inception_v3_fp8* beside cuda_tests (suites_parts), then
 #                                       issue5_rows ROW..., then pack_call NAME (an unknown ROW: nothing runs)
 #   check_step STEP CAP                 tools/gpu-check STEP (cuda_tests, calib_tests, ...) at a 4 s
 #                                       cuDNN budget, and its verdict lines (and the profile's agreement
@@ -182,8 +182,9 @@ issue5_check_call() {
   issue5_rows_known "$@" || return # before the tests, not after them
   call_setup
   # session 67: beside test_fp* (179 s), test_inception_v3_fp8 took 88 s and a 120 s cap stopped the
-  # own-choice test after it, which then took 39 s alone
-  suites_parts 0 4 "fp8_all 240 test_fp*" "fp8_v3 200 test_inception_v3_fp8*"
+  # own-choice test after it, which then took 39 s alone; session 68 added cuda_tests beside them (the
+  # fp16 families and per-op graphs, the moved pools' bias and relu among them): all done in 184 s
+  suites_parts 200 4 "fp8_all 240 test_fp*" "fp8_v3 200 test_inception_v3_fp8*"
   stamp "suites done"
   issue5_rows "$@"
   pack_call "$name"

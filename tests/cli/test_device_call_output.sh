@@ -176,14 +176,15 @@ grep -q "^issue5_rows: no row 'v4-b23' (rows: irv2-b32 irv2-b1 v3-b32 v3-b1 v4-b
   issue5_check_call checkbad v3b1') >"$WORK/check-bad.txt" 2>&1 && fail "issue5_check_call accepted an unknown row: $(cat "$WORK/check-bad.txt")"
 grep -q "^issue5_rows: no row 'v3b1' " "$WORK/check-bad.txt" && ! grep -qE 'PASSED|^fp8_bench ' "$WORK/check-bad.txt" ||
   fail "issue5_check_call ran with an unknown row: $(cat "$WORK/check-bad.txt")"
-# issue5_check_call: the two test parts, then the rows, all in one archive
+# issue5_check_call: the two test parts beside cuda_tests, then the rows, all in one archive
 rm -rf "$WORK/out3" && mkdir -p "$WORK/out3"
 (cd "$root" && GPU_CHECK="$WORK/gpu-check-row" OUT="$WORK/out3" TMPDIR="$WORK/tmp" CALL_SECONDS=1000 bash -c '. tools/device-call.sh
   issue5_check_call checkx v4-b1') >"$WORK/check-call.txt" 2>&1 || fail "issue5_check_call failed: $(cat "$WORK/check-call.txt")"
 mkdir -p "$WORK/y" && tar -xzf "$WORK/out3/checkx.tgz" -C "$WORK/y" || fail "issue5_check_call made no archive: $(ls "$WORK/out3")"
 grep -q '^fp8_all: test_cuda_fp8 exit 0$' "$WORK/y/fp8_all.summary" && grep -q '^fp8_v3: test_cuda_fp8 exit 0$' "$WORK/y/fp8_v3.summary" ||
   fail "issue5_check_call's test parts: $(cat "$WORK/y"/*.summary)"
+grep -q '^== cuda_tests ' "$WORK/y/output.txt" || fail "issue5_check_call ran no cuda_tests: $(cat "$WORK/y/output.txt")"
 [ "$(grep -E '^(== suites done|fp8_bench|bench_peers)' "$WORK/y/output.txt" | cut -d' ' -f1-3)" = "== suites done
 fp8_bench arches=inception_v4 batches=1
 bench_peers arches=inception_v4 batches=1" ] || fail "issue5_check_call's output: $(cat "$WORK/y/output.txt")"
-echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; stage_lab_step its environment and exit status; peers_step runs, skips and names its cap; row_step runs a bench and its torch.compile peer; issue5_rows runs the rows named in the table's order; issue5_check_call runs the tests then the rows in one archive; ncu_step skips without time and passes NCU_SKIP / NCU_FLAGS; suites_parts runs parts alone; fp8_tests_step names where its cap stopped it"
+echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; stage_lab_step its environment and exit status; peers_step runs, skips and names its cap; row_step runs a bench and its torch.compile peer; issue5_rows runs the rows named in the table's order; issue5_check_call runs the tests (cuda_tests beside the FP8 parts) then the rows in one archive; ncu_step skips without time and passes NCU_SKIP / NCU_FLAGS; suites_parts runs parts alone; fp8_tests_step names where its cap stopped it"
