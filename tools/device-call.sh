@@ -23,6 +23,8 @@
 #                                       then peers_step ARCH BATCH PEER_NEED with torch.compile alone
 #                                       (PEER_MODES, unless the caller sets it): the pair every rows call
 #                                       repeated by hand
+#   sink_ab_step NAME ARCH BATCH NEED   bench_step NAME-nosink without the pool pass (INFER8_SINK_AVGPOOL=0),
+#                                       then bench_step NAME with it: session 68's A/B of i8_pass_sink_avgpool
 #   issue5_rows [NAME...]               row_step for each row of issue 5's table named (all six without:
 #                                       irv2-b32, irv2-b1, v3-b32, v3-b1, v4-b32, v4-b1), always in that
 #                                       order, with the bench and peer needs sessions 65-67 measured;
@@ -143,6 +145,10 @@ peers_step() {
   rc=${PIPESTATUS[0]}
   # a peer killed by its cap printed nothing (session 56's call 2: IRv2's torch.compile at 80 s)
   [ "$rc" -eq 0 ] || echo "peers $arch b$batch: exit $rc after $((SECONDS - t0)) s$([ "$rc" -eq 124 ] && echo " (the ${limit} s cap)")"
+}
+sink_ab_step() {
+  INFER8_SINK_AVGPOOL=0 bench_step "$1-nosink" "$2" "$3" "$4"
+  bench_step "$1" "$2" "$3" "$4"
 }
 row_step() {
   bench_step "$1" "$2" "$3" "$4"

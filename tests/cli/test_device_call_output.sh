@@ -167,6 +167,13 @@ bench_peers arches=inception_v3 batches=1" ] || fail "issue5_rows v3-b1 irv2-b32
   issue5_rows') >"$WORK/rows-all.txt" 2>&1 || fail "issue5_rows (all) failed: $(cat "$WORK/rows-all.txt")"
 [ "$(grep '^fp8_bench ' "$WORK/rows-all.txt" | sed 's/.*into=\([^ ]*\).*/\1/' | tr '\n' ' ')" = "irv2-b32 irv2-b1 v3-b32 v3-b1 v4-b32 v4-b1 " ] &&
   [ "$(grep -c '^bench_peers .* modes=compile$' "$WORK/rows-all.txt")" -eq 6 ] || fail "issue5_rows (all): $(cat "$WORK/rows-all.txt")"
+# sink_ab_step: the bench without the pool pass (INFER8_SINK_AVGPOOL=0 reaches it), then with it
+printf '#!/bin/sh\necho "$1 into=${FP8_BENCH_INTO-} sink=${INFER8_SINK_AVGPOOL-unset}"\n' >"$WORK/gpu-check-sink"
+chmod +x "$WORK/gpu-check-sink"
+(cd "$root" && GPU_CHECK="$WORK/gpu-check-sink" OUT="$WORK/out2" CALL_SECONDS=1000 bash -c '. tools/device-call.sh
+  sink_ab_step v4-b1-a inception_v4 1 50') >"$WORK/sink-ab.txt" 2>&1 || fail "sink_ab_step failed: $(cat "$WORK/sink-ab.txt")"
+[ "$(grep '^fp8_bench ' "$WORK/sink-ab.txt")" = "fp8_bench into=v4-b1-a-nosink sink=0
+fp8_bench into=v4-b1-a sink=unset" ] || fail "sink_ab_step: $(cat "$WORK/sink-ab.txt")"
 # a row name it does not know stops it before any row runs
 (cd "$root" && GPU_CHECK="$WORK/gpu-check-row" OUT="$WORK/out2" CALL_SECONDS=1000 bash -c '. tools/device-call.sh
   issue5_rows irv2-b32 v4-b23') >"$WORK/rows-bad.txt" 2>&1 && fail "issue5_rows accepted an unknown row: $(cat "$WORK/rows-bad.txt")"
@@ -187,4 +194,4 @@ grep -q '^== cuda_tests ' "$WORK/y/output.txt" || fail "issue5_check_call ran no
 [ "$(grep -E '^(== suites done|fp8_bench|bench_peers)' "$WORK/y/output.txt" | cut -d' ' -f1-3)" = "== suites done
 fp8_bench arches=inception_v4 batches=1
 bench_peers arches=inception_v4 batches=1" ] || fail "issue5_check_call's output: $(cat "$WORK/y/output.txt")"
-echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; stage_lab_step its environment and exit status; peers_step runs, skips and names its cap; row_step runs a bench and its torch.compile peer; issue5_rows runs the rows named in the table's order; issue5_check_call runs the tests (cuda_tests beside the FP8 parts) then the rows in one archive; ncu_step skips without time and passes NCU_SKIP / NCU_FLAGS; suites_parts runs parts alone; fp8_tests_step names where its cap stopped it"
+echo "ok: a device call's printed output is kept in its archive (3000 lines, stderr, the end stamp); lab_step passes shape, mode, variants; stage_lab_step its environment and exit status; peers_step runs, skips and names its cap; row_step runs a bench and its torch.compile peer; issue5_rows runs the rows named in the table's order; sink_ab_step runs the bench without the pool pass, then with it; issue5_check_call runs the tests (cuda_tests beside the FP8 parts) then the rows in one archive; ncu_step skips without time and passes NCU_SKIP / NCU_FLAGS; suites_parts runs parts alone; fp8_tests_step names where its cap stopped it"

@@ -8,9 +8,7 @@ CALL_SECONDS=${CALL_SECONDS:-560}
 . tools/device-call.sh
 call_setup
 issue5_rows v3-b32 v3-b1 v4-b32 v4-b1
-INFER8_SINK_AVGPOOL=0 bench_step v4-b1-nosink-a inception_v4 1 50
-bench_step v4-b1-a inception_v4 1 50
-INFER8_SINK_AVGPOOL=0 bench_step v4-b1-nosink-b inception_v4 1 50
-bench_step v4-b1-b inception_v4 1 50
+sink_ab_step v4-b1-a inception_v4 1 50
+sink_ab_step v4-b1-b inception_v4 1 50
 stamp end
 pack_call next2
