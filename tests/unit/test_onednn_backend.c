@@ -274,12 +274,10 @@ static void check_family(const char *arch)
     infer8_status st = fam->build(&t.g, &src, 1000, 299, 299, &t.err);
     if (st) fprintf(stderr, "%s build: %s\n", arch, t.err.msg);
     assert_int_equal(st, INFER8_OK);
-    assert_int_equal(i8_pass_fold_batchnorm(&t.g, &t.err), INFER8_OK);
-    assert_int_equal(i8_pass_fuse(&t.g, &t.err), INFER8_OK);
     /* as checkpoints load: the pool branches' pools below their 1x1 convs, with bias and relu as
      * oneDNN post-ops (v3's pools count padding, v4's and IRv2's do not) */
     int n_sunk = 0;
-    assert_int_equal(i8_pass_sink_avgpool(&t.g, &n_sunk, &t.err), INFER8_OK);
+    assert_int_equal(i8_pass_optimize(&t.g, &n_sunk, &t.err), INFER8_OK);
     assert_true(n_sunk > 0);
     static const int ns[] = {1};
     check_graph_b(&t, ns, 1, 0, 1e-4, 1);

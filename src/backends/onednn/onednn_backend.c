@@ -762,13 +762,16 @@ static infer8_status plan_buffers(ctx *c, plan *p, void **root_ptr, i8_err *err)
     return st;
 }
 
-static dnnl_primitive_attr_t conv_attr(const i8_node *nd)
+/* The node's epilogue as post-ops: a conv's fused residual (sum), an average pool's bias (bias_md:
+ * a per-channel binary add, for a pool moved below its 1x1 conv; NULL: none), then the act. */
+static dnnl_primitive_attr_t epilogue_attr(const i8_node *nd, const dnnl_memory_desc_t *bias_md)
 {
     dnnl_primitive_attr_t attr = NULL;
     dnnl_post_ops_t po = NULL;
     if (dnnl_primitive_attr_create(&attr) != dnnl_success) return NULL;
     if (dnnl_post_ops_create(&po) != dnnl_success) goto fail;
     if (nd->residual >= 0 && dnnl_post_ops_append_sum(po, 1.0f) != dnnl_success) goto fail;
+    if (bias_md && dnnl_post_ops_append_binary(po, dnnl_binary_add, bias_md) != dnnl_success) goto fail;
     if (nd->act == I8_ACT_RELU && dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f) != dnnl_success)
         goto fail;
     if (dnnl_primitive_attr_set_post_ops(attr, po) != dnnl_success) goto fail;
@@ -803,7 +806,7 @@ static infer8_status conv_pd(ctx *c, int i, const dnnl_memory_desc_t *src, const
     DNN(dnnl_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, src, &wmd,
                                            nd->bias >= 0 ? &bmd : NULL, dst, strides, pl, pr),
         "conv desc", nd);
-    dnnl_primitive_attr_t attr = conv_attr(nd);
+    dnnl_primitive_attr_t attr = epilogue_attr(nd, NULL);
     if (!attr) return i8_fail(err, INFER8_E_DEVICE, "onednn: node %s: post-op attributes", nd->name);
     dnnl_status_t s = dnnl_primitive_desc_create(pd, &cd, attr, c->engine, NULL);
     dnnl_primitive_attr_destroy(attr);
@@ -907,27 +910,14 @@ static infer8_status pool_pd(ctx *c, int i, const dnnl_memory_desc_t *src, const
     dnnl_pooling_v2_desc_t pdsc;
     DNN(dnnl_pooling_v2_forward_desc_init(&pdsc, dnnl_forward_inference, alg, src, dst, strides, kernel, dil, pl, pr),
         "pooling desc", nd);
-    /* an average pool moved below its 1x1 conv (i8_pass_sink_avgpool) adds the conv's bias (a
-     * per-channel binary post-op, pool_bias_md) and applies its act */
-    dnnl_primitive_attr_t attr = NULL;
-    if (nd->bias >= 0 || nd->act != I8_ACT_NONE) {
-        dnnl_post_ops_t po = NULL;
-        dnnl_memory_desc_t bmd;
-        int ok = dnnl_primitive_attr_create(&attr) == dnnl_success && dnnl_post_ops_create(&po) == dnnl_success;
-        if (ok && nd->bias >= 0)
-            ok = pool_bias_md(nd, &bmd) == dnnl_success &&
-                 dnnl_post_ops_append_binary(po, dnnl_binary_add, &bmd) == dnnl_success;
-        if (ok && nd->act == I8_ACT_RELU)
-            ok = dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f) == dnnl_success;
-        ok = ok && dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
-        if (po) dnnl_post_ops_destroy(po);
-        if (!ok) {
-            if (attr) dnnl_primitive_attr_destroy(attr);
-            return i8_fail(err, INFER8_E_DEVICE, "onednn: node %s: pooling post-ops (bias, act) not built", nd->name);
-        }
-    }
+    /* an average pool moved below its 1x1 conv (i8_pass_sink_avgpool) adds the conv's bias and
+     * applies its act */
+    dnnl_memory_desc_t bmd;
+    if (nd->bias >= 0) DNN(pool_bias_md(nd, &bmd), "bias md", nd);
+    dnnl_primitive_attr_t attr = epilogue_attr(nd, nd->bias >= 0 ? &bmd : NULL);
+    if (!attr) return i8_fail(err, INFER8_E_DEVICE, "onednn: node %s: post-op attributes", nd->name);
     dnnl_status_t ds = dnnl_primitive_desc_create(pd, &pdsc, attr, c->engine, NULL);
-    if (attr) dnnl_primitive_attr_destroy(attr);
+    dnnl_primitive_attr_destroy(attr);
     DNN(ds, "pooling primitive desc", nd);
     return INFER8_OK;
 }
